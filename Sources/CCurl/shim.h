@@ -1,0 +1,27 @@
+#ifndef FEEDCRAWL_CCURL_SHIM_H
+#define FEEDCRAWL_CCURL_SHIM_H
+
+/* Typed wrappers for libcurl's variadic functions, which Swift cannot call. */
+
+#include <curl/curl.h>
+
+static inline CURLcode fc_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode fc_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode fc_setopt_str(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode fc_setopt_ptr(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode fc_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode fc_setopt_writefn(CURL *h, curl_write_callback f) { return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f); }
+static inline CURLcode fc_setopt_headerfn(CURL *h, curl_write_callback f) { return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f); }
+static inline CURLcode fc_setopt_xferinfofn(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
+
+static inline CURLcode fc_getinfo_long(CURL *h, CURLINFO i, long *o) { return curl_easy_getinfo(h, i, o); }
+static inline CURLcode fc_getinfo_off(CURL *h, CURLINFO i, curl_off_t *o) { return curl_easy_getinfo(h, i, o); }
+static inline CURLcode fc_getinfo_dbl(CURL *h, CURLINFO i, double *o) { return curl_easy_getinfo(h, i, o); }
+static inline CURLcode fc_getinfo_str(CURL *h, CURLINFO i, const char **o) { return curl_easy_getinfo(h, i, o); }
+static inline CURLcode fc_getinfo_ptr(CURL *h, CURLINFO i, void **o) { return curl_easy_getinfo(h, i, o); }
+
+static inline CURLMcode fc_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+static inline curl_version_info_data *fc_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
+
+#endif
