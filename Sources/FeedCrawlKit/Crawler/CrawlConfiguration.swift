@@ -1,0 +1,34 @@
+/// Everything one crawl needs to know. Defaults match the command line's.
+public struct CrawlConfiguration: Sendable {
+    /// The output folder: `manifest.json`, `cache/`, the journal and the lock. Default `output`.
+    public var outDirectory: String = "output"
+    /// The feeds to crawl; they run concurrently.
+    public var sources: [SourceConfiguration] = []
+    /// Image transfers in flight at once; default 16.
+    public var concurrency: Int = 16
+    /// Image transfers in flight to one host; default 8.
+    public var perHost: Int = 8
+    /// Requests that may wait for a transfer slot before the crawler itself waits; default 64.
+    public var maxWaiting: Int = 64
+    /// A cached image younger than this is `fresh` and not requested; default 24 h.
+    public var ttlSeconds: Double = 24 * 3600
+    /// Largest image accepted; default 20 MiB.
+    public var maxImageBytes: Int64 = 20 << 20
+    /// Largest feed page accepted; default 16 MiB.
+    public var maxPageBytes: Int64 = 16 << 20
+    /// Retries of a transient failure (network error, 5xx, 408, 429, body cut short); default 3.
+    public var retries: Int = 3
+    /// First retry delay in seconds, doubled per attempt, with jitter; default 0.25.
+    public var retryBaseDelay: Double = 0.25
+    /// CA certificates (PEM) to trust for HTTPS, as curl's `--cacert`; default: the system's.
+    public var caInfo: String? = nil
+    /// Connect timeout per transfer in milliseconds; default 10 000.
+    public var connectTimeoutMs: Int = 10_000
+    /// A transfer slower than 1 KiB/s for this many seconds fails; default 15.
+    public var lowSpeedTimeSeconds: Int = 15
+
+    public init(outDirectory: String = "output", sources: [SourceConfiguration] = []) {
+        self.outDirectory = outDirectory
+        self.sources = sources
+    }
+}

@@ -1,0 +1,105 @@
+import FoundationEssentials
+
+/// This run's items and their outcomes. Each item is registered once and resolved once; every
+/// resolution is journaled (flushed in small batches) so a killed run loses at most a batch.
+final class CrawlLedger: @unchecked Sendable {
+    private let lock = Lock()
+    private var items: [ManifestItem] = []
+    private var resolved: [Bool] = []
+    private var journal: Journal?
+    private var journalError: String?
+    private var lastFlush = ContinuousClock.now
+    private let runStarted: Date
+    private let events: @Sendable (CrawlEvent) -> Void
+
+    /// Journal batches: flushed after this many outcomes or this long, whichever comes first.
+    static let flushEvery = 32
+    static let flushInterval: Duration = .milliseconds(200)
+
+    init(journal: Journal?, runStarted: Date, events: @escaping @Sendable (CrawlEvent) -> Void) {
+        self.journal = journal
+        self.runStarted = runStarted
+        self.events = events
+    }
+
+    /// Adds a feed item, unresolved, and returns its token.
+    func register(_ feedItem: FeedItem) -> Int {
+        var item = ManifestItem(
+            source: feedItem.source, id: feedItem.id, page: feedItem.page, title: feedItem.title,
+            imageURL: feedItem.imageURL, status: .cancelled)
+        item.author = feedItem.author
+        item.lastSeen = runStarted
+        return lock.withLock {
+            items.append(item)
+            resolved.append(false)
+            return items.count - 1
+        }
+    }
+
+    /// Gives every item in `tokens` the outcome; an item already resolved keeps its first one.
+    func resolve(_ tokens: [Int], with outcome: ImageOutcome) {
+        lock.withLock {
+            for token in tokens where token >= 0 && token < items.count && !resolved[token] {
+                resolved[token] = true
+                apply(outcome, to: &items[token])
+                journal?.append(items[token])
+            }
+            flushIfDueLocked()
+        }
+    }
+
+    /// Writes what the journal holds now.
+    func flush() {
+        lock.withLock { flushLocked() }
+    }
+
+    /// The first journal write error, if any (for example a full disk).
+    var journalProblem: String? { lock.withLock { journalError } }
+
+    /// All items; any never resolved (which should not happen) are recorded as cancelled.
+    func finish() -> [ManifestItem] {
+        lock.withLock {
+            flushLocked()
+            for index in items.indices where !resolved[index] {
+                resolved[index] = true
+                items[index].status = .cancelled
+                items[index].error = "no outcome before the run ended"
+            }
+            return items
+        }
+    }
+
+    private func apply(_ outcome: ImageOutcome, to item: inout ManifestItem) {
+        item.status = outcome.status
+        item.file = outcome.file
+        item.bytes = outcome.bytes
+        item.sha256 = outcome.sha256
+        item.contentType = outcome.contentType
+        item.width = outcome.width
+        item.height = outcome.height
+        item.etag = outcome.etag
+        item.lastModified = outcome.lastModified
+        item.fetchedAt = outcome.fetchedAt
+        item.error = outcome.error
+    }
+
+    private func flushIfDueLocked() {
+        guard let journal else { return }
+        if journal.pendingCount >= Self.flushEvery || ContinuousClock.now - lastFlush >= Self.flushInterval {
+            flushLocked()
+        }
+    }
+
+    private func flushLocked() {
+        guard let journal else { return }
+        lastFlush = ContinuousClock.now
+        do {
+            try journal.flush()
+        } catch {
+            if journalError == nil {
+                journalError = "\(error)"
+                events(.warning(source: "", message: "journal: \(error)"))
+            }
+        }
+    }
+}

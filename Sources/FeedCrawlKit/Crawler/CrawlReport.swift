@@ -1,0 +1,28 @@
+import FoundationEssentials
+
+/// What a finished crawl did: this run's counts only (items carried over from earlier runs
+/// are in the manifest, not here).
+public struct CrawlReport: Sendable {
+    public var startedAt: Date
+    public var finishedAt: Date
+    /// This run's items, by status.
+    public var counts: [ItemStatus: Int]
+    /// Bytes downloaded into the cache this run.
+    public var bytesDownloaded: Int64
+    public var sources: [SourceReport]
+    /// Set when the manifest could not be written, or the journal failed.
+    public var storageProblem: String?
+    /// Whether the crawl was cut short by cancellation (a signal or the deadline).
+    public var cancelled: Bool
+    /// Path of the manifest written.
+    public var manifestPath: String
+
+    public var itemCount: Int { counts.values.reduce(0, +) }
+    public func count(_ status: ItemStatus) -> Int { counts[status, default: 0] }
+    public var seconds: Double { finishedAt.timeIntervalSince(startedAt) }
+
+    /// Items whose outcome is a problem: failed, rejected or cancelled.
+    public var problemCount: Int { count(.failed) + count(.rejected) + count(.cancelled) }
+    /// Whether some source could not be crawled at all.
+    public var anySourceFailed: Bool { sources.contains { $0.failure != nil } }
+}

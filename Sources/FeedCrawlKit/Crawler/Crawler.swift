@@ -1,0 +1,235 @@
+import FoundationEssentials
+import Glibc
+
+/// Crawls the configured feeds into `OUT/cache/` and writes `OUT/manifest.json`.
+///
+/// One run at a time per output folder (an advisory lock on `OUT/.lock`). The previous manifest
+/// and any journal a killed run left are folded in first; outcomes are journaled as they arrive;
+/// the manifest is written atomically at the end, also when the run is cancelled.
+public final class Crawler: Sendable {
+    public let configuration: CrawlConfiguration
+    private let events: @Sendable (CrawlEvent) -> Void
+
+    /// Errors that stop a crawl before it starts.
+    public enum SetupError: Error, CustomStringConvertible {
+        case locked(String)
+        case output(String)
+
+        public var description: String {
+            switch self {
+            case .locked(let path): return "another feedcrawl run holds \(path)"
+            case .output(let message): return message
+            }
+        }
+    }
+
+    public init(configuration: CrawlConfiguration, events: @escaping @Sendable (CrawlEvent) -> Void = { _ in }) {
+        self.configuration = configuration
+        self.events = events
+    }
+
+    /// Runs the crawl. Task cancellation stops it early; the manifest is still written.
+    public func run() async throws -> CrawlReport {
+        let started = Date()
+        let out = configuration.outDirectory
+        let layout = CacheLayout(outDirectory: out)
+        do {
+            try FileSystem.createDirectories(layout.cacheDirectory)
+        } catch {
+            throw SetupError.output("cannot create \(layout.cacheDirectory): \(error)")
+        }
+        let lock: RunLock
+        do {
+            lock = try RunLock(directory: out)
+        } catch RunLock.Error.held {
+            throw SetupError.locked(out + "/.lock")
+        } catch {
+            throw SetupError.output("cannot lock \(out): \(error)")
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let store = ManifestStore(outDirectory: out)
+        let previous = try loadPrevious(store)
+        layout.removeTemporaryFiles()
+
+        let journal = try? Journal(path: store.journalPath)
+        let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
+        let cached = Self.cachedImages(previous.items)
+        let engine = try HTTPEngine(configuration: .init(
+            maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
+        defer { engine.shutdown() }
+        let secrets = configuration.sources.compactMap { source -> String? in
+            if case .pixabay(let config) = source { return config.key }
+            return nil
+        }
+        let redactor = SecretRedactor(secrets: secrets)
+        let fetcher = ImageFetcher(
+            engine: engine, layout: layout, configuration: configuration, cached: cached, events: events)
+        let events = self.events
+        let queue = PrefetchQueue<ImageOutcome>(
+            limits: .init(
+                concurrency: configuration.concurrency, perHost: configuration.perHost,
+                maxWaiting: configuration.maxWaiting),
+            operation: { request in await fetcher.fetch(request.key) },
+            cancelled: { _ in ImageOutcome(status: .cancelled, error: "cancelled") },
+            deliver: { outcome, tokens in
+                ledger.resolve(tokens, with: outcome)
+                events(.imageFinished(url: "", status: outcome.status, bytes: outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
+            })
+        let ttl = configuration.ttlSeconds
+        let emit: @Sendable (Int, [FeedItem]) async -> Void = { page, items in
+            for item in items {
+                let token = ledger.register(item)
+                await Self.schedule(item, token: token, page: page, queue: queue, ledger: ledger,
+                                    cached: cached, layout: layout, ttl: ttl)
+            }
+        }
+        let feedFetcher = FeedFetcher(
+            engine: engine, configuration: configuration, redactor: redactor, events: events)
+
+        let reports = await withTaskCancellationHandler {
+            await withTaskGroup(of: (Int, SourceReport).self) { group in
+                for (index, source) in configuration.sources.enumerated() {
+                    group.addTask {
+                        let report: SourceReport
+                        switch source {
+                        case .pixabay(let config):
+                            report = await PixabayCrawl(
+                                config: config, fetcher: feedFetcher, redactor: redactor, emit: emit).run()
+                        case .launches(let config):
+                            report = await LaunchesCrawl(
+                                config: config, fetcher: feedFetcher, redactor: redactor, emit: emit).run()
+                        }
+                        if report.failure != nil { queue.cancel(group: report.name) }
+                        return (index, report)
+                    }
+                }
+                var reports: [(Int, SourceReport)] = []
+                for await report in group {
+                    reports.append(report)
+                    if let failure = report.1.failure {
+                        events(.sourceFailed(source: report.1.name, message: failure))
+                    }
+                }
+                await queue.drain()
+                return reports.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+        } onCancel: {
+            queue.cancelAll()
+        }
+        let cancelled = Task.isCancelled
+
+        let items = ledger.finish()
+        var counts: [ItemStatus: Int] = [:]
+        var bytes: Int64 = 0
+        for item in items {
+            counts[item.status, default: 0] += 1
+            if item.status == .downloaded { bytes += item.bytes ?? 0 }
+        }
+        let finished = Date()
+        var manifest = Manifest(generatedAt: finished, items: Self.merge(current: items, previous: previous.items))
+        manifest.run = RunRecord(
+            startedAt: started, finishedAt: finished, options: optionsRecord(), counts: counts,
+            bytes: bytes, exitStatus: nil)
+        var storageProblem = ledger.journalProblem
+        do {
+            try store.save(manifest)
+            store.removeJournal()
+        } catch {
+            storageProblem = "cannot write the manifest: \(error)"
+        }
+        layout.removeTemporaryFiles()
+        return CrawlReport(
+            startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
+            sources: reports, storageProblem: storageProblem, cancelled: cancelled,
+            manifestPath: store.manifestPath)
+    }
+
+    /// Gives the item its outcome now (no image, unusable, fresh in the cache) or queues its image.
+    private static func schedule(
+        _ item: FeedItem, token: Int, page: Int, queue: PrefetchQueue<ImageOutcome>, ledger: CrawlLedger,
+        cached: [String: CachedImage], layout: CacheLayout, ttl: Double
+    ) async {
+        if let problem = item.problem {
+            ledger.resolve([token], with: ImageOutcome(status: .rejected, error: problem))
+            return
+        }
+        guard let url = item.imageURL, !url.isEmpty else {
+            ledger.resolve([token], with: ImageOutcome(status: .noImage))
+            return
+        }
+        if let record = cached[url], -record.fetchedAt.timeIntervalSinceNow < ttl,
+            layout.fileExists(relativePath: record.file)
+        {
+            ledger.resolve([token], with: record.outcome(.fresh))
+            return
+        }
+        await queue.submit(
+            key: url, host: URLCheck.host(of: url), group: item.source,
+            priority: PrefetchPriority(page: page), subscriber: token)
+    }
+
+    /// Folds a journal left by a killed run into the previous manifest, and saves the result.
+    private func loadPrevious(_ store: ManifestStore) throws -> Manifest {
+        var manifest: Manifest
+        do {
+            manifest = try store.load()
+        } catch {
+            throw SetupError.output("\(error)")
+        }
+        let journaled = Journal.load(path: store.journalPath)
+        if !journaled.isEmpty {
+            manifest = manifest.folding(journaled)
+            try? store.save(manifest)
+            store.removeJournal()
+        }
+        return manifest
+    }
+
+    /// The newest cache record for each image URL.
+    static func cachedImages(_ items: [ManifestItem]) -> [String: CachedImage] {
+        var cached: [String: CachedImage] = [:]
+        for item in items {
+            guard let url = item.imageURL, let record = CachedImage(item: item) else { continue }
+            if let existing = cached[url], existing.fetchedAt >= record.fetchedAt { continue }
+            cached[url] = record
+        }
+        return cached
+    }
+
+    /// This run's items, plus earlier items this run did not see (kept with their last-seen time).
+    static func merge(current: [ManifestItem], previous: [ManifestItem]) -> [ManifestItem] {
+        struct Key: Hashable { var source: String; var id: String }
+        var seen = Set<Key>()
+        var merged: [ManifestItem] = []
+        merged.reserveCapacity(current.count + previous.count)
+        for item in current where seen.insert(Key(source: item.source, id: item.id)).inserted {
+            merged.append(item)
+        }
+        for item in previous where seen.insert(Key(source: item.source, id: item.id)).inserted {
+            merged.append(item)
+        }
+        return merged
+    }
+
+    private func optionsRecord() -> [String: String] {
+        var options: [String: String] = [
+            "concurrency": String(configuration.concurrency),
+            "perHost": String(configuration.perHost),
+            "ttlSeconds": String(Int(configuration.ttlSeconds)),
+            "retries": String(configuration.retries),
+        ]
+        for source in configuration.sources {
+            switch source {
+            case .pixabay(let config):
+                options["\(config.name).url"] = config.url
+                options["\(config.name).pages"] = String(config.pages)
+                options["\(config.name).perPage"] = String(config.perPage)
+            case .launches(let config):
+                options["\(config.name).url"] = config.url
+                options["\(config.name).pages"] = String(config.pages)
+            }
+        }
+        return options
+    }
+}

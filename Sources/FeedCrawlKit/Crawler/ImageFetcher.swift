@@ -1,0 +1,166 @@
+import FoundationEssentials
+import Glibc
+
+/// Fetches one image URL into the cache: conditional request when a cached copy exists,
+/// streamed to a temporary file, validated, hashed, fsynced and renamed into place.
+/// Transient failures are retried; everything else ends in a truthful `ImageOutcome`.
+final class ImageFetcher: Sendable {
+    let engine: HTTPEngine
+    let layout: CacheLayout
+    let policy: RetryPolicy
+    let maxBytes: Int64
+    let connectTimeoutMs: Int
+    let lowSpeedTimeSeconds: Int
+    let cached: [String: CachedImage]
+    let events: @Sendable (CrawlEvent) -> Void
+
+    init(
+        engine: HTTPEngine, layout: CacheLayout, configuration: CrawlConfiguration,
+        cached: [String: CachedImage], events: @escaping @Sendable (CrawlEvent) -> Void
+    ) {
+        self.engine = engine
+        self.layout = layout
+        self.policy = RetryPolicy(retries: configuration.retries, baseDelay: configuration.retryBaseDelay)
+        self.maxBytes = configuration.maxImageBytes
+        self.connectTimeoutMs = configuration.connectTimeoutMs
+        self.lowSpeedTimeSeconds = configuration.lowSpeedTimeSeconds
+        self.cached = cached
+        self.events = events
+    }
+
+    /// Fetches `url`, retrying transient failures.
+    func fetch(_ url: String) async -> ImageOutcome {
+        guard URLCheck.isHTTP(url) else {
+            return ImageOutcome(status: .rejected, error: "unsupported URL scheme")
+        }
+        var attempt = 1
+        while true {
+            let result = await attemptFetch(url)
+            switch result {
+            case .done(let outcome):
+                return outcome
+            case .retry(let reason, let retryAfter):
+                guard policy.allowsRetry(after: attempt) else {
+                    return ImageOutcome(status: .failed, error: reason)
+                }
+                let delay = policy.delay(
+                    beforeRetry: attempt, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
+                events(.retrying(url: url, attempt: attempt, delay: delay, reason: reason))
+                do {
+                    try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                } catch {
+                    return ImageOutcome(status: .cancelled, error: "cancelled")
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    private enum Attempt {
+        case done(ImageOutcome)
+        case retry(reason: String, retryAfter: Int?)
+    }
+
+    private func attemptFetch(_ url: String) async -> Attempt {
+        let previous = cached[url].flatMap { record in
+            layout.fileExists(relativePath: record.file) ? record : nil
+        }
+        let temporary = layout.temporaryPath(forURL: url)
+        var request = HTTPRequest(url: url, destination: .file(path: temporary))
+        request.maxBytes = maxBytes
+        request.fsync = true
+        request.connectTimeoutMs = connectTimeoutMs
+        request.lowSpeedTimeSeconds = lowSpeedTimeSeconds
+        if let previous {
+            if let etag = previous.etag { request.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
+            if let date = previous.lastModified {
+                request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date))
+            }
+        }
+        let response: HTTPResponse
+        do {
+            response = try await engine.perform(request)
+        } catch is CancellationError {
+            return .done(ImageOutcome(status: .cancelled, error: "cancelled"))
+        } catch let error as HTTPError {
+            return classify(error)
+        } catch {
+            return .done(ImageOutcome(status: .failed, error: "\(error)"))
+        }
+
+        if response.status == 304, let previous {
+            var outcome = previous.outcome(.revalidated, fetchedAt: Date())
+            if let etag = response.etag { outcome.etag = etag }
+            if let date = response.lastModified { outcome.lastModified = date }
+            return .done(outcome)
+        }
+        guard (200..<300).contains(response.status) else {
+            unlink(temporary)
+            let reason = "HTTP \(response.status)"
+            if RetryPolicy.isTransient(status: response.status) {
+                return .retry(reason: reason, retryAfter: response.retryAfterSeconds)
+            }
+            return .done(ImageOutcome(status: .failed, error: reason))
+        }
+        return store(url: url, temporary: temporary, response: response, replacing: cached[url])
+    }
+
+    private func classify(_ error: HTTPError) -> Attempt {
+        switch error {
+        case .unsupportedScheme, .invalidURL, .tooManyRedirects:
+            return .done(ImageOutcome(status: .rejected, error: error.description))
+        case .bodyTooLarge:
+            return .done(ImageOutcome(status: .rejected, error: error.description))
+        case .file:
+            return .done(ImageOutcome(status: .failed, error: error.description))
+        default:
+            if error.isTransient { return .retry(reason: error.description, retryAfter: nil) }
+            return .done(ImageOutcome(status: .failed, error: error.description))
+        }
+    }
+
+    /// Validates the downloaded temporary file and renames it into the cache.
+    private func store(
+        url: String, temporary: String, response: HTTPResponse, replacing old: CachedImage?
+    ) -> Attempt {
+        let digest: FileDigest
+        do {
+            digest = try FileDigest.read(path: temporary)
+        } catch {
+            unlink(temporary)
+            return .done(ImageOutcome(status: .failed, error: "\(error)"))
+        }
+        let verdict = ImageValidation.validate(
+            status: response.status, contentType: response.contentType,
+            contentLength: response.contentLength, bytesReceived: digest.size,
+            head: digest.head, maxBytes: maxBytes)
+        switch verdict {
+        case .reject(let reason):
+            unlink(temporary)
+            return .done(ImageOutcome(status: .rejected, error: reason))
+        case .transient(let reason):
+            unlink(temporary)
+            return .retry(reason: reason, retryAfter: nil)
+        case .accept(let info):
+            let relative = layout.relativePath(forURL: url, format: info.format)
+            let final = layout.absolutePath(relative)
+            guard rename(temporary, final) == 0 else {
+                let code = errno
+                unlink(temporary)
+                return .done(ImageOutcome(status: .failed, error: "cannot store \(relative): \(String(cString: strerror(code)))"))
+            }
+            if let old, old.file != relative { unlink(layout.absolutePath(old.file)) }
+            var outcome = ImageOutcome(status: .downloaded)
+            outcome.file = relative
+            outcome.bytes = digest.size
+            outcome.sha256 = digest.sha256
+            outcome.contentType = response.contentType
+            outcome.width = info.width
+            outcome.height = info.height
+            outcome.etag = response.etag
+            outcome.lastModified = response.lastModified
+            outcome.fetchedAt = Date()
+            return .done(outcome)
+        }
+    }
+}

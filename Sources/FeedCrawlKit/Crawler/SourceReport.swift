@@ -1,0 +1,18 @@
+/// How one source's crawl went.
+public struct SourceReport: Sendable, Equatable {
+    public var name: String
+    /// Feed pages fetched and parsed.
+    public var pages: Int = 0
+    /// Items the feed listed.
+    public var items: Int = 0
+    /// Problems that did not stop the source (a bad page, a repeated cursor, partial data).
+    public var warnings: [String] = []
+    /// Set when the source could not be crawled at all (bad key, unreachable, invalid responses).
+    public var failure: String? = nil
+    /// Set when the source was cut short by cancellation.
+    public var cancelled: Bool = false
+
+    public init(name: String) {
+        self.name = name
+    }
+}

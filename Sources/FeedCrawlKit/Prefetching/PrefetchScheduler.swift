@@ -1,0 +1,151 @@
+/// The pure state of a prefetch queue: which requests wait, which run, who wants each result.
+///
+/// No I/O, no clocks, no tasks: `PrefetchQueue` drives it under a lock, and tests drive it alone.
+/// One entry exists per key (a URL): a second submission of the same key joins the first entry
+/// as one more subscriber, so every subscriber gets the one outcome.
+public struct PrefetchScheduler: Sendable {
+    /// Limits on work; defaults match the command line's.
+    public struct Limits: Sendable, Equatable {
+        /// Requests running at once; default 16.
+        public var concurrency: Int
+        /// Requests running at once to one host; default 8.
+        public var perHost: Int
+        /// Requests waiting to start; a submitter waits while this many wait. Default 64.
+        public var maxWaiting: Int
+
+        public init(concurrency: Int = 16, perHost: Int = 8, maxWaiting: Int = 64) {
+            self.concurrency = max(1, concurrency)
+            self.perHost = max(1, perHost)
+            self.maxWaiting = max(1, maxWaiting)
+        }
+    }
+
+    /// One unit of work and everyone waiting for it.
+    public struct Entry: Sendable, Equatable {
+        public var key: String
+        public var host: String
+        public var group: String
+        public var priority: PrefetchPriority
+        public var sequence: Int
+        public var subscribers: [Int]
+    }
+
+    public enum SubmitResult: Sendable, Equatable {
+        /// A new entry now waits.
+        case queued
+        /// The key was already waiting or running; the subscriber joined it.
+        case joined
+    }
+
+    public let limits: Limits
+    private var waiting: [Entry] = []
+    private var running: [String: Entry] = [:]
+    private var runningPerHost: [String: Int] = [:]
+    private var waitingIndex: [String: Int] = [:]
+    private var nextSequence = 0
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    public var waitingCount: Int { waiting.count }
+    public var runningCount: Int { running.count }
+    public var isIdle: Bool { waiting.isEmpty && running.isEmpty }
+    /// Whether a new key may be queued without exceeding `maxWaiting`.
+    public var hasRoom: Bool { waiting.count < limits.maxWaiting }
+
+    public func runningCount(host: String) -> Int { runningPerHost[host, default: 0] }
+    public func isRunning(_ key: String) -> Bool { running[key] != nil }
+    public func isWaiting(_ key: String) -> Bool { waitingIndex[key] != nil }
+
+    /// Adds a subscriber for `key`. The caller checks `hasRoom` first for back-pressure;
+    /// joining an existing key never needs room.
+    public mutating func submit(
+        key: String, host: String, group: String, priority: PrefetchPriority, subscriber: Int
+    ) -> SubmitResult {
+        if running[key] != nil {
+            running[key]?.subscribers.append(subscriber)
+            return .joined
+        }
+        if let index = waitingIndex[key] {
+            waiting[index].subscribers.append(subscriber)
+            if priority < waiting[index].priority { waiting[index].priority = priority }
+            return .joined
+        }
+        let entry = Entry(
+            key: key, host: host, group: group, priority: priority,
+            sequence: nextSequence, subscribers: [subscriber])
+        nextSequence += 1
+        waitingIndex[key] = waiting.count
+        waiting.append(entry)
+        return .queued
+    }
+
+    /// Picks the best waiting entry that the limits allow to start, and marks it running.
+    public mutating func startNext() -> Entry? {
+        guard running.count < limits.concurrency else { return nil }
+        var best: Int?
+        for index in waiting.indices {
+            let candidate = waiting[index]
+            guard runningPerHost[candidate.host, default: 0] < limits.perHost else { continue }
+            if let current = best {
+                let other = waiting[current]
+                if (candidate.priority, candidate.sequence) < (other.priority, other.sequence) {
+                    best = index
+                }
+            } else {
+                best = index
+            }
+        }
+        guard let index = best else { return nil }
+        let entry = removeWaiting(at: index)
+        running[entry.key] = entry
+        runningPerHost[entry.host, default: 0] += 1
+        return entry
+    }
+
+    /// Marks a running key finished and returns its entry with every subscriber.
+    public mutating func finish(_ key: String) -> Entry? {
+        guard let entry = running.removeValue(forKey: key) else { return nil }
+        let count = runningPerHost[entry.host, default: 1] - 1
+        runningPerHost[entry.host] = count > 0 ? count : nil
+        return entry
+    }
+
+    /// Removes waiting entries that match and returns them; running ones are left to the caller.
+    public mutating func removeWaiting(where shouldRemove: (Entry) -> Bool) -> [Entry] {
+        var removed: [Entry] = []
+        var kept: [Entry] = []
+        kept.reserveCapacity(waiting.count)
+        for entry in waiting {
+            if shouldRemove(entry) { removed.append(entry) } else { kept.append(entry) }
+        }
+        if !removed.isEmpty {
+            waiting = kept
+            rebuildIndex()
+        }
+        return removed
+    }
+
+    /// Keys of running entries that match.
+    public func runningKeys(where matches: (Entry) -> Bool) -> [String] {
+        running.values.filter(matches).map(\.key)
+    }
+
+    private mutating func removeWaiting(at index: Int) -> Entry {
+        let entry = waiting[index]
+        let last = waiting.count - 1
+        if index != last {
+            waiting[index] = waiting[last]
+            waitingIndex[waiting[index].key] = index
+        }
+        waiting.removeLast()
+        waitingIndex[entry.key] = nil
+        return entry
+    }
+
+    private mutating func rebuildIndex() {
+        waitingIndex.removeAll(keepingCapacity: true)
+        for (index, entry) in waiting.enumerated() { waitingIndex[entry.key] = index }
+    }
+}

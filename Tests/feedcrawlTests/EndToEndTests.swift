@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@Suite("feedcrawl binary", .serialized)
+struct EndToEndTests {
+    @Test func helpListsOptionsAndExitStatuses() throws {
+        let result = try BinaryRunner.run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("--pixabay-url"))
+        #expect(result.stdout.contains("EXIT STATUS"))
+        #expect(result.stderr.isEmpty)
+    }
+
+    @Test func unknownOptionIsAUsageError() throws {
+        let result = try BinaryRunner.run(["--bogus"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown option '--bogus'"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func badNumberIsAUsageError() throws {
+        let result = try BinaryRunner.run(["--per-page", "500"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--per-page"))
+    }
+
+    @Test func pixabayURLWithoutKeyFailsBeforeAnyRequest() throws {
+        let out = BinaryRunner.temporaryDirectory()
+        // Port 9 (discard) on loopback: nothing is requested, so nothing can answer.
+        let result = try BinaryRunner.run(["--pixabay-url", "http://127.0.0.1:9/api/", "--out", out])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("PIXABAY_KEY"))
+        #expect(!FileManager.default.fileExists(atPath: out + "/manifest.json"))
+    }
+
+    @Test func demoCrawlFillsCacheAndManifest() throws {
+        let out = BinaryRunner.temporaryDirectory()
+        let result = try BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("demo feed"))
+        #expect(result.stdout.isEmpty)
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(manifest["version"] as? Int == 1)
+        let items = try #require(manifest["items"] as? [[String: Any]])
+        let pixabay = items.filter { $0["source"] as? String == "pixabay" }
+        let launches = items.filter { $0["source"] as? String == "launches" }
+        #expect(pixabay.count == 40)
+        #expect(launches.count == 40)
+        for item in items where item["status"] as? String == "downloaded" {
+            let file = try #require(item["file"] as? String)
+            #expect(FileManager.default.fileExists(atPath: out + "/" + file))
+            #expect(file.hasPrefix("cache/"))
+        }
+        #expect(items.allSatisfy { ["downloaded", "no-image"].contains($0["status"] as? String ?? "") })
+
+        // A rerun within the TTL requests no image again.
+        let rerun = try BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
+        #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+        let again = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))) as? [String: Any]
+        let statuses = (again?["items"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+        #expect(!statuses.contains("downloaded"))
+        #expect(statuses.contains("fresh"))
+    }
+}
