@@ -43,14 +43,8 @@ struct ByteSizeTests {
 
     @Test func formatThenParseRoundTripsExactValues() throws {
         for bytes: Int64 in [1, 512, 1024, 3 << 19, 7 << 30, 1 << 62] {
-            let text = ByteSize.format(bytes).replacingOccurrences(of: " ", with: "")
+            let text = ByteSize.format(bytes).replacing(" ", with: "")
             #expect(try ByteSize.parse(text) == bytes, "\(text)")
         }
-    }
-}
-
-extension String {
-    func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: Substring(target), omittingEmptySubsequences: false).joined(separator: replacement)
     }
 }
