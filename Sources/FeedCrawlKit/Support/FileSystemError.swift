@@ -26,6 +26,9 @@ public struct FileSystemError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Whether the path (or a directory leading to it) does not exist (ENOENT).
     public var isNotFound: Bool { code == ENOENT }
 
+    /// Whether a size limit was exceeded (EFBIG), e.g. by `FileIO.read(_:maxBytes:)`.
+    public var isTooLarge: Bool { code == EFBIG }
+
     /// A short lowercase explanation of `code`, e.g. "no space left on device".
     public var reason: String { Self.reason(for: code) }
 
