@@ -1,0 +1,105 @@
+/// Where things live under the output directory `OUT`:
+///
+/// ```
+/// OUT/manifest.json                  the manifest (ManifestStore)
+/// OUT/manifest.journal               outcomes of the current run, one JSON line each (Journal)
+/// OUT/.lock                          held by the running process (RunLock)
+/// OUT/cache/ab/<sha256 of URL>.jpg   cached images; "ab" = first two hex digits of the hash
+/// ```
+///
+/// Cache file names are derived only from the SHA-256 of the image URL string, never from URL
+/// text, so no feed data can steer a path. Paths are plain strings joined with `/`.
+public struct CacheLayout: Sendable, Hashable {
+    /// Name of the cache directory inside OUT (`cache`).
+    public static let cacheDirectoryName = "cache"
+    /// Name of the manifest file inside OUT (`manifest.json`).
+    public static let manifestFileName = "manifest.json"
+    /// Name of the journal file inside OUT (`manifest.journal`).
+    public static let journalFileName = "manifest.journal"
+    /// Name of the lock file inside OUT (`.lock`).
+    public static let lockFileName = ".lock"
+
+    /// The output directory, as given.
+    public let outDirectory: String
+
+    /// A layout rooted at `outDirectory` (relative or absolute; a trailing `/` is ignored).
+    public init(outDirectory: String) {
+        var dir = outDirectory
+        while dir.count > 1, dir.hasSuffix("/") { dir.removeLast() }
+        self.outDirectory = dir.isEmpty ? "." : dir
+    }
+
+    /// `OUT/cache`.
+    public var cacheDirectory: String { absolutePath(Self.cacheDirectoryName) }
+    /// `OUT/manifest.json`.
+    public var manifestPath: String { absolutePath(Self.manifestFileName) }
+    /// `OUT/manifest.journal`.
+    public var journalPath: String { absolutePath(Self.journalFileName) }
+    /// `OUT/.lock`.
+    public var lockPath: String { absolutePath(Self.lockFileName) }
+
+    /// `OUT/<relative>`.
+    public func absolutePath(_ relative: String) -> String {
+        outDirectory == "/" ? "/" + relative : outDirectory + "/" + relative
+    }
+
+    /// The cache key of a URL: lowercase hex SHA-256 of its exact string (64 characters).
+    public static func key(forURL url: String) -> String {
+        SHA256.hex(url)
+    }
+
+    /// Path relative to OUT of the cache entry for `url`:
+    /// `"cache/<first two hex digits>/<64-hex sha256 of url>.<ext>"`.
+    public static func relativePath(forURL url: String, format: ImageFormat) -> String {
+        relativePath(forKey: key(forURL: url), format: format)
+    }
+
+    /// Path relative to OUT of the cache entry with the given 64-hex `key`.
+    public static func relativePath(forKey key: String, format: ImageFormat) -> String {
+        "\(cacheDirectoryName)/\(key.prefix(2))/\(key).\(format.fileExtension)"
+    }
+
+    /// Absolute (OUT-prefixed) path of the cache entry for `url`.
+    public func path(forURL url: String, format: ImageFormat) -> String {
+        absolutePath(Self.relativePath(forURL: url, format: format))
+    }
+
+    /// The fan-out directory (`OUT/cache/ab`) that holds the entry for `url`.
+    public func fanOutDirectory(forURL url: String) -> String {
+        absolutePath("\(Self.cacheDirectoryName)/\(Self.key(forURL: url).prefix(2))")
+    }
+
+    /// A temporary name in the same directory as `finalPath`: `"<finalPath>.<random>.part"`.
+    public static func temporaryPath(for finalPath: String) -> String {
+        AtomicFile.temporaryPath(for: finalPath)
+    }
+
+    /// Whether a file name is a temporary (`.part`) file, e.g. left by an interrupted run.
+    public static func isTemporary(_ name: String) -> Bool {
+        AtomicFile.isTemporary(name)
+    }
+
+    /// Splits a cache file name `"<64 lowercase hex>.<ext>"` into key and format; nil for
+    /// anything else (temporary files, stray files).
+    public static func parseEntryName(_ name: String) -> (key: String, format: ImageFormat)? {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, isHexKey(parts[0]),
+              let format = ImageFormat(fileExtension: String(parts[1])),
+              format.fileExtension == parts[1] else { return nil }
+        return (String(parts[0]), format)
+    }
+
+    /// Whether `relative` is exactly the shape this layout produces
+    /// (`cache/ab/<64 hex starting with ab>.<ext>`). Use it before trusting a `file` value read
+    /// back from disk, so a tampered manifest cannot point outside the cache.
+    public static func isValidRelativePath(_ relative: String) -> Bool {
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == cacheDirectoryName,
+              let entry = parseEntryName(String(parts[2])) else { return false }
+        return entry.key.prefix(2) == parts[1]
+    }
+
+    static func isHexKey(_ s: Substring) -> Bool {
+        s.utf8.count == 64 && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}

@@ -1,0 +1,91 @@
+import FoundationEssentials
+
+/// Summary of the run that produced a manifest.
+public struct RunRecord: Codable, Sendable, Equatable {
+    /// What one source did during the run.
+    public struct SourceSummary: Codable, Sendable, Equatable {
+        /// Source name.
+        public var source: String
+        /// Pages fetched.
+        public var pages: Int
+        /// Items listed.
+        public var items: Int
+        /// Why listing stopped early, if it did.
+        public var error: String?
+
+        /// Creates a summary; `error` defaults to nil.
+        public init(source: String, pages: Int, items: Int, error: String? = nil) {
+            self.source = source
+            self.pages = pages
+            self.items = items
+            self.error = error
+        }
+    }
+
+    /// When the run started.
+    public var startedAt: Date
+    /// When it finished; nil while running.
+    public var finishedAt: Date?
+    /// Effective options, as text. Never secrets: pass them through `redacted(_:)`.
+    public var options: [String: String]
+    /// Number of items per `ItemStatus` raw value.
+    public var counts: [String: Int]
+    /// Bytes downloaded during the run.
+    public var bytes: Int64
+    /// Process exit status; nil while running.
+    public var exitStatus: Int?
+    /// Cache files evicted during the run.
+    public var evicted: Int
+    /// Per-source summaries, in source order.
+    public var sources: [SourceSummary]
+
+    /// Creates a record; everything but `startedAt` has an empty or zero default.
+    public init(
+        startedAt: Date, finishedAt: Date? = nil, options: [String: String] = [:], counts: [String: Int] = [:],
+        bytes: Int64 = 0, exitStatus: Int? = nil, evicted: Int = 0, sources: [SourceSummary] = []
+    ) {
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.options = options
+        self.counts = counts
+        self.bytes = bytes
+        self.exitStatus = exitStatus
+        self.evicted = evicted
+        self.sources = sources
+    }
+
+    /// Counts items by status raw value (statuses with no items are left out).
+    public static func counts(of items: [ManifestItem]) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for item in items { counts[item.status.rawValue, default: 0] += 1 }
+        return counts
+    }
+
+    /// Options with secrets masked as `***`: the whole value when the option name contains
+    /// `key`, `token`, `secret`, `password`, `auth` or `cookie` (case-insensitive), and otherwise
+    /// the values of such parameters inside URL query strings (`?key=abc&q=x` → `?key=***&q=x`).
+    public static func redacted(_ options: [String: String]) -> [String: String] {
+        options.reduce(into: [:]) { out, pair in
+            out[pair.key] = isSecretName(pair.key) ? "***" : redactQuery(pair.value)
+        }
+    }
+
+    static let secretWords = ["key", "token", "secret", "password", "passwd", "auth", "cookie"]
+
+    static func isSecretName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return secretWords.contains { lower.contains($0) }
+    }
+
+    static func redactQuery(_ value: String) -> String {
+        guard let q = value.firstIndex(where: { $0 == "?" }) else { return value }
+        let head = value[...q]
+        let params = value[value.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false)
+        let cleaned = params.map { param -> String in
+            let parts = param.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, isSecretName(String(parts[0])) else { return String(param) }
+            return parts[0] + "=***"
+        }
+        return head + cleaned.joined(separator: "&")
+    }
+}

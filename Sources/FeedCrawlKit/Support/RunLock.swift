@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps two runs from working on the same output directory at once: an exclusive,
+/// non-blocking `flock` on `OUT/.lock` (created if missing, mode 0644), held until `release()`
+/// or deinit. The kernel drops the lock if the process dies, so a stale file never blocks.
+/// The holder's PID is written into the file for diagnostics.
+///
+/// ```swift
+/// let lock = try RunLock(outDirectory: out)   // throws RunLock.Error.held if a run is active
+/// defer { lock.release() }
+/// ```
+public final class RunLock: @unchecked Sendable {
+    /// Why the lock could not be taken.
+    public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+        /// Another process (or another open of the same file) holds the lock.
+        case held
+        /// The lock file could not be created or locked.
+        case io(FileSystemError)
+
+        public var description: String {
+            switch self {
+            case .held: "another run is already using this output directory (lock held)"
+            case .io(let error): "cannot take the run lock: \(error)"
+            }
+        }
+    }
+
+    /// The lock file.
+    public let path: String
+
+    private let mutex = PthreadMutex()
+    private var fd: Int32
+
+    /// Takes the lock on the file at `path` without waiting.
+    public init(path: String) throws(Error) {
+        self.path = path
+        do {
+            fd = try FileIO.open(path, O_RDWR | O_CREAT, mode: 0o644)
+        } catch {
+            throw .io(error)
+        }
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            _ = Glibc.close(fd)
+            if code == EWOULDBLOCK { throw .held }
+            throw .io(FileSystemError("flock", path: path, code: code))
+        }
+        // Best effort: record who holds it.
+        let pid = Array("\(getpid())\n".utf8)
+        if ftruncate(fd, 0) == 0 {
+            _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    /// Creates `outDirectory` if needed and takes the lock on `OUT/.lock`.
+    public convenience init(outDirectory: String) throws(Error) {
+        do {
+            try AtomicFile.createDirectories(outDirectory)
+        } catch {
+            throw .io(error)
+        }
+        try self.init(path: CacheLayout(outDirectory: outDirectory).lockPath)
+    }
+
+    deinit {
+        if fd >= 0 { _ = Glibc.close(fd) }
+    }
+
+    /// Whether this instance still holds the lock.
+    public var isHeld: Bool { mutex.withLock { fd >= 0 } }
+
+    /// Releases the lock (closing the descriptor). Idempotent. The file itself stays.
+    public func release() {
+        mutex.withLock {
+            guard fd >= 0 else { return }
+            _ = Glibc.close(fd)
+            fd = -1
+        }
+    }
+
+    /// The PID recorded in the lock file at `path`, if it holds one. Informational only: the
+    /// process may have exited, and the flock, not this number, decides who holds the lock.
+    public static func recordedPID(path: String) -> Int32? {
+        guard let bytes = try? FileIO.read(path, maxBytes: 64) else { return nil }
+        return Int32(String(decoding: bytes, as: UTF8.self).trimmingASCIIWhitespace())
+    }
+}
