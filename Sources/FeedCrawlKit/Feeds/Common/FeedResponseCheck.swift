@@ -2,8 +2,8 @@
 ///
 /// Rules, in order:
 /// - media type `application/json`, `text/json` or any `…+json` → `.json`, whatever the body;
-/// - no content type, `text/plain` or `application/octet-stream` → `.json` only when the first
-///   non-whitespace byte (after a UTF-8 BOM) is `{` or `[`;
+/// - no content type, `text/plain` or `application/octet-stream` → `.json` only when the body
+///   looks like a JSON object or array (`[ERROR 400] …` does not);
 /// - anything else (e.g. `text/html` with status 200) → `.error(reason)`.
 ///
 /// The status is not judged here (GraphQL servers answer 400 with a JSON body); it only
@@ -48,15 +48,25 @@ public enum FeedResponseCheck: Sendable, Equatable {
         return FeedText.trimmedASCIIWhitespace(String(head)).lowercased()
     }
 
-    /// True when the first non-whitespace byte (after an optional UTF-8 BOM) is `{` or `[`.
+    /// True when the body (after an optional UTF-8 BOM and whitespace) starts with `{`, or
+    /// with `[` followed by something that can start a JSON value or `]`. The second check
+    /// keeps Pixabay's plain-text errors (`[ERROR 400] ...`) out.
     static func looksLikeJSON(_ body: [UInt8]) -> Bool {
-        for byte in FeedJSON.strippingBOM(body) {
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D: continue
-            case UInt8(ascii: "{"), UInt8(ascii: "["): return true
-            default: return false
-            }
+        let bytes = FeedJSON.strippingBOM(body)
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }) else { return false }
+        if bytes[first] == UInt8(ascii: "{") { return true }
+        guard bytes[first] == UInt8(ascii: "[") else { return false }
+        guard let next = bytes[(first + 1)...].first(where: { !isWhitespace($0) }) else { return false }
+        switch next {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "\""), UInt8(ascii: "-"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return true
+        default:
+            return false
         }
-        return false
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }
