@@ -1,0 +1,120 @@
+/// Any JSON value, decoded without ever throwing; containers are not descended into
+/// (internal). Used for fields whose type varies between responses: ids as `123` or
+/// `"123"`, flags as `false` or `0`, numbers as strings.
+enum FeedLooseValue: Decodable, Equatable {
+    case null
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case array
+    case object
+
+    init(from decoder: any Decoder) {
+        guard let c = try? decoder.singleValueContainer() else {
+            self = .object
+            return
+        }
+        if c.decodeNil() { self = .null; return }
+        if let s = try? c.decode(String.self) { self = .string(s); return }
+        if let i = try? c.decode(Int64.self) { self = .int(i); return }
+        if let d = try? c.decode(Double.self) { self = .double(d); return }
+        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
+        if (try? decoder.unkeyedContainer()) != nil { self = .array; return }
+        self = .object
+    }
+
+    /// Longest id accepted, in characters.
+    static let maxIDCharacters = 256
+
+    /// "null", "a string", "a number", "a boolean", "an array" or "an object".
+    var kindDescription: String {
+        switch self {
+        case .null: return "null"
+        case .string: return "a string"
+        case .int, .double: return "a number"
+        case .bool: return "a boolean"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    /// Id as text: strings are trimmed (must be non-empty, at most 256 characters),
+    /// integers and integral doubles are rendered in decimal. Anything else is `nil`.
+    var idString: String? {
+        switch self {
+        case .string(let s):
+            let t = FeedText.trimmedASCIIWhitespace(s)
+            guard !t.isEmpty, t.count <= Self.maxIDCharacters,
+                  !t.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+            return t
+        case .int(let i):
+            return String(i)
+        case .double(let d):
+            guard d.isFinite, d == d.rounded(), let i = Int64(exactly: d) else { return nil }
+            return String(i)
+        default:
+            return nil
+        }
+    }
+
+    /// Integer from a number or a numeric string (`"500"`, `" 500 "`, `"500.0"`).
+    var int: Int? {
+        switch self {
+        case .int(let i):
+            return Int(exactly: i)
+        case .double(let d):
+            guard d.isFinite, d == d.rounded() else { return nil }
+            return Int(exactly: d)
+        case .string(let s):
+            let t = FeedText.trimmedASCIIWhitespace(s)
+            if let i = Int(t) { return i }
+            if let d = Double(t), d.isFinite, d == d.rounded() { return Int(exactly: d) }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Boolean from `true`/`false`, a number (non-zero is true) or a string
+    /// (`"true"`, `"false"`, `"1"`, `"0"`, case-insensitive).
+    var bool: Bool? {
+        switch self {
+        case .bool(let b): return b
+        case .int(let i): return i != 0
+        case .double(let d): return d.isNaN ? nil : d != 0
+        case .string(let s):
+            switch FeedText.trimmedASCIIWhitespace(s).lowercased() {
+            case "true", "1", "yes": return true
+            case "false", "0", "no": return false
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Text from a string, or a number rendered in decimal; `nil` otherwise.
+    var text: String? {
+        switch self {
+        case .string(let s): return s
+        case .int(let i): return String(i)
+        case .double(let d): return d.isFinite ? String(d) : nil
+        default: return nil
+        }
+    }
+
+    /// The string payload only (numbers are not converted).
+    var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// The value at `key` leniently; `nil` when the key is missing. Never throws.
+    func loose(_ key: Key) -> FeedLooseValue? {
+        guard contains(key) else { return nil }
+        return (try? decode(FeedLooseValue.self, forKey: key)) ?? .null
+    }
+}

@@ -1,0 +1,72 @@
+/// Decides whether a response body should be handed to a JSON decoder.
+///
+/// Rules, in order:
+/// - media type `application/json`, `text/json` or any `…+json` → `.json`, whatever the body;
+/// - no content type, `text/plain` or `application/octet-stream` → `.json` only when the body
+///   looks like a JSON object or array (`[ERROR 400] …` does not);
+/// - anything else (e.g. `text/html` with status 200) → `.error(reason)`.
+///
+/// The status is not judged here (GraphQL servers answer 400 with a JSON body); it only
+/// prefixes the reason (`"HTTP 503: "`) when it is not 2xx.
+public enum FeedResponseCheck: Sendable, Equatable {
+    /// The body should be decoded as JSON.
+    case json
+    /// The body is not JSON; `reason` is one line, e.g.
+    /// `expected JSON, got text/html: <first ~120 chars, control chars collapsed, secrets redacted>`.
+    case error(String)
+
+    /// Characters of the body quoted in a reason: 120.
+    public static let excerptLength = 120
+
+    /// Classifies a response. `contentType` is the raw header value (parameters allowed).
+    public static func check(
+        status: Int,
+        contentType: String?,
+        body: [UInt8],
+        redactor: SecretRedactor = SecretRedactor(secrets: [])
+    ) -> FeedResponseCheck {
+        let mediaType = contentType.map(Self.mediaType(of:)) ?? ""
+        let prefix = (200...299).contains(status) ? "" : "HTTP \(status): "
+        if mediaType == "application/json" || mediaType == "text/json" || mediaType.hasSuffix("+json") {
+            return .json
+        }
+        let sniffable = mediaType.isEmpty || mediaType == "text/plain" || mediaType == "application/octet-stream"
+        if sniffable && looksLikeJSON(body) {
+            return .json
+        }
+        let shown = mediaType.isEmpty ? "no content type" : mediaType
+        if body.isEmpty {
+            return .error(prefix + "expected JSON, got \(shown) with an empty body")
+        }
+        let excerpt = FeedText.excerpt(body, limit: excerptLength, redactor: redactor)
+        return .error(prefix + "expected JSON, got \(shown): \(excerpt)")
+    }
+
+    /// `"Text/HTML; charset=utf-8"` → `"text/html"`.
+    static func mediaType(of contentType: String) -> String {
+        let head = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return FeedText.trimmedASCIIWhitespace(String(head)).lowercased()
+    }
+
+    /// True when the body (after an optional UTF-8 BOM and whitespace) starts with `{`, or
+    /// with `[` followed by something that can start a JSON value or `]`. The second check
+    /// keeps Pixabay's plain-text errors (`[ERROR 400] ...`) out.
+    static func looksLikeJSON(_ body: [UInt8]) -> Bool {
+        let bytes = FeedJSON.strippingBOM(body)
+        guard let first = bytes.firstIndex(where: { !isWhitespace($0) }) else { return false }
+        if bytes[first] == UInt8(ascii: "{") { return true }
+        guard bytes[first] == UInt8(ascii: "[") else { return false }
+        guard let next = bytes[(first + 1)...].first(where: { !isWhitespace($0) }) else { return false }
+        switch next {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "\""), UInt8(ascii: "-"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+}

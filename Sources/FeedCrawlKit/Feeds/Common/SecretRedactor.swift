@@ -1,0 +1,75 @@
+/// Hides secrets (API keys) in text and URLs before they reach logs or the manifest.
+///
+/// Every occurrence of each secret is replaced by `***`, in its plain form and in its
+/// percent-encoded forms (upper- and lower-case hex). Secrets of any non-zero length are
+/// redacted, also those shorter than 4 characters; empty secrets are ignored.
+public struct SecretRedactor: Sendable, Equatable {
+    /// The replacement text: `***`.
+    public static let mask = "***"
+
+    /// Byte patterns to hide, longest first (so a longer form is replaced before its parts).
+    private let patterns: [[UInt8]]
+
+    /// Creates a redactor for `secrets` (empty strings are ignored).
+    public init(secrets: [String]) {
+        var forms: Set<String> = []
+        for secret in secrets where !secret.isEmpty {
+            forms.insert(secret)
+            forms.insert(FeedPercentEncoding.encode(secret, uppercaseHex: true))
+            forms.insert(FeedPercentEncoding.encode(secret, uppercaseHex: false))
+        }
+        patterns = forms.map { Array($0.utf8) }.sorted {
+            $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1)
+        }
+    }
+
+    /// Returns `s` with every occurrence of every secret form replaced by `***`.
+    public func redact(_ s: String) -> String {
+        guard !patterns.isEmpty else { return s }
+        var bytes = Array(s.utf8)
+        for pattern in patterns {
+            bytes = Self.replacing(pattern, in: bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Removes every `key` query parameter (name compared case-insensitively) from `url`,
+    /// then redacts the remaining text. Drops the `?` when nothing is left of the query.
+    public func redactURL(_ url: String) -> String {
+        var rest = url[...]
+        var fragment = ""
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[hash...])
+            rest = rest[..<hash]
+        }
+        guard let question = rest.firstIndex(of: "?") else { return redact(url) }
+        let base = rest[..<question]
+        let query = rest[rest.index(after: question)...]
+        let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { pair in
+            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            return name.lowercased() != "key"
+        }
+        let keptQuery = kept.joined(separator: "&")
+        let rebuilt = keptQuery.isEmpty ? String(base) + fragment : String(base) + "?" + keptQuery + fragment
+        return redact(rebuilt)
+    }
+
+    private static func replacing(_ pattern: [UInt8], in bytes: [UInt8]) -> [UInt8] {
+        let n = pattern.count
+        guard n > 0, bytes.count >= n else { return bytes }
+        let mask = Array(SecretRedactor.mask.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == pattern[0], i + n <= bytes.count, bytes[i..<(i + n)].elementsEqual(pattern) {
+                out.append(contentsOf: mask)
+                i += n
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,109 @@
+/// Top level of a `LaunchList` response (internal).
+struct LaunchesRawResponse: Decodable {
+    var errors: [GraphQLError] = []
+    var connection: LaunchesRawConnection?
+    /// Why `connection` is nil, for the error message.
+    var missingReason = "missing data"
+
+    enum Keys: String, CodingKey { case data, errors }
+    enum DataKeys: String, CodingKey { case launches }
+
+    init(from decoder: any Decoder) throws {
+        guard let c = try? decoder.container(keyedBy: Keys.self) else {
+            throw FeedDecodeError(reason: "expected a JSON object at top level, got \(FeedLooseValue(from: decoder).kindDescription)")
+        }
+        errors = GraphQLRawErrors.decode(c, key: .errors)
+        guard let dataValue = c.loose(.data) else { return }
+        guard let data = try? c.nestedContainer(keyedBy: DataKeys.self, forKey: .data) else {
+            missingReason = "data is \(dataValue.kindDescription)"
+            return
+        }
+        guard let launchesValue = data.loose(.launches) else {
+            missingReason = "missing data.launches"
+            return
+        }
+        guard launchesValue == .object else {
+            missingReason = "data.launches is \(launchesValue.kindDescription)"
+            return
+        }
+        connection = try data.decode(LaunchesRawConnection.self, forKey: .launches)
+    }
+}
+
+/// `LaunchConnection` (internal).
+struct LaunchesRawConnection: Decodable {
+    var cursor: String?
+    var hasMore: Bool?
+    var launches: [LaunchesRawLaunch]?
+    var launchesKind = "missing"
+
+    enum Keys: String, CodingKey { case cursor, hasMore, launches }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        cursor = c.loose(.cursor)?.text
+        hasMore = c.loose(.hasMore)?.bool
+        if let value = c.loose(.launches) {
+            launchesKind = value.kindDescription
+            if value == .array {
+                launches = try c.decode(FeedBoundedList<LaunchesRawLaunch>.self, forKey: .launches).elements
+            }
+        }
+    }
+}
+
+/// One `Launch` element, decoded without ever throwing (internal).
+struct LaunchesRawLaunch: Decodable {
+    var notObject: String?
+    var id: FeedLooseValue?
+    var site: String?
+    var missionName: String?
+    var missionPatch: String?
+
+    enum Keys: String, CodingKey { case id, site, mission }
+    enum MissionKeys: String, CodingKey { case name, missionPatch }
+
+    init(from decoder: any Decoder) {
+        guard let c = try? decoder.container(keyedBy: Keys.self) else {
+            notObject = FeedLooseValue(from: decoder).kindDescription
+            return
+        }
+        id = c.loose(.id)
+        site = c.loose(.site)?.text
+        if let mission = try? c.nestedContainer(keyedBy: MissionKeys.self, forKey: .mission) {
+            missionName = mission.loose(.name)?.text
+            missionPatch = mission.loose(.missionPatch)?.string
+        }
+    }
+
+    func makeItem(source: String, page: Int, index: Int, errors: [GraphQLError]) -> FeedItem {
+        let synthetic = FeedItem.syntheticID(page: page, index: index)
+        if let notObject {
+            var problem = notObject == "null" ? "launch is null" : "launch is \(notObject), not an object"
+            let elementPath = ["launches", "launches", String(index)]
+            if let error = errors.first(where: { $0.path.starts(with: elementPath) }) {
+                problem += ": \(error.message)"
+            }
+            return FeedItem(source: source, id: synthetic, page: page, problem: problem)
+        }
+        var problems: [String] = []
+        let itemID: String
+        if let text = id?.idString {
+            itemID = text
+        } else {
+            itemID = synthetic
+            problems.append(FeedIDProblem.describe(id))
+        }
+        let image = FeedImageChoice.pick([FeedText.checkImageURL(missionPatch)])
+        if let problem = image.problem { problems.append(problem) }
+        return FeedItem(
+            source: source,
+            id: itemID,
+            page: page,
+            title: missionName.map(FeedText.field) ?? "",
+            imageURL: image.url,
+            author: FeedText.optionalField(site),
+            problem: problems.isEmpty ? nil : problems.joined(separator: "; ")
+        )
+    }
+}

@@ -1,0 +1,45 @@
+/// One decoded `LaunchList` response: `{"data":{"launches":{cursor, hasMore, launches:[…]}}}`.
+public struct LaunchesPage: Sendable, Equatable {
+    /// `cursor` to pass as `after` for the next page; `nil` when null, absent or `""`.
+    public var cursor: String?
+    /// `hasMore`; `false` when absent or not a boolean-like value.
+    public var hasMore: Bool
+    /// One item per list element, in order (title = mission name, author = site,
+    /// imageURL = mission patch). A `null` element, or one without a usable id, becomes an
+    /// item with a synthesised id (`"page<page>-index<i>"`) and `problem` set
+    /// (`"launch is null"`, plus the matching error's message when `errors` names that path).
+    public var items: [FeedItem]
+    /// Errors that came with usable data (partial success).
+    public var errors: [GraphQLError]
+
+    /// Memberwise initialiser.
+    public init(cursor: String?, hasMore: Bool, items: [FeedItem], errors: [GraphQLError] = []) {
+        self.cursor = cursor
+        self.hasMore = hasMore
+        self.items = items
+        self.errors = errors
+    }
+
+    /// Decodes a response body (also HTTP 400 bodies, which carry GraphQL errors).
+    ///
+    /// - `errors` with `data.launches` → partial success: the page, with `errors` kept.
+    /// - `errors` without usable `data.launches` → throws `GraphQLFailure` (server messages).
+    /// - Not JSON, not an object, or no `data.launches` and no `errors` → throws `FeedDecodeError`.
+    /// - Null `mission`, `site`, `name` or `missionPatch` are fine (`nil`/`""` fields, no problem).
+    public static func decode(_ bytes: [UInt8], page: Int, source: String = "launches") throws -> LaunchesPage {
+        let raw = try FeedJSON.decode(LaunchesRawResponse.self, from: bytes, what: "launches page")
+        guard let connection = raw.connection else {
+            if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
+            throw FeedDecodeError(reason: "launches page: \(raw.missingReason)")
+        }
+        guard let elements = connection.launches else {
+            if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
+            throw FeedDecodeError(reason: "launches page: data.launches.launches is \(connection.launchesKind)")
+        }
+        let items = elements.enumerated().map { index, element in
+            element.makeItem(source: source, page: page, index: index, errors: raw.errors)
+        }
+        let cursor = connection.cursor.flatMap { $0.isEmpty ? nil : $0 }
+        return LaunchesPage(cursor: cursor, hasMore: connection.hasMore ?? false, items: items, errors: raw.errors)
+    }
+}

@@ -1,0 +1,79 @@
+/// Request bodies for the Apollo fullstack-tutorial "launches" GraphQL server
+/// (`POST <endpoint>` with `Content-Type: application/json`).
+///
+/// The documents are the iOS tutorial's `LaunchList` and `LaunchDetails` operations, on one
+/// line. `LaunchList` asks for `missionPatch(size: SMALL)` by default (`--patch-size`).
+/// `pageSize` is only declared and sent when set to 1 or more: an explicit `pageSize: null`
+/// makes the server return an empty page with a null cursor (an error).
+public struct LaunchesQuery: Sendable, Equatable {
+    /// Size argument of `missionPatch`.
+    public enum PatchSize: String, Sendable, Equatable, CaseIterable {
+        /// `SMALL` (SpaceX `mission_patch_small`), the default.
+        case small = "SMALL"
+        /// `LARGE` (SpaceX `mission_patch`).
+        case large = "LARGE"
+    }
+
+    /// `Content-Type` to send with the bodies: `application/json`.
+    public static let contentType = "application/json"
+    /// The tutorial's `LaunchDetails` document.
+    public static let detailsDocument =
+        "query LaunchDetails($launchId: ID!) { launch(id: $launchId) { id site mission { name missionPatch(size: LARGE) } rocket { name type } isBooked } }"
+
+    /// GraphQL endpoint, e.g. `https://apollo-fullstack-tutorial.herokuapp.com/graphql`.
+    public var endpoint: String
+    /// Patch size asked for in `LaunchList`; default `.small`.
+    public var patchSize: PatchSize
+    /// `pageSize` argument; `nil` (default) or below 1 omits it (server default 20).
+    public var pageSize: Int?
+
+    /// Creates a query configuration.
+    public init(endpoint: String, patchSize: PatchSize = .small, pageSize: Int? = nil) {
+        self.endpoint = endpoint
+        self.patchSize = patchSize
+        self.pageSize = pageSize
+    }
+
+    /// `listBody(cursor:pageSize:patchSize:)` with this configuration.
+    public func listBody(cursor: String?) -> [UInt8] {
+        Self.listBody(cursor: cursor, pageSize: pageSize, patchSize: patchSize)
+    }
+
+    /// `detailsBody(launchId:)`.
+    public func detailsBody(launchId: String) -> [UInt8] {
+        Self.detailsBody(launchId: launchId)
+    }
+
+    /// The `LaunchList` document. Without a page size it is exactly the tutorial's:
+    /// `query LaunchList($cursor: String) { launches(after: $cursor) { hasMore cursor launches { id site mission { name missionPatch(size: SMALL) } } } }`.
+    public static func listDocument(patchSize: PatchSize = .small, withPageSize: Bool = false) -> String {
+        let selection = "{ hasMore cursor launches { id site mission { name missionPatch(size: \(patchSize.rawValue)) } } }"
+        if withPageSize {
+            return "query LaunchList($cursor: String, $pageSize: Int) { launches(after: $cursor, pageSize: $pageSize) \(selection) }"
+        }
+        return "query LaunchList($cursor: String) { launches(after: $cursor) \(selection) }"
+    }
+
+    /// `{"operationName":"LaunchList","query":"…","variables":{…}}`; `cursor` is omitted from
+    /// `variables` when `nil`, `pageSize` when `nil` or below 1.
+    public static func listBody(cursor: String?, pageSize: Int? = nil, patchSize: PatchSize = .small) -> [UInt8] {
+        let size = pageSize.flatMap { $0 >= 1 ? $0 : nil }
+        var variables: [(String, FeedJSONWriter.Value)] = []
+        if let cursor { variables.append(("cursor", .string(cursor))) }
+        if let size { variables.append(("pageSize", .int(size))) }
+        return FeedJSONWriter.bytes(.object([
+            ("operationName", .string("LaunchList")),
+            ("query", .string(listDocument(patchSize: patchSize, withPageSize: size != nil))),
+            ("variables", .object(variables)),
+        ]))
+    }
+
+    /// `{"operationName":"LaunchDetails","query":"…","variables":{"launchId":"…"}}`.
+    public static func detailsBody(launchId: String) -> [UInt8] {
+        FeedJSONWriter.bytes(.object([
+            ("operationName", .string("LaunchDetails")),
+            ("query", .string(detailsDocument)),
+            ("variables", .object([("launchId", .string(launchId))])),
+        ]))
+    }
+}

@@ -1,0 +1,97 @@
+/// Which Pixabay URL becomes `FeedItem.imageURL`.
+public enum PixabayImageField: String, Sendable, Equatable, CaseIterable {
+    /// `previewURL`: max 150 px, on cdn.pixabay.com, does not expire (default).
+    case preview = "previewURL"
+    /// `webformatURL`: max 640 px, signed link valid 24 h.
+    case webformat = "webformatURL"
+    /// `largeImageURL`: max 1280 px, signed link valid 24 h.
+    case large = "largeImageURL"
+}
+
+/// One Pixabay hit: the `FeedItem` plus the Pixabay-only fields worth keeping
+/// (attribution page, all image sizes, AI/quality flags).
+public struct PixabayHit: Sendable, Equatable {
+    /// The item (title = tags, author = user, imageURL = chosen field with fallback).
+    public var item: FeedItem
+    /// `pageURL` (attribution link), `nil` when absent or `""`.
+    public var pageURL: String?
+    /// `type`: "photo", "illustration", "vector/svg", …
+    public var type: String?
+    /// `previewURL`, `nil` when absent, `""` or not http(s).
+    public var previewURL: String?
+    /// `webformatURL`, `nil` when absent, `""` or not http(s).
+    public var webformatURL: String?
+    /// `largeImageURL`, `nil` when absent, `""` or not http(s).
+    public var largeImageURL: String?
+    /// `isAiGenerated` (Bool or 0/1), `nil` when absent.
+    public var isAiGenerated: Bool?
+    /// `isLowQuality` (Bool or 0/1), `nil` when absent.
+    public var isLowQuality: Bool?
+
+    /// Memberwise initialiser; every field but `item` defaults to `nil`.
+    public init(
+        item: FeedItem,
+        pageURL: String? = nil,
+        type: String? = nil,
+        previewURL: String? = nil,
+        webformatURL: String? = nil,
+        largeImageURL: String? = nil,
+        isAiGenerated: Bool? = nil,
+        isLowQuality: Bool? = nil
+    ) {
+        self.item = item
+        self.pageURL = pageURL
+        self.type = type
+        self.previewURL = previewURL
+        self.webformatURL = webformatURL
+        self.largeImageURL = largeImageURL
+        self.isAiGenerated = isAiGenerated
+        self.isLowQuality = isLowQuality
+    }
+}
+
+/// One decoded page of a Pixabay-style search response `{ total, totalHits, hits: [...] }`.
+public struct PixabayPage: Sendable, Equatable {
+    /// `total`: all matches (may exceed what the API lets you reach).
+    public var total: Int
+    /// `totalHits`: matches reachable through the API (by default at most 500).
+    public var totalHits: Int
+    /// The hits, in response order; unusable ones carry `item.problem`.
+    public var hits: [PixabayHit]
+
+    /// The hits' items, in response order.
+    public var items: [FeedItem] { hits.map(\.item) }
+
+    /// Memberwise initialiser.
+    public init(total: Int, totalHits: Int, hits: [PixabayHit]) {
+        self.total = total
+        self.totalHits = totalHits
+        self.hits = hits
+    }
+
+    /// Decodes a response body leniently.
+    ///
+    /// - Unknown keys are ignored; numbers may come as strings and ids as `123` or `"123"`;
+    ///   flags as `true`/`false` or `1`/`0`; `""` URLs are `nil`.
+    /// - `imageURL` is `imageField` (default `.preview`), falling back to the other sizes
+    ///   (preview, webformat, large) when it is absent or unusable.
+    /// - A hit that is not an object or has no usable id becomes an item with a synthesised id
+    ///   (`"page<page>-index<i>"`) and `problem` set; it does not sink the page.
+    /// - `totalHits` missing → `total`; `total` missing → `totalHits`; both missing → hit count.
+    /// - Throws `FeedDecodeError` when the body is not JSON, not an object, lacks a `hits`
+    ///   array, holds more than `FeedJSON.maxItemsPerPage` hits or exceeds `FeedJSON.maxBodyBytes`.
+    public static func decode(
+        _ bytes: [UInt8],
+        page: Int,
+        imageField: PixabayImageField = .preview,
+        source: String = "pixabay"
+    ) throws -> PixabayPage {
+        let raw = try FeedJSON.decode(PixabayRawPage.self, from: bytes, what: "Pixabay page")
+        let hits = raw.hits.enumerated().map { index, hit in
+            hit.makeHit(source: source, page: page, index: index, imageField: imageField)
+        }
+        let totalHits = max(raw.totalHits ?? raw.total ?? hits.count, 0)
+        let total = max(raw.total ?? totalHits, 0)
+        return PixabayPage(total: total, totalHits: totalHits, hits: hits)
+    }
+}

@@ -1,0 +1,77 @@
+/// Request builder for a Pixabay-style image search (`GET <baseURL>?key=…&q=…&page=N`).
+///
+/// Parameters are added in this order: `key`, `q` (when set), `image_type` (when set),
+/// `per_page`, `page`, then `extraParameters` in their given order. Names and values are
+/// percent-encoded (RFC 3986 unreserved characters kept, space → `%20`). A query already
+/// present in `baseURL` is kept; a `#fragment` is dropped. The key is in every URL: log
+/// URLs only through `SecretRedactor.redactURL(_:)`.
+public struct PixabayQuery: Sendable, Equatable {
+    /// Accepted `per_page` values: 3...200.
+    public static let perPageRange = 3...200
+    /// Default `per_page`: 100.
+    public static let defaultPerPage = 100
+    /// Longest `q` the API accepts: 100 characters.
+    public static let maxQueryCharacters = 100
+
+    /// Endpoint, e.g. `https://pixabay.com/api/`.
+    public var baseURL: String
+    /// API key (sent as `key`).
+    public var key: String
+    /// Search term; `nil` or `""` omits `q` (all images).
+    public var q: String?
+    /// `image_type`: "all", "photo", "illustration" or "vector"; default "all"; `nil` omits it.
+    public var imageType: String?
+    /// `per_page`, clamped to 3...200 by the initialiser; default 100.
+    public private(set) var perPage: Int
+    /// Further `name=value` parameters (e.g. `("order", "latest")`), appended last.
+    public var extraParameters: [(String, String)]
+
+    /// Creates a query; `perPage` is clamped into `perPageRange`.
+    public init(
+        baseURL: String,
+        key: String,
+        q: String? = nil,
+        imageType: String? = "all",
+        perPage: Int = PixabayQuery.defaultPerPage,
+        extraParameters: [(String, String)] = []
+    ) {
+        self.baseURL = baseURL
+        self.key = key
+        self.q = q
+        self.imageType = imageType
+        self.perPage = min(max(perPage, Self.perPageRange.lowerBound), Self.perPageRange.upperBound)
+        self.extraParameters = extraParameters
+    }
+
+    /// The URL for `page` (1-based; values below 1 are sent as 1).
+    public func url(page: Int) -> String {
+        var items: [(String, String)] = [("key", key)]
+        if let q, !q.isEmpty { items.append(("q", q)) }
+        if let imageType, !imageType.isEmpty { items.append(("image_type", imageType)) }
+        items.append(("per_page", String(perPage)))
+        items.append(("page", String(max(page, 1))))
+        items.append(contentsOf: extraParameters)
+        return FeedPercentEncoding.appendingQuery(to: baseURL, items)
+    }
+
+    /// A reason the query cannot work (empty key, `q` longer than 100 characters, base URL
+    /// not http(s)), or `nil` when it looks fine.
+    public var validationProblem: String? {
+        if key.isEmpty { return "Pixabay API key is empty" }
+        if let q, q.count > Self.maxQueryCharacters {
+            return "search term is \(q.count) characters long; Pixabay accepts at most \(Self.maxQueryCharacters)"
+        }
+        let lower = baseURL.lowercased()
+        if !(lower.hasPrefix("http://") || lower.hasPrefix("https://")) {
+            return "base URL is not an http(s) URL"
+        }
+        return nil
+    }
+
+    public static func == (lhs: PixabayQuery, rhs: PixabayQuery) -> Bool {
+        lhs.baseURL == rhs.baseURL && lhs.key == rhs.key && lhs.q == rhs.q && lhs.imageType == rhs.imageType
+            && lhs.perPage == rhs.perPage
+            && lhs.extraParameters.map(\.0) == rhs.extraParameters.map(\.0)
+            && lhs.extraParameters.map(\.1) == rhs.extraParameters.map(\.1)
+    }
+}

@@ -1,0 +1,121 @@
+/// Paces requests against `X-RateLimit-*` headers and 429 answers (pure state machine).
+///
+/// Time is a plain `Double` in seconds from any fixed origin (inject your clock).
+/// Call `requestStarted(now:)` when a request goes out, `responseReceived(…)` when its
+/// answer (any status) arrives, `requestAbandoned()` when it failed without an answer, and
+/// ask `delayBeforeNextRequest(now:)` before each new request:
+/// - 0 while budget remains: `Remaining` minus requests in flight is above 0, or the window
+///   `Reset` announced has passed, or no rate-limit header was ever seen;
+/// - the seconds left until `Reset` once that budget is spent;
+/// - after a 429: `Retry-After` (delta seconds), else `Reset`, else `defaultWindow`.
+/// `X-RateLimit-Reset` is relative seconds (Pixabay), not an epoch. Out-of-order answers in
+/// the same window keep the lowest `Remaining`. Every delay is capped at `maxDelay`.
+public struct RateLimitPacer: Sendable, Equatable {
+    /// Window assumed when `Remaining` comes without `Reset`, or a 429 with neither
+    /// `Retry-After` nor `Reset`: 60 s by default (Pixabay: 100 requests per 60 s).
+    public let defaultWindow: Double
+    /// Longest delay ever returned: 3600 s by default.
+    public let maxDelay: Double
+    /// Last `X-RateLimit-Limit` seen.
+    public private(set) var limit: Int?
+    /// Lowest `X-RateLimit-Remaining` seen in the current window.
+    public private(set) var remaining: Int?
+    /// When the current window ends (now + `Reset`).
+    public private(set) var resetAt: Double?
+    /// No request before this time (set by a 429).
+    public private(set) var blockedUntil: Double?
+    /// Requests started and not yet answered or abandoned.
+    public private(set) var inFlight: Int = 0
+
+    /// Two answers whose windows end within this many seconds are the same window.
+    static let sameWindowTolerance = 1.5
+
+    /// Creates a pacer with no knowledge of the budget (delay 0).
+    public init(defaultWindow: Double = 60, maxDelay: Double = 3600) {
+        self.defaultWindow = max(defaultWindow, 0)
+        self.maxDelay = max(maxDelay, 0)
+    }
+
+    /// A request was sent.
+    public mutating func requestStarted(now: Double) {
+        inFlight += 1
+    }
+
+    /// A request ended without an HTTP answer (transport error, cancelled).
+    public mutating func requestAbandoned() {
+        inFlight = max(inFlight - 1, 0)
+    }
+
+    /// An answer arrived; header values are passed raw (`nil` when absent).
+    public mutating func responseReceived(
+        status: Int,
+        limit limitValue: String?,
+        remaining remainingValue: String?,
+        reset resetValue: String?,
+        retryAfter retryAfterValue: String?,
+        now: Double
+    ) {
+        inFlight = max(inFlight - 1, 0)
+        let reset = Self.seconds(resetValue).map { min($0, maxDelay) }
+        if let newLimit = Self.integer(limitValue) { limit = newLimit }
+        if let newRemaining = Self.integer(remainingValue) {
+            let newResetAt = now + (reset ?? defaultWindow)
+            if let current = remaining, let currentResetAt = resetAt, now < currentResetAt,
+               reset == nil || newResetAt <= currentResetAt + Self.sameWindowTolerance {
+                remaining = min(current, newRemaining)
+                if reset != nil { resetAt = max(currentResetAt, newResetAt) }
+            } else {
+                remaining = newRemaining
+                resetAt = newResetAt
+            }
+        }
+        if status == 429 {
+            let wait = min(Self.seconds(retryAfterValue) ?? reset ?? defaultWindow, maxDelay)
+            blockedUntil = max(blockedUntil ?? now, now + wait)
+        }
+    }
+
+    /// An answer arrived; header names are matched case-insensitively
+    /// (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `Retry-After`).
+    public mutating func responseReceived(status: Int, headers: [(name: String, value: String)], now: Double) {
+        func value(_ name: String) -> String? {
+            headers.last { $0.name.lowercased() == name }?.value
+        }
+        responseReceived(
+            status: status,
+            limit: value("x-ratelimit-limit"),
+            remaining: value("x-ratelimit-remaining"),
+            reset: value("x-ratelimit-reset"),
+            retryAfter: value("retry-after"),
+            now: now
+        )
+    }
+
+    /// Same as `responseReceived(status:headers:now:)` for headers held in a dictionary.
+    public mutating func responseReceived(status: Int, headers: [String: String], now: Double) {
+        responseReceived(status: status, headers: headers.map { (name: $0.key, value: $0.value) }, now: now)
+    }
+
+    /// Seconds to wait before the next request (0 = go now).
+    public func delayBeforeNextRequest(now: Double) -> Double {
+        var delay = 0.0
+        if let blockedUntil, blockedUntil > now {
+            delay = blockedUntil - now
+        }
+        if let remaining, let resetAt, now < resetAt, remaining - inFlight <= 0 {
+            delay = max(delay, resetAt - now)
+        }
+        return min(delay, maxDelay)
+    }
+
+    static func integer(_ value: String?) -> Int? {
+        guard let value else { return nil }
+        return Int(FeedText.trimmedASCIIWhitespace(value))
+    }
+
+    /// Non-negative finite seconds; HTTP-dates and garbage give `nil`.
+    static func seconds(_ value: String?) -> Double? {
+        guard let value, let d = Double(FeedText.trimmedASCIIWhitespace(value)), d.isFinite else { return nil }
+        return max(d, 0)
+    }
+}

@@ -1,0 +1,57 @@
+import FoundationEssentials
+import Testing
+@testable import FeedCrawlKit
+
+@Suite struct LaunchesQueryTests {
+    static let tutorialList = "query LaunchList($cursor: String) { launches(after: $cursor) { hasMore cursor launches { id site mission { name missionPatch(size: SMALL) } } } }"
+    static let tutorialDetails = "query LaunchDetails($launchId: ID!) { launch(id: $launchId) { id site mission { name missionPatch(size: LARGE) } rocket { name type } isBooked } }"
+
+    private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    @Test func firstPageUsesTheExactTutorialQuery() {
+        #expect(text(LaunchesQuery.listBody(cursor: nil, pageSize: nil))
+            == #"{"operationName":"LaunchList","query":"\#(Self.tutorialList)","variables":{}}"#)
+    }
+
+    @Test func laterPagesSendTheCursor() {
+        #expect(text(LaunchesQuery.listBody(cursor: "1583556631", pageSize: nil))
+            == #"{"operationName":"LaunchList","query":"\#(Self.tutorialList)","variables":{"cursor":"1583556631"}}"#)
+    }
+
+    @Test func pageSizeIsDeclaredAndSentOnlyWhenSet() {
+        let body = text(LaunchesQuery.listBody(cursor: "c", pageSize: 5))
+        #expect(body == #"{"operationName":"LaunchList","query":"query LaunchList($cursor: String, $pageSize: Int) { launches(after: $cursor, pageSize: $pageSize) { hasMore cursor launches { id site mission { name missionPatch(size: SMALL) } } } }","variables":{"cursor":"c","pageSize":5}}"#)
+        for bad in [nil, 0, -1] as [Int?] {
+            let plain = text(LaunchesQuery.listBody(cursor: nil, pageSize: bad))
+            #expect(!plain.contains("pageSize"), "pageSize \(String(describing: bad))")
+            #expect(!plain.contains("null"))
+        }
+    }
+
+    @Test func patchSizeIsSelectable() {
+        let body = text(LaunchesQuery(endpoint: "http://x/graphql", patchSize: .large).listBody(cursor: nil))
+        #expect(body.contains("missionPatch(size: LARGE)"))
+        #expect(!body.contains("SMALL"))
+    }
+
+    @Test func detailsBodyUsesTheTutorialQuery() {
+        #expect(text(LaunchesQuery.detailsBody(launchId: "83"))
+            == #"{"operationName":"LaunchDetails","query":"\#(Self.tutorialDetails)","variables":{"launchId":"83"}}"#)
+    }
+
+    @Test func untrustedCursorIsEscapedAndTheBodyIsValidJSON() throws {
+        let cursor = "a\"b\\c\n\u{1}é"
+        let bytes = LaunchesQuery.listBody(cursor: cursor, pageSize: 3)
+        struct Body: Decodable {
+            struct Vars: Decodable { var cursor: String; var pageSize: Int }
+            var operationName: String
+            var query: String
+            var variables: Vars
+        }
+        let decoded = try JSONDecoder().decode(Body.self, from: Data(bytes))
+        #expect(decoded.variables.cursor == cursor)
+        #expect(decoded.variables.pageSize == 3)
+        #expect(decoded.operationName == "LaunchList")
+        #expect(text(bytes).contains(#""cursor":"a\"b\\c\n\u0001é""#))
+    }
+}

@@ -1,0 +1,111 @@
+import Testing
+@testable import FeedCrawlKit
+
+@Suite struct RateLimitPacerTests {
+    private func headers(limit: Int = 100, remaining: Int, reset: Int) -> [(name: String, value: String)] {
+        [("X-RateLimit-Limit", String(limit)), ("X-RateLimit-Remaining", String(remaining)), ("X-RateLimit-Reset", String(reset))]
+    }
+
+    @Test func noHeadersNoDelay() {
+        var pacer = RateLimitPacer()
+        #expect(pacer.delayBeforeNextRequest(now: 0) == 0)
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, headers: [(name: "Content-Type", value: "application/json")], now: 0.2)
+        #expect(pacer.delayBeforeNextRequest(now: 0.2) == 0)
+    }
+
+    @Test func spendsFreelyWhileBudgetRemainsThenWaitsForReset() {
+        var pacer = RateLimitPacer()
+        // The measured header set: 99 left of 100, window resets in 60 s.
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 99, reset: 60), now: 0.5)
+        #expect(pacer.delayBeforeNextRequest(now: 0.5) == 0)
+        pacer.requestStarted(now: 0.5)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 1, reset: 40), now: 20)
+        #expect(pacer.delayBeforeNextRequest(now: 20) == 0)
+        pacer.requestStarted(now: 20)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 0, reset: 39), now: 21)
+        // Same window (ends at 60.5 by the first answer, 60 by the later ones): the latest
+        // estimate of its end is kept, so no request goes out early.
+        #expect(pacer.delayBeforeNextRequest(now: 21) == 39.5)
+        #expect(pacer.delayBeforeNextRequest(now: 50) == 10.5)
+        #expect(pacer.delayBeforeNextRequest(now: 60.5) == 0) // window over
+        #expect(pacer.delayBeforeNextRequest(now: 100) == 0)
+    }
+
+    @Test func requestsInFlightCountAgainstRemaining() {
+        var pacer = RateLimitPacer()
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 3, reset: 30), now: 1)
+        pacer.requestStarted(now: 1)
+        pacer.requestStarted(now: 1)
+        #expect(pacer.delayBeforeNextRequest(now: 1) == 0)  // 3 - 2 in flight = 1 left
+        pacer.requestStarted(now: 1)
+        #expect(pacer.inFlight == 3)
+        #expect(pacer.delayBeforeNextRequest(now: 1) == 30) // all 3 spent by requests in flight
+        pacer.requestAbandoned()                            // one failed without an answer
+        #expect(pacer.delayBeforeNextRequest(now: 1) == 0)
+    }
+
+    @Test func outOfOrderAnswersInTheSameWindowKeepTheLowestRemaining() {
+        var pacer = RateLimitPacer()
+        pacer.requestStarted(now: 0)
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 0, reset: 50), now: 10)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 1, reset: 50), now: 10.2) // older answer arriving late
+        #expect(pacer.remaining == 0)
+        #expect(pacer.delayBeforeNextRequest(now: 11) > 49)
+    }
+
+    @Test func newWindowReplacesTheCount() {
+        var pacer = RateLimitPacer()
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 0, reset: 5), now: 0)
+        #expect(pacer.delayBeforeNextRequest(now: 1) == 4)
+        pacer.requestStarted(now: 6)
+        pacer.responseReceived(status: 200, headers: headers(remaining: 99, reset: 60), now: 6.1)
+        #expect(pacer.remaining == 99)
+        #expect(pacer.delayBeforeNextRequest(now: 6.1) == 0)
+    }
+
+    @Test func tooManyRequestsHonoursRetryAfter() {
+        var pacer = RateLimitPacer()
+        pacer.requestStarted(now: 100)
+        pacer.responseReceived(status: 429, headers: [("Retry-After", "7")], now: 100)
+        #expect(pacer.delayBeforeNextRequest(now: 100) == 7)
+        #expect(pacer.delayBeforeNextRequest(now: 105) == 2)
+        #expect(pacer.delayBeforeNextRequest(now: 107) == 0)
+    }
+
+    @Test func tooManyRequestsFallsBackToResetThenDefaultWindow() {
+        var pacer = RateLimitPacer()
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 429, headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "12"], now: 0)
+        #expect(pacer.delayBeforeNextRequest(now: 0) == 12)
+
+        var bare = RateLimitPacer(defaultWindow: 60)
+        bare.requestStarted(now: 0)
+        bare.responseReceived(status: 429, headers: [("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT")], now: 0)
+        #expect(bare.delayBeforeNextRequest(now: 0) == 60) // HTTP-date not parsed → default window
+    }
+
+    @Test func remainingWithoutResetUsesTheDefaultWindow() {
+        var pacer = RateLimitPacer(defaultWindow: 60)
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, headers: ["x-ratelimit-limit": "3600", "x-ratelimit-remaining": "0"], now: 3)
+        #expect(pacer.limit == 3600)
+        #expect(pacer.delayBeforeNextRequest(now: 3) == 60)
+    }
+
+    @Test func garbageAndHugeValuesAreBounded() {
+        var pacer = RateLimitPacer(maxDelay: 600)
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, limit: "lots", remaining: "0", reset: "1e12", retryAfter: nil, now: 0)
+        #expect(pacer.delayBeforeNextRequest(now: 0) == 600)
+        var negative = RateLimitPacer()
+        negative.requestStarted(now: 0)
+        negative.responseReceived(status: 429, limit: nil, remaining: nil, reset: nil, retryAfter: "-5", now: 0)
+        #expect(negative.delayBeforeNextRequest(now: 0) == 0)
+        #expect(negative.inFlight == 0)
+    }
+}

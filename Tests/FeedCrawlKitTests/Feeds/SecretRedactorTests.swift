@@ -1,0 +1,53 @@
+import Testing
+@testable import FeedCrawlKit
+
+@Suite struct SecretRedactorTests {
+    @Test func redactsEveryOccurrence() {
+        let r = SecretRedactor(secrets: ["12345678-abcdef0123456789abcdef01"])
+        let text = "key=12345678-abcdef0123456789abcdef01 and again 12345678-abcdef0123456789abcdef01!"
+        #expect(r.redact(text) == "key=*** and again ***!")
+    }
+
+    @Test func redactsPercentEncodedFormsInBothHexCases() {
+        let r = SecretRedactor(secrets: ["a b/c+d"])
+        #expect(r.redact("x=a%20b%2Fc%2Bd") == "x=***")
+        #expect(r.redact("x=a%20b%2fc%2bd") == "x=***")
+        #expect(r.redact("plain a b/c+d here") == "plain *** here")
+    }
+
+    @Test func shortSecretsAreStillRedactedAndEmptyOnesIgnored() {
+        let r = SecretRedactor(secrets: ["ab", ""])
+        #expect(r.redact("xaby ab") == "x***y ***")
+        #expect(SecretRedactor(secrets: [""]).redact("unchanged") == "unchanged")
+    }
+
+    @Test func longerSecretWinsOverItsPrefix() {
+        let r = SecretRedactor(secrets: ["abc", "abcdef"])
+        #expect(r.redact("abcdef abc") == "*** ***")
+    }
+
+    @Test func redactURLRemovesKeyParameterEntirely() {
+        let r = SecretRedactor(secrets: ["SECRETKEY1"])
+        #expect(r.redactURL("https://pixabay.com/api/?key=SECRETKEY1&q=yellow%20flower&page=2")
+            == "https://pixabay.com/api/?q=yellow%20flower&page=2")
+        #expect(r.redactURL("https://pixabay.com/api/?q=x&key=SECRETKEY1") == "https://pixabay.com/api/?q=x")
+        #expect(r.redactURL("https://pixabay.com/api/?key=SECRETKEY1") == "https://pixabay.com/api/")
+        #expect(r.redactURL("https://h/api/?KEY=other&page=1#frag") == "https://h/api/?page=1#frag")
+    }
+
+    @Test func redactURLAlsoRedactsSecretsElsewhere() {
+        let r = SecretRedactor(secrets: ["my key"])
+        #expect(r.redactURL("https://h/p/my%20key/?key=my%20key&echo=my%20key") == "https://h/p/***/?echo=***")
+        // A parameter that merely ends in "key" stays.
+        #expect(r.redactURL("https://h/?apikey=1&monkey=2") == "https://h/?apikey=1&monkey=2")
+    }
+
+    @Test func redactsAKeyBuiltIntoAPixabayURL() {
+        let key = "47_x y" // needs encoding
+        let url = PixabayQuery(baseURL: "https://pixabay.com/api/", key: key, q: "cat").url(page: 1)
+        let r = SecretRedactor(secrets: [key])
+        let shown = r.redactURL(url)
+        #expect(!shown.contains("47_x"))
+        #expect(shown == "https://pixabay.com/api/?q=cat&image_type=all&per_page=100&page=1")
+    }
+}
