@@ -34,25 +34,29 @@ public final class Crawler: Sendable {
         let out = configuration.outDirectory
         let layout = CacheLayout(outDirectory: out)
         do {
-            try FileSystem.createDirectories(layout.cacheDirectory)
+            try AtomicFile.createDirectories(out)
         } catch {
             throw SetupError.output("cannot create \(layout.cacheDirectory): \(error)")
         }
         let lock: RunLock
         do {
-            lock = try RunLock(directory: out)
-        } catch RunLock.Error.held {
-            throw SetupError.locked(out + "/.lock")
+            lock = try RunLock(path: layout.lockPath)
+        } catch .held {
+            throw SetupError.locked(layout.lockPath)
         } catch {
             throw SetupError.output("cannot lock \(out): \(error)")
         }
         defer { withExtendedLifetime(lock) {} }
 
-        let store = ManifestStore(outDirectory: out)
-        let previous = try loadPrevious(store)
+        let previous = try loadPrevious(layout)
+        do {
+            try layout.createFanOutDirectories()
+        } catch {
+            throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
+        }
         layout.removeTemporaryFiles()
 
-        let journal = try? Journal(path: store.journalPath)
+        let journal = try? Journal(path: layout.journalPath)
         let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
         let cached = Self.cachedImages(previous.items)
         let engine = try HTTPEngine(configuration: .init(
@@ -129,12 +133,16 @@ public final class Crawler: Sendable {
         let finished = Date()
         var manifest = Manifest(generatedAt: finished, items: Self.merge(current: items, previous: previous.items))
         manifest.run = RunRecord(
-            startedAt: started, finishedAt: finished, options: optionsRecord(), counts: counts,
-            bytes: bytes, exitStatus: nil)
+            startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
+            counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+            bytes: bytes, exitStatus: nil,
+            sources: reports.map {
+                RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
+            })
         var storageProblem = ledger.journalProblem
         do {
-            try store.save(manifest)
-            store.removeJournal()
+            try ManifestStore.save(manifest, path: layout.manifestPath)
+            try? Journal.remove(path: layout.journalPath)
         } catch {
             storageProblem = "cannot write the manifest: \(error)"
         }
@@ -142,7 +150,7 @@ public final class Crawler: Sendable {
         return CrawlReport(
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
             sources: reports, storageProblem: storageProblem, cancelled: cancelled,
-            manifestPath: store.manifestPath)
+            manifestPath: layout.manifestPath)
     }
 
     /// Gives the item its outcome now (no image, unusable, fresh in the cache) or queues its image.
@@ -170,18 +178,22 @@ public final class Crawler: Sendable {
     }
 
     /// Folds a journal left by a killed run into the previous manifest, and saves the result.
-    private func loadPrevious(_ store: ManifestStore) throws -> Manifest {
+    private func loadPrevious(_ layout: CacheLayout) throws -> Manifest {
         var manifest: Manifest
         do {
-            manifest = try store.load()
+            manifest = try ManifestStore.load(path: layout.manifestPath)
         } catch {
             throw SetupError.output("\(error)")
         }
-        let journaled = Journal.load(path: store.journalPath)
+        let journaled = (try? Journal.load(path: layout.journalPath)) ?? []
         if !journaled.isEmpty {
             manifest = manifest.folding(journaled)
-            try? store.save(manifest)
-            store.removeJournal()
+            do {
+                try ManifestStore.save(manifest, path: layout.manifestPath)
+                try Journal.remove(path: layout.journalPath)
+            } catch {
+                throw SetupError.output("cannot fold the journal into the manifest: \(error)")
+            }
         }
         return manifest
     }
@@ -212,7 +224,7 @@ public final class Crawler: Sendable {
         return merged
     }
 
-    private func optionsRecord() -> [String: String] {
+    private func optionsRecord(_ redactor: SecretRedactor) -> [String: String] {
         var options: [String: String] = [
             "concurrency": String(configuration.concurrency),
             "perHost": String(configuration.perHost),
@@ -222,7 +234,7 @@ public final class Crawler: Sendable {
         for source in configuration.sources {
             switch source {
             case .pixabay(let config):
-                options["\(config.name).url"] = config.url
+                options["\(config.name).url"] = redactor.redactURL(config.url)
                 options["\(config.name).pages"] = String(config.pages)
                 options["\(config.name).perPage"] = String(config.perPage)
             case .launches(let config):

@@ -142,7 +142,7 @@ final class ImageFetcher: Sendable {
             unlink(temporary)
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
-            let relative = layout.relativePath(forURL: url, format: info.format)
+            let relative = CacheLayout.relativePath(forURL: url, format: info.format)
             let final = layout.absolutePath(relative)
             guard rename(temporary, final) == 0 else {
                 let code = errno

@@ -1,0 +1,62 @@
+import Glibc
+
+extension CacheLayout {
+    /// Creates `OUT/cache/00` … `OUT/cache/ff` up front, so downloads never create folders.
+    func createFanOutDirectories() throws(FileSystemError) {
+        try AtomicFile.createDirectories(cacheDirectory)
+        let digits = Array("0123456789abcdef")
+        for high in digits {
+            for low in digits {
+                let path = cacheDirectory + "/" + String(high) + String(low)
+                if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                    throw FileSystemError("mkdir", path: path)
+                }
+            }
+        }
+    }
+
+    /// A fresh temporary path for downloading `url`, in the folder of its cache entry.
+    func temporaryPath(forURL url: String) -> String {
+        Self.temporaryPath(for: absolutePath(Self.cacheDirectoryName + "/" + Self.key(forURL: url).prefix(2) + "/" + Self.key(forURL: url)))
+    }
+
+    /// Whether the manifest's `file` value names an existing file of this cache's shape.
+    func fileExists(relativePath: String) -> Bool {
+        guard Self.isValidRelativePath(relativePath) else { return false }
+        var info = stat()
+        return stat(absolutePath(relativePath), &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Removes `.part` files an interrupted run left in the cache. Returns how many.
+    @discardableResult
+    func removeTemporaryFiles() -> Int {
+        var removed = 0
+        forEachCacheFile { folder, name in
+            if Self.isTemporary(name), unlink(folder + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Calls `body` with each fan-out folder's path and each file name in it.
+    func forEachCacheFile(_ body: (String, String) -> Void) {
+        guard let top = opendir(cacheDirectory) else { return }
+        defer { closedir(top) }
+        while let entry = readdir(top) {
+            let name = Self.name(of: entry)
+            guard name.utf8.count == 2, name != ".." else { continue }
+            let folder = cacheDirectory + "/" + name
+            guard let dir = opendir(folder) else { continue }
+            while let file = readdir(dir) {
+                let fileName = Self.name(of: file)
+                if fileName != "." && fileName != ".." { body(folder, fileName) }
+            }
+            closedir(dir)
+        }
+    }
+
+    private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
+        withUnsafePointer(to: entry.pointee.d_name) { pointer in
+            pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+    }
+}
