@@ -26,6 +26,13 @@ extension HTTPRequest {
         }
     }
 
+    /// Whether a validated URL uses `https` (its scheme is `http` or `https`, in any case).
+    var isHTTPS: Bool {
+        let bytes = url.utf8
+        guard bytes.count > 5 else { return false }
+        return bytes[bytes.index(bytes.startIndex, offsetBy: 4)] | 0x20 == UInt8(ascii: "s")
+    }
+
     /// Accepts only absolute `http://` and `https://` URLs with a non-empty host.
     static func validateURL(_ url: String) throws(HTTPError) {
         let bytes = url.utf8

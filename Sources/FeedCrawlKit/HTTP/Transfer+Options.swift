@@ -33,7 +33,12 @@ extension Transfer {
             check(fc_setopt_long(h, CURLOPT_TIMEOUT_MS, max(1, total)))
         }
         check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
-        check(fc_setopt_long(h, CURLOPT_PIPEWAIT, 1))
+        if request.isHTTPS {
+            // https: wait for ALPN to tell whether the connection can multiplex (h2) rather than
+            // opening a parallel one. Not for http: there libcurl keeps the waiting transfers
+            // pending until some other transfer *finishes* (7.88), stalling them behind slow ones.
+            check(fc_setopt_long(h, CURLOPT_PIPEWAIT, 1))
+        }
         check(fc_setopt_str(h, CURLOPT_USERAGENT, defaults.userAgent))
         if let caInfo = defaults.caInfo {
             check(fc_setopt_str(h, CURLOPT_CAINFO, caInfo))
