@@ -1,0 +1,28 @@
+import CCurl
+import Glibc
+
+/// Process-wide libcurl set-up, run once (Swift `static let` initialisers run under `swift_once`).
+enum CurlGlobal {
+    /// `nil` when libcurl initialised; otherwise why it did not.
+    static let initError: String? = {
+        // With CURLOPT_NOSIGNAL=1 libcurl no longer ignores SIGPIPE itself.
+        signal(SIGPIPE, SIG_IGN)
+        let rc = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard rc == CURLE_OK else {
+            return "curl_global_init failed: \(String(cString: curl_easy_strerror(rc)))"
+        }
+        return nil
+    }()
+
+    /// libcurl's version string, e.g. `"7.88.1"`.
+    static var version: String {
+        guard let info = fc_version_info(), let v = info.pointee.version else { return "unknown" }
+        return String(cString: v)
+    }
+
+    /// Whether this libcurl build supports HTTP/2 (used over TLS via ALPN).
+    static var supportsHTTP2: Bool {
+        guard let info = fc_version_info() else { return false }
+        return info.pointee.features & Int32(CURL_VERSION_HTTP2) != 0
+    }
+}

@@ -1,0 +1,65 @@
+/// Why a transfer failed. Non-2xx statuses are not errors; they come back as `HTTPResponse`.
+public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is malformed (or is not absolute).
+    case invalidURL(String)
+    /// The initial URL or a redirect target is not `http`/`https`.
+    case unsupportedScheme(String)
+    /// More than 5 redirects.
+    case tooManyRedirects
+    /// Connect, low-speed or total timeout.
+    case timedOut(String)
+    /// The body exceeded `HTTPRequest.maxBytes`.
+    case bodyTooLarge(limit: Int64)
+    /// The body was cut short (connection closed or reset mid-body).
+    case partialBody(received: Int64, expected: Int64?)
+    /// Refused, DNS failure, empty reply, or send/receive errors before any body byte.
+    case connectionFailed(String)
+    /// The destination file could not be created or written (`errno`, e.g. `ENOSPC`).
+    case file(path: String, errno: Int32)
+    /// The request itself is unusable (e.g. a header containing CR/LF, a GET with a body).
+    case invalidRequest(String)
+    /// The engine was shut down before the request could start.
+    case engineShutDown
+    /// Any other libcurl failure, with curl's error text.
+    case curl(code: Int, message: String)
+
+    /// `true` for failures worth retrying later: `timedOut`, `partialBody`, `connectionFailed`.
+    public var isTransient: Bool {
+        switch self {
+        case .timedOut, .partialBody, .connectionFailed:
+            return true
+        default:
+            return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let why):
+            return "invalid URL: \(why)"
+        case .unsupportedScheme(let why):
+            return "unsupported scheme: \(why)"
+        case .tooManyRedirects:
+            return "too many redirects"
+        case .timedOut(let why):
+            return "timed out: \(why)"
+        case .bodyTooLarge(let limit):
+            return "body larger than \(limit) bytes"
+        case .partialBody(let received, let expected):
+            if let expected {
+                return "body cut short after \(received) of \(expected) bytes"
+            }
+            return "body cut short after \(received) bytes"
+        case .connectionFailed(let why):
+            return "connection failed: \(why)"
+        case .file(let path, let code):
+            return "cannot write \(path): \(errnoDescription(code)) (errno \(code))"
+        case .invalidRequest(let why):
+            return "invalid request: \(why)"
+        case .engineShutDown:
+            return "HTTP engine is shut down"
+        case .curl(let code, let message):
+            return "libcurl error \(code): \(message)"
+        }
+    }
+}

@@ -1,0 +1,66 @@
+/// A single HTTP transfer to run on an `HTTPEngine`.
+///
+/// Only `http` and `https` URLs are accepted, for the initial request and for every redirect.
+public struct HTTPRequest: Sendable {
+    /// The request method.
+    public enum Method: String, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
+
+    /// Where the response body goes.
+    public enum Destination: Sendable, Equatable {
+        /// Collected into `HTTPResponse.body`.
+        case memory
+        /// Streamed into the file at `path` when the final status is 2xx. The file is created
+        /// (`O_CREAT|O_TRUNC`, mode 0644) only once a 2xx response arrives, so a 304 or 404 leaves
+        /// an existing file at `path` untouched. On any failure or cancellation after it was
+        /// created, the file is unlinked.
+        case file(path: String)
+    }
+
+    /// The absolute `http://` or `https://` URL.
+    public var url: String
+    /// The method. Default `.get`.
+    public var method: Method = .get
+    /// Extra request headers, sent as given. Default none. Names and values must not contain CR or LF.
+    public var headers: [HTTPHeader] = []
+    /// The POST body (sent as-is; set a `Content-Type` header yourself). Default `nil`. Must be `nil` for GET.
+    public var body: [UInt8]? = nil
+    /// Where the body goes. Default `.memory`.
+    public var destination: Destination = .memory
+    /// The body cap in decoded bytes. Exceeding it fails with `HTTPError.bodyTooLarge`. Default 10 MiB.
+    public var maxBytes: Int64 = 10 << 20
+    /// `true` asks for compressed transfer (`Accept-Encoding: deflate, gzip, br, zstd`) and decodes
+    /// it; use it for JSON, not for images. Default `false`.
+    public var acceptEncoding: Bool = false
+    /// Connect timeout (DNS + TCP + TLS) in milliseconds. Default 10 000.
+    public var connectTimeoutMs: Int = 10_000
+    /// The transfer fails with `HTTPError.timedOut` when it is slower than `lowSpeedLimit` bytes per
+    /// second for `lowSpeedTimeSeconds` seconds. Defaults 1024 B/s for 15 s.
+    public var lowSpeedLimit: Int = 1024
+    /// See `lowSpeedLimit`. Default 15.
+    public var lowSpeedTimeSeconds: Int = 15
+    /// A cap on the whole transfer in milliseconds. Default `nil` (no cap).
+    public var totalTimeoutMs: Int? = nil
+    /// File destination: `fsync` the file before closing it on success. Default `false`.
+    public var fsync: Bool = false
+    /// `true` returns every header of the final response in `HTTPResponse.headers`; `false`
+    /// (default) returns only `HTTPResponse.standardHeaderNames`, which is cheaper.
+    public var allResponseHeaders: Bool = false
+
+    /// Creates a request; other properties take their defaults.
+    public init(
+        url: String,
+        method: Method = .get,
+        headers: [HTTPHeader] = [],
+        body: [UInt8]? = nil,
+        destination: Destination = .memory
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.destination = destination
+    }
+}

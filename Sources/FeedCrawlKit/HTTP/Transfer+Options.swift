@@ -1,0 +1,82 @@
+import CCurl
+
+/// Engine-wide settings applied to every transfer.
+struct TransferDefaults: Sendable {
+    var userAgent: String
+    var caInfo: String?
+}
+
+extension Transfer {
+    /// Sets every option for this request on `easy` (a fresh or reset handle).
+    /// Returns the first failing `CURLcode`, or `CURLE_OK`.
+    func configure(_ easy: EasyHandle, defaults: TransferDefaults) -> CURLcode {
+        let h = easy.curl
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        var rc = CURLE_OK
+        func check(_ r: CURLcode) {
+            if rc == CURLE_OK && r != CURLE_OK { rc = r }
+        }
+        easy.errorBuffer[0] = 0
+        check(fc_setopt_ptr(h, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(easy.errorBuffer)))
+        check(fc_setopt_ptr(h, CURLOPT_PRIVATE, context))
+        check(fc_setopt_writefn(h, transferWriteCallback))
+        check(fc_setopt_ptr(h, CURLOPT_WRITEDATA, context))
+        check(fc_setopt_long(h, CURLOPT_NOSIGNAL, 1))
+        check(fc_setopt_str(h, CURLOPT_PROTOCOLS_STR, "http,https"))
+        check(fc_setopt_str(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        check(fc_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1))
+        check(fc_setopt_long(h, CURLOPT_MAXREDIRS, 5))
+        check(fc_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, max(1, request.connectTimeoutMs)))
+        check(fc_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, max(0, request.lowSpeedLimit)))
+        check(fc_setopt_long(h, CURLOPT_LOW_SPEED_TIME, max(0, request.lowSpeedTimeSeconds)))
+        if let total = request.totalTimeoutMs {
+            check(fc_setopt_long(h, CURLOPT_TIMEOUT_MS, max(1, total)))
+        }
+        check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
+        if request.isHTTPS {
+            // https: wait for ALPN to tell whether the connection can multiplex (h2) rather than
+            // opening a parallel one. Not for http: there libcurl keeps the waiting transfers
+            // pending until some other transfer *finishes* (7.88), stalling them behind slow ones.
+            check(fc_setopt_long(h, CURLOPT_PIPEWAIT, 1))
+        }
+        check(fc_setopt_str(h, CURLOPT_USERAGENT, defaults.userAgent))
+        if let caInfo = defaults.caInfo {
+            check(fc_setopt_str(h, CURLOPT_CAINFO, caInfo))
+        }
+        if request.acceptEncoding {
+            check(fc_setopt_str(h, CURLOPT_ACCEPT_ENCODING, ""))
+        }
+        if !request.headers.isEmpty {
+            for header in request.headers {
+                // "Name:" with an empty value would make curl drop the header; "Name;" sends it empty.
+                let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+                guard let list = curl_slist_append(headerList, line) else {
+                    check(CURLE_OUT_OF_MEMORY)
+                    break
+                }
+                headerList = list
+            }
+            check(fc_setopt_slist(h, CURLOPT_HTTPHEADER, headerList))
+        }
+        if request.method == .post {
+            let body = request.body ?? []
+            check(fc_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+            body.withUnsafeBytes { raw in
+                // COPYPOSTFIELDS copies the bytes; an empty body still needs a valid pointer.
+                let empty: StaticString = ""
+                let pointer = raw.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+                check(fc_setopt_ptr(h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer)))
+            }
+        }
+        check(fc_setopt_str(h, CURLOPT_URL, request.url))
+        return rc
+    }
+
+    /// Frees the request header list (only after `curl_multi_remove_handle`).
+    func freeHeaderList() {
+        if let list = headerList {
+            curl_slist_free_all(list)
+            headerList = nil
+        }
+    }
+}

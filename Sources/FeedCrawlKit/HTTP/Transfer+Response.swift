@@ -1,0 +1,72 @@
+import CCurl
+
+extension Transfer {
+    /// Builds the response of a transfer that finished with `CURLE_OK`. Copies every string out of
+    /// the handle, so call it before `curl_easy_reset`.
+    func makeResponse(_ easy: EasyHandle) -> HTTPResponse {
+        let h = easy.curl
+        var status = 0
+        fc_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        var redirects = 0
+        fc_getinfo_long(h, CURLINFO_REDIRECT_COUNT, &redirects)
+        var urlPointer: UnsafePointer<CChar>?
+        fc_getinfo_str(h, CURLINFO_EFFECTIVE_URL, &urlPointer)
+        let effectiveURL = redirects == 0 ? request.url : (urlPointer.map { String(cString: $0) } ?? request.url)
+
+        let headers = request.allResponseHeaders ? allHeaders(h) : standardHeaders(h)
+        var response = HTTPResponse(
+            status: status,
+            headers: headers,
+            body: body,
+            bytesReceived: bytesReceived,
+            effectiveURL: effectiveURL,
+            redirectCount: redirects
+        )
+        body = []
+        if let value = response.header("retry-after") {
+            response.retryAfterSeconds = retryAfter(value, easy: h)
+        }
+        return response
+    }
+
+    /// The announced body length (`Content-Length`), if any.
+    func expectedLength(_ easy: EasyHandle) -> Int64? {
+        var length: curl_off_t = -1
+        fc_getinfo_off(easy.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        return length >= 0 ? Int64(length) : nil
+    }
+
+    private func standardHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {
+        var result: [HTTPHeader] = []
+        result.reserveCapacity(4)
+        var header: UnsafeMutablePointer<curl_header>?
+        for name in HTTPResponse.standardHeaderNames {
+            guard curl_easy_header(h, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+                  let value = header?.pointee.value
+            else { continue }
+            result.append(HTTPHeader(name: name, value: String(cString: value)))
+        }
+        return result
+    }
+
+    private func allHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {
+        var result: [HTTPHeader] = []
+        var previous: UnsafeMutablePointer<curl_header>?
+        while let header = curl_easy_nextheader(h, UInt32(CURLH_HEADER), -1, previous) {
+            previous = header
+            guard let name = header.pointee.name, let value = header.pointee.value else { continue }
+            result.append(HTTPHeader(name: String(cString: name).lowercased(), value: String(cString: value)))
+        }
+        return result
+    }
+
+    /// `Retry-After` as seconds: the numeric form directly, the HTTP-date form via curl.
+    private func retryAfter(_ value: String, easy h: UnsafeMutableRawPointer) -> Int? {
+        if let seconds = Int(value) {
+            return seconds >= 0 ? seconds : nil
+        }
+        var seconds: curl_off_t = 0
+        guard fc_getinfo_off(h, CURLINFO_RETRY_AFTER, &seconds) == CURLE_OK, seconds > 0 else { return nil }
+        return Int(seconds)
+    }
+}

@@ -1,0 +1,174 @@
+import CCurl
+import Glibc
+
+/// What the loop hands back to `HTTPEngine.perform` for a completed transfer.
+struct CompletedTransfer: Sendable {
+    var response: HTTPResponse
+    /// File destination with a 2xx status: the file still to finish (fsync, close), on the caller's
+    /// thread so the loop thread never blocks on it. `fd` is -1 when no body byte arrived yet.
+    var pendingFile: PendingFile?
+}
+
+/// A 2xx body file that still needs `fsync` (optional) and `close`.
+struct PendingFile: Sendable {
+    var fd: Int32
+    var path: String
+    var fsync: Bool
+
+    /// Creates the file if needed, syncs and closes it. On failure unlinks it.
+    func finish() throws(HTTPError) {
+        var fd = self.fd
+        if fd < 0 {
+            fd = openDestination(path)
+            if fd < 0 { throw .file(path: path, errno: errno) }
+        }
+        if self.fsync && Glibc.fsync(fd) != 0 {
+            let code = errno
+            close(fd)
+            unlink(path)
+            throw .file(path: path, errno: code)
+        }
+        if close(fd) != 0 && errno != EINTR {
+            let code = errno
+            unlink(path)
+            throw .file(path: path, errno: code)
+        }
+    }
+}
+
+/// Opens (creating or truncating) a body file: `O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC`, mode 0644.
+func openDestination(_ path: String) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+}
+
+/// One request's state while it runs on the engine.
+///
+/// `cancelRequested` and `submitted` are guarded by the engine loop's lock. Everything else is
+/// confined to the loop thread once the transfer was submitted (callbacks run there too).
+final class Transfer: @unchecked Sendable {
+    /// Where body bytes go, decided at the first body byte from the final status.
+    enum Sink {
+        case undecided
+        case memory
+        case file
+        /// A file destination with a non-2xx status: keep a short excerpt, write nothing.
+        case excerpt
+    }
+
+    /// Longest error excerpt kept for a non-2xx response to a file destination.
+    static let excerptLimit = 4096
+
+    let request: HTTPRequest
+
+    // Guarded by the loop lock.
+    var cancelRequested = false
+    var submitted = false
+
+    // Loop thread only.
+    var continuation: CheckedContinuation<CompletedTransfer, any Error>?
+    var easy: EasyHandle?
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Index in the loop's `active` array, or -1 when not in the multi handle.
+    var activeIndex = -1
+    var sink = Sink.undecided
+    var body: [UInt8] = []
+    var bytesReceived: Int64 = 0
+    var fd: Int32 = -1
+    /// A failure the write callback noted before making curl abort (cap exceeded, file error).
+    var failure: HTTPError?
+
+    init(request: HTTPRequest) {
+        self.request = request
+    }
+
+    /// The write callback's body: cap, then route the bytes. Returns the bytes consumed; anything
+    /// but `chunk.count` makes curl abort with `CURLE_WRITE_ERROR`.
+    func receive(_ chunk: UnsafeRawBufferPointer) -> Int {
+        if sink == .undecided {
+            decideSink()
+            if failure != nil { return 0 }
+        }
+        let n = chunk.count
+        if bytesReceived + Int64(n) > request.maxBytes {
+            failure = .bodyTooLarge(limit: request.maxBytes)
+            return 0
+        }
+        bytesReceived += Int64(n)
+        switch sink {
+        case .memory:
+            body.append(contentsOf: chunk)
+        case .file:
+            return writeAll(chunk) ? n : 0
+        case .excerpt:
+            let room = Transfer.excerptLimit - body.count
+            if room > 0 {
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk.prefix(room)))
+            }
+        case .undecided:
+            return 0
+        }
+        return n
+    }
+
+    private func decideSink() {
+        guard let easy else { return }
+        switch request.destination {
+        case .memory:
+            sink = .memory
+            var length: curl_off_t = -1
+            fc_getinfo_off(easy.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+            if length > 0 && Int64(length) <= request.maxBytes && !request.acceptEncoding {
+                body.reserveCapacity(Int(length))
+            }
+        case .file(let path):
+            var status = 0
+            fc_getinfo_long(easy.curl, CURLINFO_RESPONSE_CODE, &status)
+            guard (200...299).contains(status) else {
+                sink = .excerpt
+                return
+            }
+            sink = .file
+            fd = openDestination(path)
+            if fd < 0 {
+                failure = .file(path: path, errno: errno)
+            }
+        }
+    }
+
+    private func writeAll(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        guard var p = chunk.baseAddress else { return true }
+        var left = chunk.count
+        while left > 0 {
+            let w = write(fd, p, left)
+            if w < 0 {
+                if errno == EINTR { continue }
+                if case .file(let path) = request.destination {
+                    failure = .file(path: path, errno: errno)
+                }
+                return false
+            }
+            p += w
+            left -= w
+        }
+        return true
+    }
+
+    /// Closes and unlinks a body file this transfer created (after a failure or cancellation).
+    func discardFile() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+        if case .file(let path) = request.destination {
+            unlink(path)
+        }
+    }
+}
+
+/// libcurl's write callback. `context` is the unretained `Transfer` (kept alive by the loop).
+let transferWriteCallback: curl_write_callback = { data, size, count, context in
+    let n = size &* count
+    guard n > 0 else { return 0 }
+    guard let data, let context else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.receive(UnsafeRawBufferPointer(start: data, count: n))
+}

@@ -1,0 +1,142 @@
+import DemoFeed
+import Testing
+@testable import FeedCrawlKit
+
+@Suite("HTTPEngine failures")
+struct HTTPEngineFailureTests {
+    static let body = patternBytes(100_000, seed: 7)
+
+    /// Paths pick the fault: /stall, /slow, /chunked, /endless, /big, /truncated, /reset, /close, /exact.
+    static let handler: HTTPServer.Handler = { req in
+        switch req.path {
+        case "/stall": return ServerResponse(body: .stall)
+        case "/slow": return ServerResponse(body: .bytes([1, 2, 3]), delayMs: 3000)
+        case "/chunked": return ServerResponse(body: .chunked(body, chunkSize: 4096))
+        case "/endless": return ServerResponse(body: .endless(chunkSize: 8192))
+        case "/big": return ServerResponse(body: .bytes(body))
+        case "/truncated": return ServerResponse(body: .truncated(Array(body[0..<5000]), sendBytes: 1000))
+        case "/reset": return ServerResponse(body: .reset)
+        case "/close": return ServerResponse(body: .closeDelimited(body))
+        default: return .text("not found", status: 404)
+        }
+    }
+
+    @Test func lowSpeedTimeoutOnAStalledBody() async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                var request = HTTPRequest(url: server.baseURL + "/stall")
+                request.lowSpeedLimit = 100
+                request.lowSpeedTimeSeconds = 1
+                let start = ContinuousClock.now
+                let error = await catchHTTPError { try await engine.perform(request) }
+                guard case .timedOut = error else {
+                    Issue.record("expected timedOut, got \(String(describing: error))")
+                    return
+                }
+                #expect(error?.isTransient == true)
+                #expect(ContinuousClock.now - start < .seconds(10))
+            }
+        }
+    }
+
+    @Test func totalTimeout() async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                var request = HTTPRequest(url: server.baseURL + "/slow")
+                request.totalTimeoutMs = 300
+                let start = ContinuousClock.now
+                let error = await catchHTTPError { try await engine.perform(request) }
+                guard case .timedOut = error else {
+                    Issue.record("expected timedOut, got \(String(describing: error))")
+                    return
+                }
+                #expect(ContinuousClock.now - start < .milliseconds(2500))
+            }
+        }
+    }
+
+    @Test(arguments: ["/chunked", "/endless", "/big", "/close"])
+    func bodyCapIsEnforced(path: String) async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                var request = HTTPRequest(url: server.baseURL + path)
+                request.maxBytes = 50_000
+                request.totalTimeoutMs = 20_000  // a missing cap fails instead of hanging
+                await expectHTTPError(.bodyTooLarge(limit: 50_000)) { try await engine.perform(request) }
+            }
+        }
+    }
+
+    @Test(arguments: ["/chunked", "/big", "/close"])
+    func bodyExactlyAtTheCapIsAccepted(path: String) async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                var request = HTTPRequest(url: server.baseURL + path)
+                request.maxBytes = Int64(Self.body.count)
+                let r = try await engine.perform(request)
+                #expect(r.body == Self.body)
+            }
+        }
+    }
+
+    @Test func truncatedBodyIsPartial() async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                await expectHTTPError(.partialBody(received: 1000, expected: 5000)) {
+                    try await engine.perform(HTTPRequest(url: server.baseURL + "/truncated"))
+                }
+            }
+        }
+    }
+
+    @Test func resetBeforeResponseIsAConnectionFailure() async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                let error = await catchHTTPError {
+                    try await engine.perform(HTTPRequest(url: server.baseURL + "/reset"))
+                }
+                guard case .connectionFailed = error else {
+                    Issue.record("expected connectionFailed, got \(String(describing: error))")
+                    return
+                }
+                #expect(error?.isTransient == true)
+            }
+        }
+    }
+
+    @Test func refusedConnection() async throws {
+        let server = try HTTPServer(handler: Self.handler)
+        let url = server.baseURL + "/gone"
+        server.stop()
+        try await HTTPEngine.withEngine { engine in
+            let error = await catchHTTPError { try await engine.perform(HTTPRequest(url: url)) }
+            guard case .connectionFailed = error else {
+                Issue.record("expected connectionFailed, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test(arguments: ["not a url", "http://", "http:///path", "127.0.0.1/x", "http//x", "", "http://a b/"])
+    func malformedURLsAreInvalid(url: String) async throws {
+        try await HTTPEngine.withEngine { engine in
+            let error = await catchHTTPError { try await engine.perform(HTTPRequest(url: url)) }
+            guard case .invalidURL = error else {
+                Issue.record("expected invalidURL, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test func headerInjectionIsRejected() async throws {
+        try await HTTPEngine.withEngine { engine in
+            let bad = HTTPRequest(url: "http://127.0.0.1:1/",
+                                  headers: [HTTPHeader(name: "X-A", value: "1\r\nX-Injected: 2")])
+            let error = await catchHTTPError { try await engine.perform(bad) }
+            guard case .invalidRequest = error else {
+                Issue.record("expected invalidRequest, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+}

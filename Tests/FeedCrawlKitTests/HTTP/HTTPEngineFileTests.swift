@@ -1,0 +1,137 @@
+import DemoFeed
+import Glibc
+import Testing
+@testable import FeedCrawlKit
+
+@Suite("HTTPEngine file destination")
+struct HTTPEngineFileTests {
+    static let body = patternBytes(300_000, seed: 3)
+
+    static let handler: HTTPServer.Handler = { req in
+        switch req.path {
+        case "/img": return ServerResponse(headers: [("Content-Type", "image/png")], body: .bytes(body))
+        case "/chunked": return ServerResponse(body: .chunked(body, chunkSize: 10_000))
+        case "/empty": return ServerResponse(status: 200)
+        case "/missing": return .text(String(repeating: "e", count: 10_000), status: 404)
+        case "/cached": return ServerResponse(status: 304, headers: [("ETag", "\"x\"")])
+        case "/truncated": return ServerResponse(body: .truncated(body, sendBytes: 100_000))
+        case "/drip": return ServerResponse(body: .drip(body, bytesPerSecond: 20_000))
+        default: return .text("?", status: 400)
+        }
+    }
+
+    @Test(arguments: ["/img", "/chunked"])
+    func bodyIsStreamedIntoTheFile(path: String) async throws {
+        let tmp = try TempDir()
+        defer { tmp.remove() }
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                var request = HTTPRequest(url: server.baseURL + path, destination: .file(path: tmp.file("a.png")))
+                request.fsync = true
+                let r = try await engine.perform(request)
+                #expect(r.status == 200)
+                #expect(r.body.isEmpty)
+                #expect(r.bytesReceived == Int64(Self.body.count))
+                #expect(readFile(tmp.file("a.png")) == Self.body)
+            }
+        }
+    }
+
+    @Test func emptyBodyCreatesAnEmptyFile() async throws {
+        let tmp = try TempDir()
+        defer { tmp.remove() }
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                let r = try await engine.perform(HTTPRequest(url: server.baseURL + "/empty",
+                                                             destination: .file(path: tmp.file("e"))))
+                #expect(r.status == 200)
+                #expect(readFile(tmp.file("e")) == [])
+            }
+        }
+    }
+
+    @Test func non2xxKeepsAnExcerptAndWritesNoFile() async throws {
+        let tmp = try TempDir()
+        defer { tmp.remove() }
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                let r = try await engine.perform(HTTPRequest(url: server.baseURL + "/missing",
+                                                             destination: .file(path: tmp.file("m"))))
+                #expect(r.status == 404)
+                #expect(r.body.count == 4096)
+                #expect(r.body.allSatisfy { $0 == UInt8(ascii: "e") })
+                #expect(r.bytesReceived == 10_000)
+                #expect(!fileExists(tmp.file("m")))
+            }
+        }
+    }
+
+    @Test func notModifiedLeavesAnExistingFileAlone() async throws {
+        let tmp = try TempDir()
+        defer { tmp.remove() }
+        writeFile(tmp.file("c"), [9, 9, 9])
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                let r = try await engine.perform(HTTPRequest(url: server.baseURL + "/cached",
+                                                             destination: .file(path: tmp.file("c"))))
+                #expect(r.status == 304)
+                #expect(readFile(tmp.file("c")) == [9, 9, 9])
+            }
+        }
+    }
+
+    @Test func failedTransfersLeaveNoFile() async throws {
+        let tmp = try TempDir()
+        defer { tmp.remove() }
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                await expectHTTPError(.partialBody(received: 100_000, expected: Int64(Self.body.count))) {
+                    try await engine.perform(HTTPRequest(url: server.baseURL + "/truncated",
+                                                         destination: .file(path: tmp.file("t"))))
+                }
+                var capped = HTTPRequest(url: server.baseURL + "/chunked", destination: .file(path: tmp.file("c")))
+                capped.maxBytes = 50_000
+                await expectHTTPError(.bodyTooLarge(limit: 50_000)) { try await engine.perform(capped) }
+            }
+        }
+        #expect(tmp.entries().isEmpty)
+    }
+
+    @Test func unwritableDestinationIsAFileError() async throws {
+        let tmp = try TempDir()
+        defer { tmp.remove() }
+        let path = tmp.file("no-such-dir/x")
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                await expectHTTPError(.file(path: path, errno: ENOENT)) {
+                    try await engine.perform(HTTPRequest(url: server.baseURL + "/img", destination: .file(path: path)))
+                }
+                await expectHTTPError(.file(path: path, errno: ENOENT)) {
+                    try await engine.perform(HTTPRequest(url: server.baseURL + "/empty", destination: .file(path: path)))
+                }
+            }
+        }
+    }
+
+    @Test func cancellationMidBodyUnlinksThePartialFile() async throws {
+        let tmp = try TempDir()
+        defer { tmp.remove() }
+        let path = tmp.file("d")
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                let task = Task {
+                    try await engine.perform(HTTPRequest(url: server.baseURL + "/drip", destination: .file(path: path)))
+                }
+                // The file appears once the first body bytes arrived.
+                #expect(await waitUntil { fileExists(path) })
+                task.cancel()
+                let result = await task.result
+                guard case .failure(let error) = result, error is CancellationError else {
+                    Issue.record("expected CancellationError, got \(result)")
+                    return
+                }
+                #expect(!fileExists(path))
+            }
+        }
+    }
+}
