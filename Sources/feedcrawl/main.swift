@@ -31,6 +31,12 @@ if options.usesDemoFeed {
         demo = server
         configuration = options.crawlConfiguration(
             demoPixabayURL: server.pixabayURL, demoLaunchesURL: server.launchesURL)
+        // Each run's demo server has a new port: cache its images under a port-free name.
+        configuration.cacheIdentity = { url in
+            let loopback = "http://127.0.0.1:"
+            guard url.hasPrefix(loopback) else { return url }
+            return "demo-feed:" + url.dropFirst(loopback.count).drop { $0 != "/" }
+        }
         Console.err("""
             feedcrawl: no feed configured, so crawling the built-in demo feed at \(server.baseURL) (loopback only).
             feedcrawl: for real feeds use --pixabay-url URL (key in PIXABAY_KEY) and/or --launches-url URL; see --help.
@@ -82,6 +88,6 @@ var status = ExitStatus.success.rawValue
 if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
 if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
 if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
-let signal = signals.firstSignal
-if signal != 0 { status = max(status, SignalWatcher.status(for: signal)) }
+let receivedSignal = signals.firstSignal
+if receivedSignal != 0 { status = max(status, SignalWatcher.status(for: receivedSignal)) }
 exit(status)

@@ -27,6 +27,11 @@ public struct CrawlConfiguration: Sendable {
     /// A transfer slower than 1 KiB/s for this many seconds fails; default 15.
     public var lowSpeedTimeSeconds: Int = 15
 
+    /// The text an image URL is cached under (its cache file name is a hash of it); default the
+    /// URL itself. The demo feed maps its per-run loopback origin to a stable one, so reruns
+    /// find their cache.
+    public var cacheIdentity: @Sendable (String) -> String = { $0 }
+
     public init(outDirectory: String = "output", sources: [SourceConfiguration] = []) {
         self.outDirectory = outDirectory
         self.sources = sources

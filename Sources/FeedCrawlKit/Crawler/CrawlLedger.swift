@@ -42,7 +42,11 @@ final class CrawlLedger: @unchecked Sendable {
             for token in tokens where token >= 0 && token < items.count && !resolved[token] {
                 resolved[token] = true
                 apply(outcome, to: &items[token])
-                journal?.append(items[token])
+                do {
+                    try journal?.append(items[token])
+                } catch {
+                    noteJournalErrorLocked(error)
+                }
             }
             flushIfDueLocked()
         }
@@ -96,10 +100,13 @@ final class CrawlLedger: @unchecked Sendable {
         do {
             try journal.flush()
         } catch {
-            if journalError == nil {
-                journalError = "\(error)"
-                events(.warning(source: "", message: "journal: \(error)"))
-            }
+            noteJournalErrorLocked(error)
         }
+    }
+
+    private func noteJournalErrorLocked(_ error: any Error) {
+        guard journalError == nil else { return }
+        journalError = "journal: \(error)"
+        events(.warning(source: "", message: "journal: \(error)"))
     }
 }

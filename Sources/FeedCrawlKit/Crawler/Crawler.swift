@@ -58,7 +58,7 @@ public final class Crawler: Sendable {
 
         let journal = try? Journal(path: layout.journalPath)
         let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
-        let cached = Self.cachedImages(previous.items)
+        let cached = Self.cachedImages(previous.items, identity: configuration.cacheIdentity)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
         defer { engine.shutdown() }
@@ -81,11 +81,12 @@ public final class Crawler: Sendable {
                 events(.imageFinished(url: "", status: outcome.status, bytes: outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
             })
         let ttl = configuration.ttlSeconds
+        let identity = configuration.cacheIdentity
         let emit: @Sendable (Int, [FeedItem]) async -> Void = { page, items in
             for item in items {
                 let token = ledger.register(item)
                 await Self.schedule(item, token: token, page: page, queue: queue, ledger: ledger,
-                                    cached: cached, layout: layout, ttl: ttl)
+                                    cached: cached, identity: identity, layout: layout, ttl: ttl)
             }
         }
         let feedFetcher = FeedFetcher(
@@ -156,7 +157,7 @@ public final class Crawler: Sendable {
     /// Gives the item its outcome now (no image, unusable, fresh in the cache) or queues its image.
     private static func schedule(
         _ item: FeedItem, token: Int, page: Int, queue: PrefetchQueue<ImageOutcome>, ledger: CrawlLedger,
-        cached: [String: CachedImage], layout: CacheLayout, ttl: Double
+        cached: [String: CachedImage], identity: (String) -> String, layout: CacheLayout, ttl: Double
     ) async {
         if let problem = item.problem {
             ledger.resolve([token], with: ImageOutcome(status: .rejected, error: problem))
@@ -166,7 +167,7 @@ public final class Crawler: Sendable {
             ledger.resolve([token], with: ImageOutcome(status: .noImage))
             return
         }
-        if let record = cached[url], -record.fetchedAt.timeIntervalSinceNow < ttl,
+        if let record = cached[identity(url)], -record.fetchedAt.timeIntervalSinceNow < ttl,
             layout.fileExists(relativePath: record.file)
         {
             ledger.resolve([token], with: record.outcome(.fresh))
@@ -199,12 +200,15 @@ public final class Crawler: Sendable {
     }
 
     /// The newest cache record for each image URL.
-    static func cachedImages(_ items: [ManifestItem]) -> [String: CachedImage] {
+    static func cachedImages(
+        _ items: [ManifestItem], identity: (String) -> String
+    ) -> [String: CachedImage] {
         var cached: [String: CachedImage] = [:]
         for item in items {
             guard let url = item.imageURL, let record = CachedImage(item: item) else { continue }
-            if let existing = cached[url], existing.fetchedAt >= record.fetchedAt { continue }
-            cached[url] = record
+            let key = identity(url)
+            if let existing = cached[key], existing.fetchedAt >= record.fetchedAt { continue }
+            cached[key] = record
         }
         return cached
     }

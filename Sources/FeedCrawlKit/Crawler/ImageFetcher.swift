@@ -12,6 +12,7 @@ final class ImageFetcher: Sendable {
     let connectTimeoutMs: Int
     let lowSpeedTimeSeconds: Int
     let cached: [String: CachedImage]
+    let identity: @Sendable (String) -> String
     let events: @Sendable (CrawlEvent) -> Void
 
     init(
@@ -25,6 +26,7 @@ final class ImageFetcher: Sendable {
         self.connectTimeoutMs = configuration.connectTimeoutMs
         self.lowSpeedTimeSeconds = configuration.lowSpeedTimeSeconds
         self.cached = cached
+        self.identity = configuration.cacheIdentity
         self.events = events
     }
 
@@ -62,10 +64,10 @@ final class ImageFetcher: Sendable {
     }
 
     private func attemptFetch(_ url: String) async -> Attempt {
-        let previous = cached[url].flatMap { record in
+        let previous = cached[identity(url)].flatMap { record in
             layout.fileExists(relativePath: record.file) ? record : nil
         }
-        let temporary = layout.temporaryPath(forURL: url)
+        let temporary = layout.temporaryPath(forURL: identity(url))
         var request = HTTPRequest(url: url, destination: .file(path: temporary))
         request.maxBytes = maxBytes
         request.fsync = true
@@ -102,7 +104,7 @@ final class ImageFetcher: Sendable {
             }
             return .done(ImageOutcome(status: .failed, error: reason))
         }
-        return store(url: url, temporary: temporary, response: response, replacing: cached[url])
+        return store(url: url, temporary: temporary, response: response, replacing: cached[identity(url)])
     }
 
     private func classify(_ error: HTTPError) -> Attempt {
@@ -142,7 +144,7 @@ final class ImageFetcher: Sendable {
             unlink(temporary)
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
-            let relative = CacheLayout.relativePath(forURL: url, format: info.format)
+            let relative = CacheLayout.relativePath(forURL: identity(url), format: info.format)
             let final = layout.absolutePath(relative)
             guard rename(temporary, final) == 0 else {
                 let code = errno

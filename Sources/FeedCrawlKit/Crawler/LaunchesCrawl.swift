@@ -8,7 +8,7 @@ struct LaunchesCrawl: Sendable {
 
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
-        var pager = LaunchPager(maxPages: config.pages)
+        var pager = LaunchPager(pageLimit: config.pages)
         var cursor: String? = nil
         var number = 1
         guard config.pages > 0 else { return report }
@@ -21,7 +21,7 @@ struct LaunchesCrawl: Sendable {
                 let response = try await fetcher.fetch(request)
                 let page: LaunchesPage
                 do {
-                    if case .failure(let reason) = FeedResponseCheck.check(
+                    if case .error(let reason) = FeedResponseCheck.check(
                         status: 200, contentType: response.contentType, body: response.body, redactor: redactor)
                     {
                         throw FeedFetcher.Failure(description: "HTTP \(response.status), \(reason)")
@@ -35,7 +35,7 @@ struct LaunchesCrawl: Sendable {
                 for error in page.errors { report.warnings.append("page \(number): \(error.message)") }
                 let step = pager.accept(page)
                 report.pages += 1
-                let fresh = pager.lastNewItems
+                let fresh = pager.newItems
                 report.items += fresh.count
                 await emit(number, fresh)
                 switch step {

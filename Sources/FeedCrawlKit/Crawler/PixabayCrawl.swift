@@ -80,8 +80,8 @@ struct PixabayCrawl: Sendable {
         switch FeedResponseCheck.check(
             status: response.status, contentType: response.contentType, body: response.body, redactor: redactor)
         {
-        case .failure(let reason): return .problem(reason)
-        case .success: break
+        case .error(let reason): return .problem(reason)
+        case .json: break
         }
         do {
             return .page(try PixabayPage.decode(response.body, page: number))

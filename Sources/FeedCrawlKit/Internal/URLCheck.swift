@@ -13,8 +13,15 @@ enum URLCheck {
 
     /// The host part of an http(s) URL, lowercased (empty when there is none).
     static func host(of url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "" }
-        let rest = url[schemeEnd.upperBound...]
+        let lower = url.lowercased()
+        let rest: Substring
+        if lower.hasPrefix("http://") {
+            rest = url.dropFirst(7)
+        } else if lower.hasPrefix("https://") {
+            rest = url.dropFirst(8)
+        } else {
+            return ""
+        }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let hostPort = authority.split(separator: "@").last.map(String.init) ?? ""
         if hostPort.hasPrefix("[") {

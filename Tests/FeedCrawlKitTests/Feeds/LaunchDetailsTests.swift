@@ -3,13 +3,13 @@ import Testing
 
 @Suite struct LaunchDetailsTests {
     @Test func capturedPartialSelection() throws {
-        let detail = try LaunchDetails.decode(LaunchesFixtures.detailPartial.bytes)
+        let detail = try LaunchDetailResponse.decode(LaunchesFixtures.detailPartial.bytes)
         #expect(detail == LaunchDetail(id: "83", site: "CCAFS SLC 40", missionName: "Amos-17",
                                        largePatchURL: "https://images2.imgbox.com/a0/ab/XUoByiuR_o.png"))
     }
 
     @Test func fullAnswerWithNullPatch() throws {
-        let detail = try #require(try LaunchDetails.decode(LaunchesFixtures.detailFull.bytes))
+        let detail = try #require(try LaunchDetailResponse.decode(LaunchesFixtures.detailFull.bytes))
         #expect(detail.id == "108")
         #expect(detail.largePatchURL == nil)
         #expect(detail.rocketName == "Falcon 9")
@@ -19,19 +19,19 @@ import Testing
     }
 
     @Test func unknownIDIsNil() throws {
-        #expect(try LaunchDetails.decode(LaunchesFixtures.detailUnknownID.bytes) == nil)
+        #expect(try LaunchDetailResponse.decode(LaunchesFixtures.detailUnknownID.bytes) == nil)
     }
 
     @Test func errorsWithNullLaunchThrow() {
         let failure = #expect(throws: GraphQLFailure.self) {
-            try LaunchDetails.decode(#"{"errors":[{"message":"Launch not found"}],"data":{"launch":null}}"#.bytes)
+            try LaunchDetailResponse.decode(#"{"errors":[{"message":"Launch not found"}],"data":{"launch":null}}"#.bytes)
         }
         #expect(failure?.messages == ["Launch not found"])
     }
 
     @Test func errorsAlongsideALaunchAreKept() throws {
         let body = #"{"errors":[{"message":"rocket failed","path":["launch","rocket"]}],"data":{"launch":{"id":7,"rocket":null}}}"#
-        let detail = try #require(try LaunchDetails.decode(body.bytes))
+        let detail = try #require(try LaunchDetailResponse.decode(body.bytes))
         #expect(detail.id == "7")
         #expect(detail.rocketName == nil)
         #expect(detail.errors.map(\.message) == ["rocket failed"])
@@ -45,7 +45,7 @@ import Testing
     ])
     func shapeErrors(body: String, reason: String) {
         let error = #expect(throws: FeedDecodeError.self) {
-            try LaunchDetails.decode(body.bytes)
+            try LaunchDetailResponse.decode(body.bytes)
         }
         #expect(error?.reason == "launch details: \(reason)")
     }

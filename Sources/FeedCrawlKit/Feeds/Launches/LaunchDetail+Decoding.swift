@@ -40,7 +40,7 @@ public struct LaunchDetail: Sendable, Equatable {
 }
 
 /// Decoder for `LaunchDetails` responses `{"data":{"launch":{…}|null}}`.
-public enum LaunchDetails {
+public enum LaunchDetailResponse {
     /// Decodes a response body.
     ///
     /// - `data.launch` null without errors → `nil` (unknown id on the hosted server).
