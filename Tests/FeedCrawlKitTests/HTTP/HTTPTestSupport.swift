@@ -112,7 +112,3 @@ func catchHTTPError(
     }
     return nil
 }
-
-extension String {
-    var bytes: [UInt8] { Array(utf8) }
-}
