@@ -68,11 +68,17 @@ extension CurlLoop {
             if revents & Int32(POLLIN | POLLHUP) != 0 { bits |= CURL_CSELECT_IN }
             if revents & Int32(POLLOUT) != 0 { bits |= CURL_CSELECT_OUT }
             if revents & Int32(POLLERR | POLLNVAL) != 0 { bits |= CURL_CSELECT_ERR }
-            ready.append((pollFDs[i].fd, bits))
+            // POLLNVAL: not an open descriptor (closed without CURL_POLL_REMOVE); -1 marks it.
+            ready.append((pollFDs[i].fd, revents & Int32(POLLNVAL) != 0 ? -1 : bits))
         }
         var running: Int32 = 0
         for (socket, bits) in ready {
-            curl_multi_socket_action(multi, socket, bits, &running)
+            if bits < 0 {
+                // Stop watching it, or every poll would return at once.
+                watch(socket: socket, what: CURL_POLL_REMOVE)
+            } else {
+                curl_multi_socket_action(multi, socket, bits, &running)
+            }
         }
     }
 

@@ -1,6 +1,9 @@
 import CCurl
 
+/// Transfer bookkeeping on the loop thread: start, finish, abort, recycle handles.
 extension CurlLoop {
+    /// Configures a pooled (or new) easy handle for `transfer` and adds it to the multi handle;
+    /// resumes the transfer with an error when that fails.
     func begin(_ transfer: Transfer) {
         guard let easy = pool.popLast() ?? EasyHandle.make() else {
             transfer.resume(throwing: HTTPError.curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
@@ -26,6 +29,7 @@ extension CurlLoop {
         active.append(transfer)
     }
 
+    /// Completes every transfer libcurl reports done (`CURLMSG_DONE`).
     func collectFinished() {
         var queued: Int32 = 0
         while let message = curl_multi_info_read(multi, &queued) {

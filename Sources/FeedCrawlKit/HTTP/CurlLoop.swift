@@ -36,7 +36,7 @@ final class CurlLoop: @unchecked Sendable {
     var pollFDs: [pollfd] = []
     /// Index into `pollFDs` by socket number, -1 when not watched.
     var slotBySocket: [Int] = []
-    /// Scratch list of (socket, CURL_CSELECT_* bits) ready after a poll.
+    /// Scratch list of (socket, CURL_CSELECT_* bits or -1 for POLLNVAL) ready after a poll.
     var ready: [(Int32, Int32)] = []
 
     init(configuration: HTTPEngine.Configuration) throws(HTTPError) {
