@@ -1,7 +1,9 @@
 /// A small blocking HTTP/1.1 server on POSIX sockets (one thread per connection), for loopback
-/// tests and the demo feed. Supports keep-alive, `Connection: close`, Content-Length request
-/// bodies (limit 1 MiB → 413), request heads up to 64 KiB (→ 431), and fault-injecting
-/// response bodies (see `ServerResponse.Body`).
+/// tests and the demo feed. Supports keep-alive and pipelining, `Connection: close`, HEAD,
+/// Content-Length request bodies (limit 1 MiB → 413; chunked request bodies → 501), request
+/// heads up to 64 KiB (→ 431), `Expect: 100-continue`, and fault-injecting response bodies
+/// (see `ServerResponse.Body`). Writes Date, Content-Length/Transfer-Encoding and a default
+/// Content-Type (application/octet-stream) when the handler gives none.
 public final class HTTPServer: @unchecked Sendable {
     /// Answers one request; runs on the connection's own thread and may block.
     public typealias Handler = @Sendable (ServerRequest) -> ServerResponse

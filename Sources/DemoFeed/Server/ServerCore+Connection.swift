@@ -35,7 +35,9 @@ extension ServerCore {
                 let handlerWantsClose = response.header("connection")?.lowercased().contains("close") ?? false
                 let closing = clientWantsClose || handlerWantsClose
                     || ResponseWriter.bodyForcesClose(response.body)
-                if !send(response, on: fd, closing: closing, http10: http10) || closing { return }
+                if !send(response, on: fd, closing: closing, http10: http10, headOnly: request.method == "HEAD") || closing {
+                    return
+                }
             }
         }
     }
@@ -100,11 +102,17 @@ extension ServerCore {
     }
 
     /// Sends a response; false when the connection is unusable afterwards.
-    private func send(_ response: ServerResponse, on fd: Int32, closing: Bool, http10: Bool) -> Bool {
+    /// `headOnly` (HEAD requests): the head as for GET, no body.
+    private func send(_ response: ServerResponse, on fd: Int32, closing: Bool, http10: Bool,
+                      headOnly: Bool = false) -> Bool {
         if response.delayMs > 0, Socket.waitForHangup(fd, ms: response.delayMs) { return false }
         if isStopped { return false }
         let head = ResponseWriter.head(for: response, closing: closing, http10: http10, now: HTTPDate.now())
         let bodyless = ResponseWriter.isBodyless(response.status)
+        if headOnly {
+            if case .reset = response.body { return false }
+            return Socket.sendAll(fd, head)
+        }
         switch response.body {
         case .bytes(let bytes):
             return Socket.sendAll(fd, bodyless ? head : head + bytes)

@@ -36,6 +36,17 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func headSendsHeadersOnly() async throws {
+        try await withHTTPServer(handler: { _ in .text("twelve bytes") }) { server in
+            let c = try RawClient(port: server.port)
+            try c.request("HEAD", "/h")
+            let head = try c.readHead()
+            #expect(head.header("content-length") == "12")
+            try c.request("GET", "/h") // the connection stays in sync
+            #expect(try c.readResponse().text == "twelve bytes")
+        }
+    }
+
     @Test func connectionCloseIsHonoured() async throws {
         try await withHTTPServer(handler: Self.echo) { server in
             let c = try RawClient(port: server.port)
