@@ -4,6 +4,7 @@
 /* Typed wrappers for libcurl's variadic functions, which Swift cannot call. */
 
 #include <curl/curl.h>
+#include <sys/prctl.h>
 
 static inline CURLcode fc_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode fc_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
@@ -21,6 +22,11 @@ static inline CURLcode fc_getinfo_str(CURL *h, CURLINFO i, const char **o) { ret
 static inline CURLcode fc_getinfo_ptr(CURL *h, CURLINFO i, void **o) { return curl_easy_getinfo(h, i, o); }
 
 static inline CURLMcode fc_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+static inline CURLMcode fc_multi_setopt_ptr(CURLM *m, CURLMoption o, void *v) { return curl_multi_setopt(m, o, v); }
+static inline CURLMcode fc_multi_setopt_socketfn(CURLM *m, curl_socket_callback f) { return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f); }
+
+/* Names the calling thread (shown by top -H, /proc/self/task/N/comm); prctl is variadic. */
+static inline int fc_set_thread_name(const char *name) { return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
 static inline curl_version_info_data *fc_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
 

@@ -1,10 +1,13 @@
 import CCurl
 import Glibc
 
-/// One `CURLM` multi handle driven by one dedicated thread.
+/// One `CURLM` multi handle driven by one dedicated thread with libcurl's socket interface
+/// (`curl_multi_socket_action`): the loop `poll`s exactly the sockets libcurl asks for plus a
+/// wake-up pipe, and tells libcurl which sockets are ready, so only those transfers run
+/// (`curl_multi_perform` would run, and `poll`, every transfer on every wake-up).
 ///
-/// Other threads only append commands to a locked inbox and call `curl_multi_wakeup`; every
-/// other curl call, every callback and every continuation resume happens on the loop thread.
+/// Other threads only append commands to a locked inbox and write a byte into the wake-up pipe;
+/// every curl call, every callback and every continuation resume happens on the loop thread.
 final class CurlLoop: @unchecked Sendable {
     enum Command {
         case add(Transfer)
@@ -12,34 +15,62 @@ final class CurlLoop: @unchecked Sendable {
         case shutdown
     }
 
-    private let lock = Lock()
+    let lock = Lock()
     // Guarded by `lock`.
     private var inbox: [Command] = []
     private var closed = false
-    private var openedConnections = 0
+    var openedConnections = 0
     private var thread: pthread_t?
 
     // Loop thread only (set up before the thread starts).
-    private let multi: UnsafeMutableRawPointer
-    private let defaults: TransferDefaults
-    private let poolLimit: Int
-    private var active: [Transfer] = []
-    private var pool: [EasyHandle] = []
+    let multi: UnsafeMutableRawPointer
+    let defaults: TransferDefaults
+    let poolLimit: Int
+    /// Read and write ends of the wake-up pipe (non-blocking).
+    let wakeRead: Int32
+    let wakeWrite: Int32
+    var active: [Transfer] = []
+    var pool: [EasyHandle] = []
     private var batch: [Command] = []
+    /// `pollFDs[0]` is the wake-up pipe; the rest are the sockets libcurl asked to watch.
+    var pollFDs: [pollfd] = []
+    /// Index into `pollFDs` by socket number, -1 when not watched.
+    var slotBySocket: [Int] = []
+    /// Scratch list of (socket, CURL_CSELECT_* bits or -1 for POLLNVAL) ready after a poll.
+    var ready: [(Int32, Int32)] = []
 
     init(configuration: HTTPEngine.Configuration) throws(HTTPError) {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            throw .curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "pipe failed: \(errnoDescription(errno))")
+        }
+        for fd in pipeEnds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
         guard let multi = curl_multi_init() else {
+            close(pipeEnds[0])
+            close(pipeEnds[1])
             throw .curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_multi_init failed")
         }
         self.multi = multi
+        wakeRead = pipeEnds[0]
+        wakeWrite = pipeEnds[1]
         let concurrency = max(1, configuration.maxConcurrentTransfers)
-        // Idle connections beyond MAXCONNECTS are closed between a remove and the next add.
-        fc_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(8, 2 * concurrency))
         defaults = TransferDefaults(userAgent: configuration.userAgent, caInfo: configuration.caInfo)
         poolLimit = concurrency + 4
         active.reserveCapacity(concurrency)
         inbox.reserveCapacity(concurrency)
         batch.reserveCapacity(concurrency)
+        pollFDs.reserveCapacity(2 * concurrency + 1)
+        pollFDs.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+        // Idle connections beyond MAXCONNECTS are closed between a remove and the next add.
+        fc_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(8, 2 * concurrency))
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        fc_multi_setopt_socketfn(multi, curlSocketCallback)
+        fc_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, context)
+        // No timer callback: the loop asks curl_multi_timeout each round instead, which cannot
+        // miss a timer the way a stored deadline can.
     }
 
     /// Starts the loop thread.
@@ -54,7 +85,7 @@ final class CurlLoop: @unchecked Sendable {
         }, context)
         guard rc == 0 else {
             Unmanaged<CurlLoop>.fromOpaque(context).release()
-            curl_multi_cleanup(multi)
+            releaseResources()
             throw .curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "cannot start the HTTP thread: \(errnoDescription(rc))")
         }
         lock.withLock { thread = tid }
@@ -114,21 +145,23 @@ final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    /// Appends a command; wakes the loop if the inbox was empty (a non-empty inbox already has a
-    /// pending wake-up). Called with `lock` held, and never after `closed`, so the multi handle
-    /// is alive.
+    /// Appends a command and wakes the loop if the inbox was empty (a non-empty inbox already has
+    /// a wake-up byte on its way). Called with `lock` held and never after `closed`, so the pipe
+    /// is open.
     private func enqueueLocked(_ command: Command) {
         let wasEmpty = inbox.isEmpty
         inbox.append(command)
         if wasEmpty {
-            curl_multi_wakeup(multi)
+            var byte: UInt8 = 1
+            // A full pipe (EAGAIN) already guarantees a wake-up.
+            _ = write(wakeWrite, &byte, 1)
         }
     }
 
     // MARK: Loop thread
 
     private func run() {
-        var running: Int32 = 0
+        _ = fc_set_thread_name("curl-loop")
         var stopping = false
         while !stopping {
             lock.withLock { swap(&inbox, &batch) }
@@ -141,132 +174,22 @@ final class CurlLoop: @unchecked Sendable {
             }
             batch.removeAll(keepingCapacity: true)
             if stopping { break }
-            curl_multi_perform(multi, &running)
+            let curlTimeout = runDueTimers()
             collectFinished()
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            waitForEvents(timeoutMs: curlTimeout < 0 ? 1000 : min(curlTimeout, 1000))
         }
         while let transfer = active.last {
             abort(transfer, with: CancellationError())
         }
+        releaseResources()
+    }
+
+    /// Frees the pooled handles, the multi handle and the pipe (loop thread, at exit).
+    private func releaseResources() {
         for easy in pool { easy.destroy() }
         pool.removeAll()
         curl_multi_cleanup(multi)
-    }
-
-    private func begin(_ transfer: Transfer) {
-        guard let easy = pool.popLast() ?? EasyHandle.make() else {
-            transfer.resume(throwing: HTTPError.curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
-            return
-        }
-        transfer.easy = easy
-        let rc = transfer.configure(easy, defaults: defaults)
-        if rc != CURLE_OK {
-            let error = HTTPError.fromCurl(code: rc.rawValue, message: easy.errorMessage(rc), recorded: nil,
-                                           bytesReceived: 0, expected: nil, maxBytes: transfer.request.maxBytes)
-            release(transfer)
-            transfer.resume(throwing: error)
-            return
-        }
-        let mrc = curl_multi_add_handle(multi, easy.curl)
-        if mrc != CURLM_OK {
-            release(transfer)
-            let message = String(cString: curl_multi_strerror(mrc))
-            transfer.resume(throwing: HTTPError.curl(code: Int(mrc.rawValue), message: message))
-            return
-        }
-        transfer.activeIndex = active.count
-        active.append(transfer)
-    }
-
-    private func collectFinished() {
-        var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
-            let result = message.pointee.data.result
-            var context: UnsafeMutableRawPointer?
-            guard fc_getinfo_ptr(handle, CURLINFO_PRIVATE, &context) == CURLE_OK, let context else { continue }
-            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-            finish(transfer, result: result)
-        }
-    }
-
-    private func finish(_ transfer: Transfer, result: CURLcode) {
-        guard let easy = transfer.easy, transfer.activeIndex >= 0 else { return }
-        var connects = 0
-        fc_getinfo_long(easy.curl, CURLINFO_NUM_CONNECTS, &connects)
-        if connects > 0 {
-            lock.withLock { openedConnections += connects }
-        }
-        if result == CURLE_OK {
-            let response = transfer.makeResponse(easy)
-            var pending: PendingFile?
-            if case .file(let path) = transfer.request.destination, response.isSuccess {
-                pending = PendingFile(fd: transfer.fd, path: path, fsync: transfer.request.fsync)
-                transfer.fd = -1
-            }
-            detach(transfer)
-            transfer.resume(returning: CompletedTransfer(response: response, pendingFile: pending))
-        } else {
-            let error = HTTPError.fromCurl(
-                code: result.rawValue, message: easy.errorMessage(result), recorded: transfer.failure,
-                bytesReceived: transfer.bytesReceived, expected: transfer.expectedLength(easy),
-                maxBytes: transfer.request.maxBytes)
-            detach(transfer)
-            transfer.discardFile()
-            transfer.resume(throwing: error)
-        }
-    }
-
-    /// Removes an active transfer from the multi handle, discards its file and resumes it with
-    /// `error`. Does nothing for a transfer that is not active (finished, or never started).
-    private func abort(_ transfer: Transfer, with error: any Error) {
-        guard transfer.activeIndex >= 0 else { return }
-        detach(transfer)
-        transfer.discardFile()
-        transfer.resume(throwing: error)
-    }
-
-    /// Removes the transfer from the multi handle and the active table, and recycles its handle.
-    private func detach(_ transfer: Transfer) {
-        if let easy = transfer.easy {
-            curl_multi_remove_handle(multi, easy.curl)
-        }
-        let index = transfer.activeIndex
-        if index >= 0 {
-            let last = active.removeLast()
-            if index < active.count {
-                active[index] = last
-                last.activeIndex = index
-            }
-            transfer.activeIndex = -1
-        }
-        release(transfer)
-    }
-
-    /// Frees the header list and returns the easy handle to the pool (after remove_handle).
-    private func release(_ transfer: Transfer) {
-        transfer.freeHeaderList()
-        guard let easy = transfer.easy else { return }
-        transfer.easy = nil
-        easy.reset()
-        if pool.count < poolLimit {
-            pool.append(easy)
-        } else {
-            easy.destroy()
-        }
-    }
-}
-
-extension Transfer {
-    /// Resumes the waiting task exactly once (loop thread only).
-    func resume(returning value: CompletedTransfer) {
-        continuation?.resume(returning: value)
-        continuation = nil
-    }
-
-    /// Resumes the waiting task exactly once with an error (loop thread only).
-    func resume(throwing error: any Error) {
-        continuation?.resume(throwing: error)
-        continuation = nil
+        close(wakeRead)
+        close(wakeWrite)
     }
 }

@@ -117,6 +117,24 @@ struct HTTPEngineFailureTests {
         }
     }
 
+    /// The plain server waits for a request head that a TLS ClientHello never completes, so the
+    /// handshake runs into the connect timeout.
+    @Test func tlsHandshakeIsBoundByTheConnectTimeout() async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                var request = HTTPRequest(url: "https://127.0.0.1:\(server.port)/big")
+                request.connectTimeoutMs = 300
+                let start = ContinuousClock.now
+                let error = await catchHTTPError { try await engine.perform(request) }
+                guard case .timedOut = error else {
+                    Issue.record("expected timedOut, got \(String(describing: error))")
+                    return
+                }
+                #expect(ContinuousClock.now - start < .seconds(3))
+            }
+        }
+    }
+
     @Test(arguments: ["not a url", "http://", "http:///path", "127.0.0.1/x", "http//x", "", "http://a b/"])
     func malformedURLsAreInvalid(url: String) async throws {
         try await HTTPEngine.withEngine { engine in

@@ -39,6 +39,34 @@ struct HTTPEngineLifecycleTests {
         }
     }
 
+    @Test func cancellingHalfOfManyTransfers() async throws {
+        try await withHTTPServer(handler: Self.handler) { server in
+            try await HTTPEngine.withEngine { engine in
+                let tasks = (0..<40).map { _ in
+                    Task { try await engine.perform(HTTPRequest(url: server.baseURL + "/wait")) }
+                }
+                #expect(await waitUntil { server.requestCount >= 20 })
+                for (i, task) in tasks.enumerated() where i % 2 == 0 { task.cancel() }
+                var cancelled = 0, succeeded = 0
+                for (i, task) in tasks.enumerated() {
+                    switch await task.result {
+                    case .success(let r):
+                        #expect(r.body == patternBytes(5000))
+                        succeeded += 1
+                    case .failure(let error):
+                        #expect(error is CancellationError)
+                        #expect(i % 2 == 0)
+                        cancelled += 1
+                    }
+                }
+                #expect(succeeded >= 20)
+                #expect(cancelled + succeeded == 40)
+                let after = try await engine.perform(HTTPRequest(url: server.baseURL + "/n/7"))
+                #expect(after.body == "7".bytes)
+            }
+        }
+    }
+
     @Test func alreadyCancelledTaskThrowsAtOnce() async throws {
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in

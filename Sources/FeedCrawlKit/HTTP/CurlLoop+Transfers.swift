@@ -1,0 +1,124 @@
+import CCurl
+
+/// Transfer bookkeeping on the loop thread: start, finish, abort, recycle handles.
+extension CurlLoop {
+    /// Configures a pooled (or new) easy handle for `transfer` and adds it to the multi handle;
+    /// resumes the transfer with an error when that fails.
+    func begin(_ transfer: Transfer) {
+        guard let easy = pool.popLast() ?? EasyHandle.make() else {
+            transfer.resume(throwing: HTTPError.curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
+            return
+        }
+        transfer.easy = easy
+        let rc = transfer.configure(easy, defaults: defaults)
+        if rc != CURLE_OK {
+            let error = HTTPError.fromCurl(code: rc.rawValue, message: easy.errorMessage(rc), recorded: nil,
+                                           bytesReceived: 0, expected: nil, maxBytes: transfer.request.maxBytes)
+            release(transfer)
+            transfer.resume(throwing: error)
+            return
+        }
+        let mrc = curl_multi_add_handle(multi, easy.curl)
+        if mrc != CURLM_OK {
+            release(transfer)
+            let message = String(cString: curl_multi_strerror(mrc))
+            transfer.resume(throwing: HTTPError.curl(code: Int(mrc.rawValue), message: message))
+            return
+        }
+        transfer.activeIndex = active.count
+        active.append(transfer)
+    }
+
+    /// Completes every transfer libcurl reports done (`CURLMSG_DONE`).
+    func collectFinished() {
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+            let result = message.pointee.data.result
+            var context: UnsafeMutableRawPointer?
+            guard fc_getinfo_ptr(handle, CURLINFO_PRIVATE, &context) == CURLE_OK, let context else { continue }
+            let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+            finish(transfer, result: result)
+        }
+    }
+
+    private func finish(_ transfer: Transfer, result: CURLcode) {
+        guard let easy = transfer.easy, transfer.activeIndex >= 0 else { return }
+        var connects = 0
+        fc_getinfo_long(easy.curl, CURLINFO_NUM_CONNECTS, &connects)
+        if connects > 0 {
+            lock.withLock { openedConnections += connects }
+        }
+        if result == CURLE_OK {
+            let response = transfer.makeResponse(easy)
+            var pending: PendingFile?
+            if case .file(let path) = transfer.request.destination, response.isSuccess {
+                pending = PendingFile(fd: transfer.fd, path: path, fsync: transfer.request.fsync)
+                transfer.fd = -1
+            }
+            detach(transfer)
+            transfer.resume(returning: CompletedTransfer(response: response, pendingFile: pending))
+        } else {
+            let error = HTTPError.fromCurl(
+                code: result.rawValue, message: easy.errorMessage(result), recorded: transfer.failure,
+                bytesReceived: transfer.bytesReceived, expected: transfer.expectedLength(easy),
+                maxBytes: transfer.request.maxBytes)
+            detach(transfer)
+            transfer.discardFile()
+            transfer.resume(throwing: error)
+        }
+    }
+
+    /// Removes an active transfer from the multi handle, discards its file and resumes it with
+    /// `error`. Does nothing for a transfer that is not active (finished, or never started).
+    func abort(_ transfer: Transfer, with error: any Error) {
+        guard transfer.activeIndex >= 0 else { return }
+        detach(transfer)
+        transfer.discardFile()
+        transfer.resume(throwing: error)
+    }
+
+    /// Removes the transfer from the multi handle and the active table, and recycles its handle.
+    private func detach(_ transfer: Transfer) {
+        if let easy = transfer.easy {
+            curl_multi_remove_handle(multi, easy.curl)
+        }
+        let index = transfer.activeIndex
+        if index >= 0 {
+            let last = active.removeLast()
+            if index < active.count {
+                active[index] = last
+                last.activeIndex = index
+            }
+            transfer.activeIndex = -1
+        }
+        release(transfer)
+    }
+
+    /// Frees the header list and returns the easy handle to the pool (after remove_handle).
+    private func release(_ transfer: Transfer) {
+        transfer.freeHeaderList()
+        guard let easy = transfer.easy else { return }
+        transfer.easy = nil
+        easy.reset()
+        if pool.count < poolLimit {
+            pool.append(easy)
+        } else {
+            easy.destroy()
+        }
+    }
+}
+
+extension Transfer {
+    /// Resumes the waiting task exactly once (loop thread only).
+    func resume(returning value: CompletedTransfer) {
+        continuation?.resume(returning: value)
+        continuation = nil
+    }
+
+    /// Resumes the waiting task exactly once with an error (loop thread only).
+    func resume(throwing error: any Error) {
+        continuation?.resume(throwing: error)
+        continuation = nil
+    }
+}
