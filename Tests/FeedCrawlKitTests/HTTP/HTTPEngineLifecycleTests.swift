@@ -29,7 +29,8 @@ struct HTTPEngineLifecycleTests {
                     Issue.record("expected CancellationError, got \(result)")
                     return
                 }
-                #expect(elapsed < .milliseconds(500))
+                // The stalled response never ends: a bound far below the test limit proves the cancel.
+                #expect(elapsed < .seconds(5))
                 for task in others {
                     let r = try await task.value
                     #expect(r.status == 200)
