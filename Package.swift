@@ -6,6 +6,12 @@ let package = Package(
     products: [
         .executable(name: "feedcrawl", targets: ["feedcrawl"]),
         .library(name: "FeedCrawlKit", targets: ["FeedCrawlKit"]),
+        .executable(name: "FuzzImageSniffer", targets: ["FuzzImageSniffer"]),
+        .executable(name: "FuzzPixabayPage", targets: ["FuzzPixabayPage"]),
+        .executable(name: "FuzzLaunchesPage", targets: ["FuzzLaunchesPage"]),
+        .executable(name: "FuzzArrayPage", targets: ["FuzzArrayPage"]),
+        .executable(name: "FuzzManifest", targets: ["FuzzManifest"]),
+        .executable(name: "FuzzHeaders", targets: ["FuzzHeaders"]),
     ],
     targets: [
         .systemLibrary(
@@ -38,6 +44,15 @@ let package = Package(
             name: "feedcrawlTests",
             dependencies: ["FeedCrawlKit", "DemoFeed"]
         ),
+        // libFuzzer targets (scripts/fuzz builds each alone with -sanitize=fuzzer -DFUZZING);
+        // a normal build makes them replayers of the files named on their command line.
+        .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit"], path: "Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzImageSniffer", dependencies: ["FeedCrawlKit", "FuzzSupport"], path: "Fuzz/FuzzImageSniffer"),
+        .executableTarget(name: "FuzzPixabayPage", dependencies: ["FeedCrawlKit", "FuzzSupport"], path: "Fuzz/FuzzPixabayPage"),
+        .executableTarget(name: "FuzzLaunchesPage", dependencies: ["FeedCrawlKit", "FuzzSupport"], path: "Fuzz/FuzzLaunchesPage"),
+        .executableTarget(name: "FuzzArrayPage", dependencies: ["FeedCrawlKit", "FuzzSupport"], path: "Fuzz/FuzzArrayPage"),
+        .executableTarget(name: "FuzzManifest", dependencies: ["FeedCrawlKit", "FuzzSupport"], path: "Fuzz/FuzzManifest"),
+        .executableTarget(name: "FuzzHeaders", dependencies: ["FeedCrawlKit", "DemoFeed", "FuzzSupport"], path: "Fuzz/FuzzHeaders"),
     ],
     swiftLanguageModes: [.v6]
 )
