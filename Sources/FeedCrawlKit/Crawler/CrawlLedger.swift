@@ -41,7 +41,7 @@ final class CrawlLedger: @unchecked Sendable {
         lock.withLock {
             for token in tokens where token >= 0 && token < items.count && !resolved[token] {
                 resolved[token] = true
-                apply(outcome, to: &items[token])
+                apply(outcome.bounded(), to: &items[token])
                 do {
                     try journal?.append(items[token])
                 } catch {

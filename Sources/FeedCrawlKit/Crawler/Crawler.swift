@@ -48,6 +48,7 @@ public final class Crawler: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
 
+        CrawlStorage.removeLeftoverReserve(layout)
         let previous = try loadPrevious(layout)
         do {
             try layout.createFanOutDirectories()
@@ -55,6 +56,7 @@ public final class Crawler: Sendable {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
         layout.removeTemporaryFiles()
+        let storage = try Self.makeStorage(layout, events: events)
 
         let journal = try? Journal(path: layout.journalPath)
         let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
@@ -68,7 +70,8 @@ public final class Crawler: Sendable {
         }
         let redactor = SecretRedactor(secrets: secrets)
         let fetcher = ImageFetcher(
-            engine: engine, layout: layout, configuration: configuration, cached: cached, events: events)
+            engine: engine, layout: layout, configuration: configuration, cached: cached, events: events,
+            storage: storage)
         let events = self.events
         let queue = PrefetchQueue<ImageOutcome>(
             limits: .init(
@@ -83,6 +86,8 @@ public final class Crawler: Sendable {
         let ttl = configuration.ttlSeconds
         let identity = configuration.cacheIdentity
         let emit: @Sendable (Int, [FeedItem]) async -> Void = { page, items in
+            // A full device: the page is not recorded and its source stops (see CrawlStorage).
+            guard storage.admit(items) else { return withUnsafeCurrentTask { $0?.cancel() } }
             for item in items {
                 let token = ledger.register(item)
                 await Self.schedule(item, token: token, page: page, queue: queue, ledger: ledger,
@@ -140,7 +145,8 @@ public final class Crawler: Sendable {
             sources: reports.map {
                 RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
             })
-        var storageProblem = ledger.journalProblem
+        var storageProblem = storage.problem ?? ledger.journalProblem
+        storage.releaseForFinalWrite()
         do {
             try ManifestStore.save(manifest, path: layout.manifestPath)
             try? Journal.remove(path: layout.journalPath)

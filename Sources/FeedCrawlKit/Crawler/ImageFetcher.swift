@@ -14,10 +14,12 @@ final class ImageFetcher: Sendable {
     let cached: [String: CachedImage]
     let identity: @Sendable (String) -> String
     let events: @Sendable (CrawlEvent) -> Void
+    let storage: CrawlStorage?
 
     init(
         engine: HTTPEngine, layout: CacheLayout, configuration: CrawlConfiguration,
-        cached: [String: CachedImage], events: @escaping @Sendable (CrawlEvent) -> Void
+        cached: [String: CachedImage], events: @escaping @Sendable (CrawlEvent) -> Void,
+        storage: CrawlStorage? = nil
     ) {
         self.engine = engine
         self.layout = layout
@@ -28,12 +30,16 @@ final class ImageFetcher: Sendable {
         self.cached = cached
         self.identity = configuration.cacheIdentity
         self.events = events
+        self.storage = storage
     }
 
     /// Fetches `url`, retrying transient failures.
     func fetch(_ url: String) async -> ImageOutcome {
-        guard URLCheck.isHTTP(url) else {
-            return ImageOutcome(status: .rejected, error: "unsupported URL scheme")
+        if let problem = URLCheck.problem(url) {
+            return ImageOutcome(status: .rejected, error: problem)
+        }
+        if let error = storage?.itemError {
+            return ImageOutcome(status: .failed, error: error)
         }
         var attempt = 1
         while true {
@@ -85,6 +91,7 @@ final class ImageFetcher: Sendable {
         } catch is CancellationError {
             return .done(ImageOutcome(status: .cancelled, error: "cancelled"))
         } catch let error as HTTPError {
+            if case .file(let path, let code) = error { storage?.noteWriteFailure(path: path, code: code) }
             return classify(error)
         } catch {
             return .done(ImageOutcome(status: .failed, error: "\(error)"))

@@ -137,6 +137,10 @@ final class Transfer: @unchecked Sendable {
 
     private func writeAll(_ chunk: UnsafeRawBufferPointer) -> Bool {
         guard var p = chunk.baseAddress else { return true }
+        if case .file(let path) = request.destination, let code = WriteFaults.check(path: path, count: chunk.count) {
+            failure = .file(path: path, errno: code)
+            return false
+        }
         var left = chunk.count
         while left > 0 {
             let w = write(fd, p, left)

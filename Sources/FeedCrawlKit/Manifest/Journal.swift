@@ -155,6 +155,9 @@ public final class Journal: @unchecked Sendable {
     private func writeBuffer() throws(FileSystemError) {
         var written = 0
         defer { buffer.removeFirst(written) }
+        if let code = WriteFaults.check(path: path, count: buffer.count) {
+            throw FileSystemError("write", path: path, code: code)
+        }
         while written < buffer.count {
             let n = buffer.withUnsafeBytes { raw in
                 Glibc.write(fd, raw.baseAddress! + written, raw.count - written)

@@ -18,6 +18,9 @@ public enum FileIO {
     /// `path` only labels errors.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) {
         guard var p = bytes.baseAddress else { return }
+        if let code = WriteFaults.check(path: path, count: bytes.count) {
+            throw FileSystemError("write", path: path, code: code)
+        }
         var left = bytes.count
         while left > 0 {
             let n = Glibc.write(fd, p, left)

@@ -1,0 +1,72 @@
+import Glibc
+import Synchronization
+
+/// Injected write failures, so tests can drive the disk-full path (ENOSPC) through the real
+/// code without filling a real disk or mounting anything.
+///
+/// Every place feedcrawl writes file bytes asks `check(path:count:)` first: the HTTP engine's
+/// body files, `FileIO.writeAll` (the manifest's atomic writes), the journal and the manifest
+/// reserve. A fault is armed for one directory and applies only to paths under it, so tests
+/// running in parallel in one process do not see each other's faults. When no fault is armed
+/// (always, outside tests) the check is one relaxed atomic load.
+///
+/// Chosen over a mount-only test because it is deterministic, needs no privileges, and reaches
+/// every write site, also those a small tmpfs fills in an unpredictable order.
+enum WriteFaults {
+    /// A simulated device under `directory`: `budget` bytes may still be written, then every
+    /// write fails with `code`.
+    private struct Fault {
+        var directory: String
+        var budget: Int64
+        var code: Int32
+    }
+
+    private static let armedCount = Atomic<Int>(0)
+    private static let faults = Locked<[Fault]>([])
+
+    /// Lets `allowBytes` more bytes be written under `directory`, then fails every write there
+    /// with `code` (default ENOSPC) until `disarm(directory:)`.
+    static func arm(directory: String, allowBytes: Int64, code: Int32 = ENOSPC) {
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        faults.withLock { list in
+            list.removeAll { $0.directory == prefix }
+            list.append(Fault(directory: prefix, budget: max(0, allowBytes), code: code))
+            armedCount.store(list.count, ordering: .relaxed)
+        }
+    }
+
+    /// Removes the fault for `directory` ("space was freed").
+    static func disarm(directory: String) {
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        faults.withLock { list in
+            list.removeAll { $0.directory == prefix }
+            armedCount.store(list.count, ordering: .relaxed)
+        }
+    }
+
+    /// The errno a write of `count` bytes to `path` must fail with, or nil to go ahead.
+    /// A write that fits the remaining budget consumes it.
+    @inline(__always)
+    static func check(path: String, count: Int) -> Int32? {
+        guard armedCount.load(ordering: .relaxed) > 0 else { return nil }
+        return slowCheck(path: path, count: Int64(count))
+    }
+
+    /// Gives `count` bytes back to the fault covering `path` (a file there was deleted).
+    static func credit(path: String, count: Int64) {
+        guard armedCount.load(ordering: .relaxed) > 0, count > 0 else { return }
+        faults.withLock { list in
+            guard let index = list.firstIndex(where: { path.hasPrefix($0.directory) }) else { return }
+            list[index].budget += count
+        }
+    }
+
+    private static func slowCheck(path: String, count: Int64) -> Int32? {
+        faults.withLock { list in
+            guard let index = list.firstIndex(where: { path.hasPrefix($0.directory) }) else { return nil }
+            if list[index].budget < count { return list[index].code }
+            list[index].budget -= count
+            return nil
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import DemoFeed
+import FoundationEssentials
+import Glibc
+import Testing
+@testable import FeedCrawlKit
+
+/// Runs whole crawls in-process against a `DemoFeedServer` and checks what they leave in OUT.
+struct CrawlHarness {
+    let feed: DemoFeedServer
+    let out: String
+
+    /// A Pixabay source (and, with `launches`, the GraphQL source) of `feed`; fast retries.
+    func configuration(pages: Int = 1, perPage: Int = 20, launches: Bool = false) -> CrawlConfiguration {
+        var configuration = CrawlConfiguration(outDirectory: out, sources: [
+            .pixabay(PixabaySourceConfiguration(url: feed.pixabayURL, key: feed.apiKey, pages: pages, perPage: perPage)),
+        ])
+        if launches {
+            configuration.sources.append(.launches(LaunchesSourceConfiguration(url: feed.launchesURL, pages: pages)))
+        }
+        configuration.retries = 2
+        configuration.retryBaseDelay = 0.01
+        configuration.concurrency = 8
+        return configuration
+    }
+
+    func run(_ configuration: CrawlConfiguration) async throws -> CrawlReport {
+        try await Crawler(configuration: configuration).run()
+    }
+
+    /// The manifest on disk, decoded by the library.
+    func manifest() throws -> Manifest {
+        try ManifestStore.load(outDirectory: out)
+    }
+
+    /// The items of `manifest()` by id.
+    func itemsByID() throws -> [String: ManifestItem] {
+        Dictionary(try manifest().items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+/// Checks an output folder the way `feedcrawl manifest --verify` does (on branch `cache`; once
+/// it lands, the binary-level tests can call it instead): every file the manifest references
+/// exists, is a valid cache path and has the recorded size and SHA-256. Returns the problems.
+enum CacheCheck {
+    static func problems(out: String) -> [String] {
+        let manifest: Manifest
+        do {
+            manifest = try ManifestStore.load(outDirectory: out)
+        } catch {
+            return ["manifest does not load: \(error)"]
+        }
+        let layout = CacheLayout(outDirectory: out)
+        var problems: [String] = []
+        for item in manifest.items {
+            if [.downloaded, .fresh, .revalidated].contains(item.status), item.file == nil {
+                problems.append("\(item.id): \(item.status.rawValue) without a file")
+            }
+            guard let file = item.file else { continue }
+            guard CacheLayout.isValidRelativePath(file) else {
+                problems.append("\(item.id): invalid path \(file)")
+                continue
+            }
+            guard let bytes = readWholeFile(layout.absolutePath(file)) else {
+                problems.append("\(item.id): \(file) missing")
+                continue
+            }
+            if let size = item.bytes, size != Int64(bytes.count) {
+                problems.append("\(item.id): \(file) has \(bytes.count) bytes, manifest says \(size)")
+            }
+            if item.sha256 != SHA256.hex(bytes) {
+                problems.append("\(item.id): \(file) sha256 differs from the manifest")
+            }
+        }
+        return problems
+    }
+
+    /// Files an interrupted or failed run may leave and a finished one must not: `.part` files
+    /// anywhere under OUT, the manifest reserve, the journal.
+    static func leftovers(out: String) -> [String] {
+        var found: [String] = []
+        walk(out) { path in
+            let name = FileIO.fileName(of: path)
+            if name.hasSuffix(".part") || name == ManifestReserve.fileName || name == CacheLayout.journalFileName {
+                found.append(String(path.dropFirst(out.count + 1)))
+            }
+        }
+        return found
+    }
+
+    static func walk(_ path: String, _ body: (String) -> Void) {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            for name in TestDirectory.list(path) { walk(path + "/" + name, body) }
+        } else {
+            body(path)
+        }
+    }
+}
+
+func readWholeFile(_ path: String) -> [UInt8]? {
+    try? FileIO.read(path)
+}
