@@ -12,8 +12,11 @@ final class ScriptedFeed: @unchecked Sendable {
     /// this path, the path, the true image bytes and the origin's base URL. Nil serves the image
     /// plainly (Content-Length framing).
     typealias ImageScript = @Sendable (_ index: Int, _ attempt: Int, _ path: String, _ bytes: [UInt8], _ origin: String) -> ServerResponse?
-    /// Answers the page request: the page JSON (image URLs already pointing at the front).
-    typealias PageScript = @Sendable (_ json: [UInt8]) -> ServerResponse
+    /// Answers the page request: the page JSON (image URLs already pointing at the front) and
+    /// the front's base URL.
+    typealias PageScript = @Sendable (_ json: [UInt8], _ front: String) -> ServerResponse
+    /// Answers any other path (nil: 404).
+    typealias OtherScript = @Sendable (_ request: ServerRequest, _ front: String) -> ServerResponse?
 
     static let placeholder = "http://front.invalid"
 
@@ -26,7 +29,9 @@ final class ScriptedFeed: @unchecked Sendable {
     private let attempts = Locked<[String: [ContinuousClock.Instant]]>([:])
 
     /// Fetches page 1 (`perPage` hits) and its preview images from a fresh origin server.
-    init(perPage: Int, page: PageScript? = nil, image: @escaping ImageScript) async throws {
+    init(
+        perPage: Int, page: PageScript? = nil, other: OtherScript? = nil, image: @escaping ImageScript
+    ) async throws {
         let origin = try DemoFeedServer()
         self.origin = origin
         let query = PixabayQuery(baseURL: origin.pixabayURL, key: origin.apiKey, perPage: perPage)
@@ -58,10 +63,10 @@ final class ScriptedFeed: @unchecked Sendable {
             if request.path == "/api/" {
                 let body = Array(String(decoding: pageJSON, as: UTF8.self)
                     .replacing(Self.placeholder, with: host).utf8)
-                return page?(body) ?? .json(body)
+                return page?(body, host) ?? .json(body)
             }
             guard let bytes = images[request.path], let index = indexOfPath[request.path] else {
-                return .text("not scripted", status: 404)
+                return other?(request, host) ?? .text("not scripted", status: 404)
             }
             let attempt = attempts.withLock { all -> Int in
                 all[request.path, default: []].append(.now)

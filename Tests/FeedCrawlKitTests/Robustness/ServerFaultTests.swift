@@ -96,7 +96,7 @@ struct ServerFaultTests {
 
     @Test(arguments: ["gzip-chunked", "gzip-length", "chunked", "close"])
     func pagesArriveWhateverTheFraming(_ framing: String) async throws {
-        let feed = try await ScriptedFeed(perPage: 5, page: { json in
+        let feed = try await ScriptedFeed(perPage: 5, page: { json, _ in
             let gzipHeaders = [("Content-Type", "application/json"), ("Content-Encoding", "gzip")]
             switch framing {
             case "gzip-chunked": return ServerResponse(headers: gzipHeaders, body: .chunked(gzipStored(json), chunkSize: 100))
@@ -114,7 +114,7 @@ struct ServerFaultTests {
 
     @Test func aPageCutShortIsRetriedAndAnEndlessPageIsRefused() async throws {
         let seen = Locked(0)
-        let feed = try await ScriptedFeed(perPage: 4, page: { json in
+        let feed = try await ScriptedFeed(perPage: 4, page: { json, _ in
             let n = seen.withLock { $0 += 1; return $0 }
             let headers = [("Content-Type", "application/json")]
             return n == 1 ? ServerResponse(headers: headers, body: .truncated(json, sendBytes: json.count / 2))
@@ -125,7 +125,7 @@ struct ServerFaultTests {
         #expect(report.count(.downloaded) == 4)
         #expect(seen.withLock { $0 } == 2)
 
-        let endless = try await ScriptedFeed(perPage: 4, page: { _ in
+        let endless = try await ScriptedFeed(perPage: 4, page: { _, _ in
             ServerResponse(headers: [("Content-Type", "application/json")], body: .endless(chunkSize: 4096))
         }, image: { _, _, _, _, _ in nil })
         let other = TestDirectory()

@@ -1,0 +1,165 @@
+import DemoFeed
+import FoundationEssentials
+import Glibc
+import Testing
+@testable import FeedCrawlKit
+
+/// A feed page written by an attacker, next to ordinary items: every hostile item ends
+/// `rejected` or `failed` with a reason, nothing is written outside OUT, nothing outside OUT is
+/// read, the manifest holds no control character, and the good items of the page still arrive.
+@Suite("Hostile feed")
+struct HostileFeedTests {
+    /// One hostile hit: its id, its previewURL (`{front}` stands for the front server) and what
+    /// the scripted server answers on its path, if anything.
+    struct Hostile {
+        var id: String
+        var url: String
+        var title = "hostile"
+    }
+
+    static let secret = "feedcrawl-sentinel-" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    /// What the file outside OUT holds; must never show up inside OUT.
+    static let secretContent = "secret-content-" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    @Test func hostileItemsAreRefusedAndGoodOnesArrive() async throws {
+        let parent = TestDirectory()
+        let out = parent.file("out")
+        let secretPath = parent.file("secret.txt")
+        try AtomicFile.write(Array(Self.secretContent.utf8), to: secretPath)
+        let hostile: [Hostile] = [
+            Hostile(id: "file", url: "file://\(secretPath)"),
+            Hostile(id: "passwd", url: "file:///etc/passwd"),
+            Hostile(id: "ftp", url: "ftp://127.0.0.1/x.jpg"),
+            Hostile(id: "gopher", url: "gopher://127.0.0.1:70/1"),
+            Hostile(id: "data", url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"),
+            Hostile(id: "javascript", url: "javascript:alert(document.cookie)"),
+            Hostile(id: "long", url: "{front}/img/" + String(repeating: "a", count: 10_000) + ".jpg"),
+            Hostile(id: "to-file", url: "{front}/hostile/redirect-file.jpg"),
+            Hostile(id: "to-ftp", url: "{front}/hostile/redirect-ftp.jpg"),
+            Hostile(id: "loop", url: "{front}/hostile/loop.jpg"),
+            Hostile(id: "html", url: "{front}/hostile/page.html"),
+            Hostile(id: "html-as-jpeg", url: "{front}/hostile/html-as.jpg"),
+            Hostile(id: "endless", url: "{front}/hostile/endless.jpg"),
+            Hostile(id: "two-gigabytes", url: "{front}/hostile/huge.jpg"),
+            Hostile(id: "nul\u{0}id", url: "{front}/hostile/never-requested-1.jpg"),
+            Hostile(id: "line\nbreak", url: "{front}/hostile/never-requested-2.jpg"),
+            Hostile(id: "\u{1B}[31mred", url: "{front}/hostile/never-requested-3.jpg"),
+        ]
+        let good = 4
+        let paths = Locked<[String]>([])
+        let traversal = "../../../../../tmp/" + Self.secret
+        let escapes = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{0}title\r\nsecond line\u{9B}31m"
+        let secretPathForServer = secretPath
+        let feed = try await ScriptedFeed(perPage: good + 2, page: { _, front in
+            var hits: [String] = []
+            let real = paths.withLock { $0 }
+            for (index, path) in real.enumerated() {
+                let id = index == good ? Self.jsonString(traversal) : index == good + 1 ? "\"good-\(index)\"" : String(index + 1)
+                let title = index == good + 1 ? Self.jsonString(escapes) : "\"good\""
+                hits.append(#"{"id":\#(id),"tags":\#(title),"previewURL":\#(Self.jsonString(front + path))}"#)
+            }
+            for hostileItem in hostile {
+                let url = hostileItem.url.replacing("{front}", with: front)
+                hits.append(#"{"id":\#(Self.jsonString(hostileItem.id)),"tags":"hostile","previewURL":\#(Self.jsonString(url))}"#)
+            }
+            return .json(Array(#"{"total":\#(hits.count),"totalHits":\#(hits.count),"hits":[\#(hits.joined(separator: ","))]}"#.utf8))
+        }, other: { request, front in
+            let jpeg = [("Content-Type", "image/jpeg")]
+            let html = Array("<!DOCTYPE html><html><body>not an image</body></html>".utf8)
+            switch request.path {
+            case "/hostile/redirect-file.jpg": return ServerResponse(status: 302, headers: [("Location", "file://\(secretPathForServer)")])
+            case "/hostile/redirect-ftp.jpg": return ServerResponse(status: 301, headers: [("Location", "ftp://127.0.0.1/x.jpg")])
+            case "/hostile/loop.jpg": return ServerResponse(status: 302, headers: [("Location", front + "/hostile/loop.jpg")])
+            case "/hostile/page.html": return ServerResponse(headers: [("Content-Type", "text/html")], body: .bytes(html))
+            case "/hostile/html-as.jpg": return ServerResponse(headers: jpeg, body: .bytes(html))
+            case "/hostile/endless.jpg": return ServerResponse(headers: jpeg, body: .endless(chunkSize: 16_384))
+            case "/hostile/huge.jpg":
+                return ServerResponse(headers: jpeg + [("Content-Length", "2147483648")], body: .bytes([0xFF, 0xD8, 0xFF]))
+            default: return nil
+            }
+        }, image: { _, _, _, _, _ in nil })
+        paths.withLock { $0 = feed.paths }
+
+        var configuration = feed.configuration(out: out, perPage: good + 2)
+        configuration.maxImageBytes = 256 << 10
+        configuration.retries = 1
+        configuration.lowSpeedTimeSeconds = 2
+        let report = try await Crawler(configuration: configuration).run()
+        #expect(report.sources.first?.failure == nil)
+        let items = try ManifestStore.load(outDirectory: out).items
+        #expect(items.count == good + 2 + hostile.count)
+
+        // The good items, including the one with a traversal id and the one with escapes in its title.
+        for (index, path) in feed.paths.enumerated() {
+            let item = try #require(ScriptedFeed.item(items, path: path))
+            #expect(item.status == .downloaded, "\(item.id): \(item.status) \(item.error ?? "")")
+            #expect(item.sha256 == SHA256.hex(feed.images[path]!))
+            if index == good { #expect(item.id == traversal) }
+        }
+        // Every hostile item refused, with a reason.
+        let hostileItems = items.filter { $0.title == "hostile" }
+        #expect(hostileItems.count == hostile.count)
+        for item in hostileItems {
+            #expect(item.status == .rejected || item.status == .failed, "\(item.id): \(item.status)")
+            #expect(!(item.error ?? "").isEmpty, "\(item.id) has no reason")
+            #expect(item.file == nil)
+        }
+        let byID = Dictionary(hostileItems.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for id in ["file", "passwd", "ftp", "gopher", "data", "javascript", "long", "to-file", "to-ftp", "loop",
+                   "html", "html-as-jpeg", "endless", "two-gigabytes"] {
+            #expect(byID[id]?.status == .rejected, "\(id): \(byID[id]?.status.rawValue ?? "missing") \(byID[id]?.error ?? "")")
+        }
+        #expect(byID["long"]?.error?.contains("too long") == true)
+        #expect(byID["loop"]?.error?.contains("redirect") == true)
+        #expect(byID["two-gigabytes"]?.error?.contains("larger than") == true, "\(byID["two-gigabytes"]?.error ?? "")")
+        #expect(byID["endless"]?.error?.contains("larger than") == true, "\(byID["endless"]?.error ?? "")")
+        #expect(byID["html"]?.error?.contains("not an image") == true)
+        #expect(byID["html-as-jpeg"]?.error?.contains("not an image") == true)
+        // Ids with NUL, a line break or an escape are not used: the items get synthetic ids.
+        #expect(hostileItems.filter { $0.id.hasPrefix("page1-index") }.count == 3)
+
+        // No control character anywhere in the manifest's text.
+        for item in items {
+            for text in [item.id, item.title, item.author ?? "", item.error ?? "", item.imageURL ?? ""] {
+                #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control },
+                        "control character in \(text.debugDescription)")
+            }
+        }
+        // Nothing outside OUT was written; inside OUT only the cache's own names.
+        #expect(TestDirectory.list(parent.path) == ["out", "secret.txt"])
+        #expect(!fileExists("/tmp/" + Self.secret))
+        var cacheFiles = 0
+        CacheCheck.walk(out) { path in
+            let relative = String(path.dropFirst(out.count + 1))
+            if relative == "manifest.json" || relative == ".lock" { return }
+            cacheFiles += 1
+            #expect(CacheLayout.isValidRelativePath(relative), "unexpected file \(relative)")
+            // Nothing from outside OUT was read into the cache.
+            let bytes = readWholeFile(path) ?? []
+            #expect(!String(decoding: bytes, as: UTF8.self).contains(Self.secretContent))
+            #expect(!String(decoding: bytes, as: UTF8.self).contains("root:"))
+        }
+        #expect(cacheFiles == good + 2)
+        let manifestText = String(decoding: readWholeFile(out + "/manifest.json") ?? [], as: UTF8.self)
+        #expect(!manifestText.contains(Self.secretContent), "the secret's content is not in the manifest")
+        #expect(CacheCheck.problems(out: out).isEmpty)
+    }
+}
