@@ -1,0 +1,127 @@
+import DemoFeed
+import FeedCrawlKit
+import Foundation
+import Testing
+
+/// Crawls of the built binary against a slowed demo feed, each killed with SIGKILL at a random
+/// moment, each followed by a rerun that must complete. After every kill the output must still be
+/// consistent (the manifest loads, every file it names is intact); after every rerun everything
+/// the feed lists is there, verified against the server's own hashes, and no temporary file is
+/// left.
+///
+/// `FEEDCRAWL_SOAK_ROUNDS` (default 5; scripts/test runs 20) and `FEEDCRAWL_SOAK_SEED` (default
+/// random, printed) control it.
+@Suite("Kill soak", .serialized)
+struct KillSoakTests {
+    /// SplitMix64, so a failing soak can be replayed from its printed seed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static var rounds: Int {
+        ProcessInfo.processInfo.environment["FEEDCRAWL_SOAK_ROUNDS"].flatMap(Int.init) ?? 5
+    }
+
+    static var seed: UInt64 {
+        ProcessInfo.processInfo.environment["FEEDCRAWL_SOAK_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999)
+    }
+
+    func arguments(_ feed: DemoFeedServer, out: String, pages: Int) -> [String] {
+        ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", String(pages),
+         "--per-page", "20", "--concurrency", "4", "--per-host", "4", "--out", out]
+    }
+
+    /// Starts the binary, kills it with SIGKILL after `delay` seconds; returns whether it was
+    /// still running then.
+    func runAndKill(_ arguments: [String], after delay: Double) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BinaryRunner.binaryPath)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PIXABAY_KEY"] = "soak-key"
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(useconds_t(delay * 1_000_000))
+        let running = process.isRunning
+        if running { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return running && process.terminationReason == .uncaughtSignal
+    }
+
+    @Test func killedRunsLoseNothing() throws {
+        let seed = Self.seed
+        print("kill soak: \(Self.rounds) rounds, FEEDCRAWL_SOAK_SEED=\(seed)")
+        var random = Generator(state: seed)
+        var options = DemoFeedOptions()
+        options.latencyMs = 20
+        let feed = try DemoFeedServer(options: options)
+        defer { feed.stop() }
+        let expected = Dictionary(feed.expectedImages.map { ($0.url, $0.sha256Hex) }, uniquingKeysWith: { a, _ in a })
+        let root = BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+
+        // How long a whole crawl of 3 pages takes here: kills land within that.
+        let start = Date()
+        let baseline = try BinaryRunner.run(arguments(feed, out: root + "/baseline", pages: 3),
+                                            environment: ["PIXABAY_KEY": "soak-key"])
+        let duration = Date().timeIntervalSince(start)
+        try #require(baseline.status == 0, "baseline: \(baseline.stderr)")
+
+        var out = root + "/round-0"
+        var landed = 0
+        var journaledTotal = 0
+        for round in 1...Self.rounds {
+            // Half the rounds start afresh, the others continue the previous folder with more
+            // pages (so a kill can hit a run that folds a journal and merges an old manifest).
+            let fresh = round == 1 || Bool.random(using: &random)
+            if fresh { out = root + "/round-\(round)" }
+            let pages = Int.random(in: 1...4, using: &random)
+            // A run takes about `duration` per 3 pages (less when continuing: cached images are
+            // fresh); kills fall anywhere from start-up to just past the expected end.
+            let delay = Double.random(in: 0.01...max(0.05, duration * Double(pages) / 3 * 1.1), using: &random)
+            let args = arguments(feed, out: out, pages: pages)
+            let killed = try runAndKill(args, after: delay)
+            if killed { landed += 1 }
+            let context = "round \(round) (seed \(seed), \(fresh ? "fresh" : "continued"), \(pages) pages, kill at \(Int(delay * 1000)) ms)"
+
+            // Right after the kill: whatever manifest exists is consistent with the disk.
+            if FileManager.default.fileExists(atPath: out + "/manifest.json") {
+                let problems = OutputCheck.problems(out: out, expected: expected)
+                #expect(problems.isEmpty, "\(context), after the kill: \(problems.prefix(5))")
+            }
+
+            // What the killed run journaled as downloaded must survive: the rerun finds it fresh.
+            let journaled = (try? Journal.load(path: out + "/manifest.journal")) ?? []
+            let saved = Set(journaled.filter { $0.status == .downloaded }.map { "\($0.source)/\($0.id)" })
+
+            let rerun = try BinaryRunner.run(args, environment: ["PIXABAY_KEY": "soak-key"])
+            #expect(rerun.status == 0, "\(context): rerun exited \(rerun.status): \(rerun.stderr)")
+            let problems = OutputCheck.problems(out: out, expected: expected)
+            #expect(problems.isEmpty, "\(context): \(problems.prefix(5))")
+            #expect(OutputCheck.leftovers(out: out).isEmpty, "\(context): left \(OutputCheck.leftovers(out: out))")
+            let items = OutputCheck.items(out: out) ?? []
+            let sawThisRun = items.filter { item in
+                item.page <= pages && [.downloaded, .fresh, .revalidated, .noImage].contains(item.status)
+            }
+            #expect(sawThisRun.count == 40 * pages, "\(context): \(sawThisRun.count) of \(40 * pages) items complete")
+            let refetched = items.filter { saved.contains("\($0.source)/\($0.id)") && $0.status != .fresh }
+            #expect(refetched.isEmpty, "\(context): journaled downloads fetched again: \(refetched.prefix(3).map(\.id))")
+            journaledTotal += saved.count
+            let bad = items.filter { ![.downloaded, .fresh, .revalidated, .noImage].contains($0.status) }
+            #expect(bad.isEmpty, "\(context): \(bad.prefix(3).map { "\($0.id) \($0.status.rawValue) \($0.error ?? "")" })")
+        }
+        print("kill soak: \(landed) of \(Self.rounds) kills landed while the crawl was running (baseline \(Int(duration * 1000)) ms); "
+            + "\(journaledTotal) journaled downloads kept")
+        #expect(landed >= Self.rounds / 3, "too few kills hit a running crawl for the soak to mean anything")
+    }
+}
