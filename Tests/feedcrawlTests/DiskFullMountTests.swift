@@ -1,0 +1,104 @@
+import FeedCrawlKit
+import Foundation
+import Testing
+
+/// OUT on a small tmpfs that fills up mid-run, with the real binary (the built-in demo feed).
+/// Needs root and mount namespaces (`unshare -m`); where the machine does not allow them, the
+/// test says why and skips. The same path without a mount: FeedCrawlKitTests/DiskFullTests.
+@Suite("Disk full (tmpfs)", .serialized)
+struct DiskFullMountTests {
+    /// Why a private tmpfs cannot be mounted here, or nil when it can.
+    static func mountUnavailable() -> String? {
+        guard getuid() == 0 else { return "not root" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return "no /usr/bin/unshare" }
+        let probe = BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "sh", "-c",
+                                             "mount -t tmpfs -o size=64k tmpfs \"$1\"", "sh", probe])
+        return result.status == 0 ? nil : "cannot mount a tmpfs in a private mount namespace: \(result.output)"
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return (-1, "\(error)") }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Inside a private mount namespace: a 4 MiB tmpfs, nearly filled by a filler file; a crawl
+    /// that runs out of space; a snapshot; the filler deleted (space freed); a rerun; a snapshot.
+    static let script = #"""
+    set -u
+    mount -t tmpfs -o size=4m tmpfs "$MNT" || exit 90
+    head -c "$FILLER" /dev/zero > "$MNT/filler" || exit 91
+    out="$MNT/out"
+    "$BIN" --pages 3 --per-page 20 --out "$out" >"$WORK/run1.out" 2>"$WORK/run1.err"; echo $? >"$WORK/run1.status"
+    df -k "$MNT" >"$WORK/run1.df"
+    cp -a "$out" "$WORK/snapshot1"
+    rm -f "$MNT/filler"
+    "$BIN" --pages 3 --per-page 20 --out "$out" >"$WORK/run2.out" 2>"$WORK/run2.err"; echo $? >"$WORK/run2.status"
+    cp -a "$out" "$WORK/snapshot2"
+    """#
+
+    /// KiB left free on the 4 MiB device: 600 and 200 fill up mid-run; 40 is too little for the
+    /// manifest reserve, so the run refuses to start.
+    @Test(arguments: [600, 200, 40])
+    func outputDeviceFillingUp(freeKiB: Int) throws {
+        if let reason = Self.mountUnavailable() {
+            print("Disk full (tmpfs): SKIPPED: \(reason)")
+            return
+        }
+        let work = BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let mnt = work + "/mnt"
+        try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
+        // Three pages of both demo sources need ~120 images: far more than `freeKiB`.
+        let result = Self.run("/usr/bin/unshare", ["-m", "--propagation", "private", "bash", "-c", Self.script],
+                              environment: ["BIN": BinaryRunner.binaryPath, "MNT": mnt, "WORK": work,
+                                            "FILLER": String((4 << 20) - (freeKiB << 10))])
+        try #require(result.status == 0, "namespace script failed: \(result.output)")
+        func text(_ name: String) -> String {
+            (try? String(contentsOfFile: work + "/" + name, encoding: .utf8)) ?? ""
+        }
+
+        // Run 1: a clear error, a non-zero exit, a manifest that matches the disk.
+        let status1 = Int32(text("run1.status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        let stderr1 = text("run1.err")
+        #expect(status1 != 0, "stderr: \(stderr1)")
+        #expect(stderr1.contains("no space left on device"), "stderr: \(stderr1)")
+        #expect(stderr1.contains(mnt + "/out"), "the error names the path: \(stderr1)")
+        let snapshot1 = work + "/snapshot1"
+        #expect(OutputCheck.problems(out: snapshot1).isEmpty, "\(OutputCheck.problems(out: snapshot1))")
+        #expect(OutputCheck.leftovers(out: snapshot1).isEmpty, "\(OutputCheck.leftovers(out: snapshot1))")
+        if freeKiB < 64 {
+            #expect(stderr1.contains("cannot reserve room for the manifest"), "\(stderr1)")
+            #expect(!FileManager.default.fileExists(atPath: snapshot1 + "/manifest.json"), "nothing was written")
+        } else {
+            let items1 = try #require(OutputCheck.items(out: snapshot1), "run 1 left a manifest that loads")
+            #expect(items1.contains { $0.status == .failed }, "some images did not fit")
+            #expect(items1.allSatisfy { [.downloaded, .failed, .noImage].contains($0.status) })
+        }
+
+        // Run 2, after space was freed: everything arrives.
+        let status2 = Int32(text("run2.status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        #expect(status2 == 0, "stderr: \(text("run2.err"))")
+        let snapshot2 = work + "/snapshot2"
+        #expect(OutputCheck.problems(out: snapshot2).isEmpty, "\(OutputCheck.problems(out: snapshot2))")
+        #expect(OutputCheck.leftovers(out: snapshot2).isEmpty, "\(OutputCheck.leftovers(out: snapshot2))")
+        let items2 = OutputCheck.items(out: snapshot2) ?? []
+        #expect(items2.count == 120)
+        #expect(items2.allSatisfy { [.downloaded, .fresh, .noImage].contains($0.status) },
+                "\(items2.filter { ![.downloaded, .fresh, .noImage].contains($0.status) }.prefix(3).map { "\($0.id) \($0.status) \($0.error ?? "")" })")
+        print("Disk full (tmpfs), \(freeKiB) KiB free: run 1 exited \(status1): \(stderr1.split(separator: "\n").last ?? "")")
+    }
+}
