@@ -112,6 +112,21 @@ struct ServerFaultTests {
         #expect(CacheCheck.problems(out: dir.path).isEmpty)
     }
 
+    @Test func aBusyPageIsRetriedAfterRetryAfter() async throws {
+        let times = Locked<[ContinuousClock.Instant]>([])
+        let feed = try await ScriptedFeed(perPage: 3, page: { json, _ in
+            let n = times.withLock { $0.append(.now); return $0.count }
+            return n == 1 ? ServerResponse(status: 503, headers: [("Retry-After", "1")], body: .bytes(Array("busy".utf8)))
+                : .json(json)
+        }, image: { _, _, _, _, _ in nil })
+        let dir = TestDirectory()
+        let report = try await Crawler(configuration: feed.configuration(out: dir.path, perPage: 3)).run()
+        #expect(report.count(.downloaded) == 3)
+        let seen = times.withLock { $0 }
+        #expect(seen.count == 2)
+        if seen.count == 2 { #expect(seen[1] - seen[0] >= .milliseconds(900)) }
+    }
+
     @Test func aPageCutShortIsRetriedAndAnEndlessPageIsRefused() async throws {
         let seen = Locked(0)
         let feed = try await ScriptedFeed(perPage: 4, page: { json, _ in
