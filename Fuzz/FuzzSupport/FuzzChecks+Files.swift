@@ -1,0 +1,48 @@
+import FeedCrawlKit
+
+extension FuzzChecks {
+    /// The image-header sniffer and the image validation built on it: what `sniff` reports must
+    /// agree with the magic bytes, and nothing is accepted without a readable header.
+    public static func imageSniffer(_ bytes: [UInt8]) -> [String] {
+        var v = FuzzViolations()
+        let format = ImageSniffer.detectFormat(bytes)
+        if let info = ImageSniffer.sniff(bytes) {
+            v.check(info.format == format, "sniff says \(info.format), detectFormat \(String(describing: format))")
+            v.check(info.width > 0 && info.height > 0, "non-positive dimensions \(info.width)x\(info.height)")
+        }
+        let verdict = ImageValidation.validate(
+            status: 200, contentType: nil, contentLength: Int64(bytes.count), bytesReceived: Int64(bytes.count),
+            head: bytes, maxBytes: 1 << 20)
+        if case .accept(let info) = verdict {
+            v.check(ImageSniffer.sniff(bytes) == info, "accepted without a sniffable header")
+        }
+        _ = ImageValidation.looksLikeHTML(bytes)
+        return v.messages
+    }
+
+    /// What a run reads back from OUT: `manifest.json` and `manifest.journal` (which a crash, a
+    /// full disk or a person may have mangled). A manifest that decodes must re-encode stably; a
+    /// `file` value the cache layout accepts can never point outside the cache.
+    public static func manifest(_ bytes: [UInt8]) -> [String] {
+        var v = FuzzViolations()
+        let journal = Journal.parse(bytes)
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true).count
+        v.check(journal.items.count + journal.skippedLines <= lines, "more journal entries than lines")
+        var manifest = (try? ManifestStore.decode(bytes)) ?? Manifest.empty
+        manifest = manifest.folding(journal.items)
+        for item in manifest.items {
+            guard let file = item.file, CacheLayout.isValidRelativePath(file) else { continue }
+            v.check(!file.hasPrefix("/") && !file.contains(".."), "cache path \(file.debugDescription) accepted")
+            v.check(file.hasPrefix(CacheLayout.cacheDirectoryName + "/"), "cache path \(file.debugDescription) outside cache/")
+        }
+        do {
+            let first = try ManifestStore.encode(manifest)
+            let again = try ManifestStore.decode(Array(first))
+            let second = try ManifestStore.encode(again)
+            v.check(first == second, "manifest encoding is not stable")
+        } catch {
+            v.check(false, "a decoded manifest does not round-trip: \(error)")
+        }
+        return v.messages
+    }
+}
