@@ -53,8 +53,8 @@ struct DiskFullMountTests {
     /// KiB left free on the 4 MiB device: 600 and 200 fill up mid-run; 40 is too little for the
     /// manifest reserve, so the run refuses to start.
     @Test(arguments: [600, 200, 40])
-    func outputDeviceFillingUp(freeKiB: Int) throws {
-        if let reason = Self.mountUnavailable() {
+    func outputDeviceFillingUp(freeKiB: Int) async throws {
+        if let reason = try await offPool({ Self.mountUnavailable() }) {
             print("Disk full (tmpfs): SKIPPED: \(reason)")
             return
         }
@@ -63,9 +63,12 @@ struct DiskFullMountTests {
         let mnt = work + "/mnt"
         try FileManager.default.createDirectory(atPath: mnt, withIntermediateDirectories: true)
         // Three pages of both demo sources need ~120 images: far more than `freeKiB`.
-        let result = Self.run("/usr/bin/unshare", ["-m", "--propagation", "private", "bash", "-c", Self.script],
-                              environment: ["BIN": BinaryRunner.binaryPath, "MNT": mnt, "WORK": work,
-                                            "FILLER": String((4 << 20) - (freeKiB << 10))])
+        let environment = ["BIN": BinaryRunner.binaryPath, "MNT": mnt, "WORK": work,
+                           "FILLER": String((4 << 20) - (freeKiB << 10))]
+        let result = try await offPool {
+            Self.run("/usr/bin/unshare", ["-m", "--propagation", "private", "bash", "-c", Self.script],
+                     environment: environment)
+        }
         try #require(result.status == 0, "namespace script failed: \(result.output)")
         func text(_ name: String) -> String {
             (try? String(contentsOfFile: work + "/" + name, encoding: .utf8)) ?? ""
