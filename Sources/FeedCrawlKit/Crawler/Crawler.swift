@@ -162,6 +162,11 @@ public final class Crawler: Sendable {
         } catch {
             storageProblem = "cannot write the manifest: \(error)"
         }
+        do {
+            try ContactSheet.write(manifest, outDirectory: out)
+        } catch {
+            events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
+        }
         layout.removeTemporaryFiles()
         return CrawlReport(
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
