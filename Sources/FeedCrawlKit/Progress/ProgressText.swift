@@ -1,8 +1,8 @@
 /// Text renderings of a `ProgressSnapshot`: the lines of a live terminal display and the single
 /// line logged periodically when stderr is not a terminal. Pure functions, no escape codes.
 public enum ProgressText {
-    /// The live display: one line per source, then a totals line, each cut to `width - 1`
-    /// characters so no line wraps (wrapping would break redrawing in place).
+    /// The live display: one line per source, then a totals line (two on a narrow terminal),
+    /// each cut to `width - 1` characters so no line wraps (wrapping would break redrawing in place).
     ///
     /// ```
     /// pixabay    page 3/5   300 items   280 done   2 failed
@@ -22,8 +22,15 @@ public enum ProgressText {
             if source.failed { line += "  SOURCE FAILED" }
             return line
         }
-        lines.append(totals(snapshot, bytesPerSecond: bytesPerSecond, separator: " │ "))
         let limit = max(10, width - 1)
+        let totals = totals(snapshot, bytesPerSecond: bytesPerSecond, separator: " │ ")
+        if totals.count <= limit {
+            lines.append(totals)
+        } else {
+            // Narrow terminal: counts on one line, bytes, rate and time on the next.
+            lines.append("images \(snapshot.done) done · \(snapshot.queued) queued · \(snapshot.problems) failed")
+            lines.append(ByteSize.format(snapshot.bytes) + " │ " + (bytesPerSecond.map(rate) ?? "-- B/s") + " │ " + elapsed(snapshot.elapsed))
+        }
         return lines.map { $0.count > limit ? String($0.prefix(limit)) : $0 }
     }
 

@@ -84,8 +84,10 @@ struct CrawlProgressTests {
         #expect(lines[1].contains("page 2") && !lines[1].contains("page 2/"))
         #expect(lines[2] == "images 280 done · 18 queued · 2 failed │ 1.5 MiB │ 512 KiB/s │ 1:05")
 
-        let narrow = ProgressText.lines(snapshot, bytesPerSecond: nil, width: 30)
-        #expect(narrow.allSatisfy { $0.count <= 29 })
+        let narrow = ProgressText.lines(snapshot, bytesPerSecond: nil, width: 50)
+        #expect(narrow.allSatisfy { $0.count <= 49 })
+        #expect(narrow.count == 4)
+        #expect(narrow[3] == "1.5 MiB │ -- B/s │ 1:05")
         #expect(!narrow.joined().contains("\u{1B}"))
     }
 
