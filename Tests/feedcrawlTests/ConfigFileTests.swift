@@ -2,7 +2,6 @@ import DemoFeed
 import Foundation
 import Testing
 
-
 extension BinaryTests {
     /// feedcrawl.json, FEEDCRAWL_* and flags, through the binary.
     @Suite("feedcrawl configuration")

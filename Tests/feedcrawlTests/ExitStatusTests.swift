@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import Testing
 
-
 extension BinaryTests {
     /// The binary's exit statuses and what it prints for each, against a DemoFeed started here.
     @Suite("feedcrawl exit statuses")

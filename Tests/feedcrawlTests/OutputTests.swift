@@ -2,7 +2,6 @@ import DemoFeed
 import Foundation
 import Testing
 
-
 extension BinaryTests {
     /// What the binary prints: --json, --quiet, logs, progress, and never an escape code on a pipe.
     @Suite("feedcrawl output")
