@@ -22,6 +22,8 @@ struct CommandLineOptions {
     var caFile: String?
     /// The Pixabay key, from PIXABAY_KEY; never printed.
     var pixabayKey: String?
+    /// Output and configuration options (progress, logs, --json, --config).
+    var ux = UXOptions()
 
     /// Whether no source was named, so the built-in demo feed is crawled.
     var usesDemoFeed: Bool { pixabayURL == nil && launchesURL == nil }
@@ -87,7 +89,9 @@ struct CommandLineOptions {
                 }
             case "--cacert": options.caFile = try value(argument)
             default:
-                throw UsageError(description: "unknown option '\(argument)'")
+                guard try options.ux.parse(argument, value: { try value(argument) }) else {
+                    throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
+                }
             }
             index += 1
         }

@@ -19,7 +19,8 @@ enum HelpText {
     OPTIONS:
       --pages N               Feed pages to fetch per source (default 5).
       --per-page N            Pixabay hits per page, 3-200 (default 100).
-      --out DIR               Output folder for cache/ and manifest.json (default ./output).
+      --out DIR               Output folder for cache/, manifest.json and index.html, the
+                              contact sheet written after every run (default ./output).
       --concurrency N         Image transfers in flight at once (default 16).
       --per-host N            Image transfers in flight to one host (default 8).
       --retries N             Retries of a transient failure (default 3).
@@ -30,10 +31,19 @@ enum HelpText {
       --version               Print the version and exit.
       -h, --help              Show this help and exit.
 
+    \(outputOptions)
+
+    \(environment)
+
+    \(commands)
+
     EXAMPLES:
       feedcrawl --pages 5
       PIXABAY_KEY=... feedcrawl --pixabay-url https://pixabay.com/api/ --pages 3 --out /srv/mirror
       feedcrawl --launches-url https://example.org/graphql --pages 2
+      feedcrawl --quiet --log-file /var/log/feedcrawl.log --out /srv/mirror   # from cron
+      feedcrawl --json --progress never | jq .counts
+      feedcrawl --config /etc/feedcrawl.json --verbose
 
     EXIT STATUS:
       0    every item is fine (no-image counts as fine)

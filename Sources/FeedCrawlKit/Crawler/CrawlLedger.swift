@@ -42,6 +42,7 @@ final class CrawlLedger: @unchecked Sendable {
             for token in tokens where token >= 0 && token < items.count && !resolved[token] {
                 resolved[token] = true
                 apply(outcome, to: &items[token])
+                events(.itemFinished(source: items[token].source, status: outcome.status))
                 do {
                     try journal?.append(items[token])
                 } catch {
@@ -68,6 +69,7 @@ final class CrawlLedger: @unchecked Sendable {
                 resolved[index] = true
                 items[index].status = .cancelled
                 items[index].error = "no outcome before the run ended"
+                events(.itemFinished(source: items[index].source, status: .cancelled))
             }
             return items
         }

@@ -74,7 +74,15 @@ public final class Crawler: Sendable {
             limits: .init(
                 concurrency: configuration.concurrency, perHost: configuration.perHost,
                 maxWaiting: configuration.maxWaiting),
-            operation: { request in await fetcher.fetch(request.key) },
+            operation: { request in
+                let started = ContinuousClock.now
+                let outcome = await fetcher.fetch(request.key)
+                let elapsed = ContinuousClock.now - started
+                events(.imageFetched(
+                    url: redactor.redactURL(request.key), outcome: outcome,
+                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                return outcome
+            },
             cancelled: { _ in ImageOutcome(status: .cancelled, error: "cancelled") },
             deliver: { outcome, tokens in
                 ledger.resolve(tokens, with: outcome)
@@ -89,6 +97,12 @@ public final class Crawler: Sendable {
                                     cached: cached, identity: identity, layout: layout, ttl: ttl)
             }
         }
+        let pageEmitter: @Sendable (String) -> @Sendable (Int, [FeedItem]) async -> Void = { source in
+            { page, items in
+                events(.pageFetched(source: source, page: page, items: items.count))
+                await emit(page, items)
+            }
+        }
         let feedFetcher = FeedFetcher(
             engine: engine, configuration: configuration, redactor: redactor, events: events)
 
@@ -96,6 +110,7 @@ public final class Crawler: Sendable {
             await withTaskGroup(of: (Int, SourceReport).self) { group in
                 for (index, source) in configuration.sources.enumerated() {
                     group.addTask {
+                        let emit = pageEmitter(source.name)
                         let report: SourceReport
                         switch source {
                         case .pixabay(let config):
@@ -146,6 +161,11 @@ public final class Crawler: Sendable {
             try? Journal.remove(path: layout.journalPath)
         } catch {
             storageProblem = "cannot write the manifest: \(error)"
+        }
+        do {
+            try ContactSheet.write(manifest, outDirectory: out)
+        } catch {
+            events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
         }
         layout.removeTemporaryFiles()
         return CrawlReport(
