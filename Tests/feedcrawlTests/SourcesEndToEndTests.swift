@@ -1,0 +1,158 @@
+import DemoFeed
+import Foundation
+import Testing
+
+@Suite("feedcrawl binary: sources, secrets, record and replay", .serialized)
+struct SourcesEndToEndTests {
+    /// Distinctive, and changed by percent-encoding.
+    static let key = "Zq7-SEKRET/key+v1"
+
+    /// Every form the key could take in text.
+    static func leaks(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.contains("sekret") || text.contains(key)
+            || text.contains("Zq7-SEKRET%2Fkey%2Bv1") || lower.contains("zq7-sekret%2fkey%2bv1")
+    }
+
+    /// Every file under `dir` (recursively), with its bytes.
+    static func files(_ dir: String) -> [(String, Data)] {
+        guard let names = try? FileManager.default.subpathsOfDirectory(atPath: dir) else { return [] }
+        return names.compactMap { name in
+            let path = dir + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let data = FileManager.default.contents(atPath: path) else { return nil }
+            return (path, data)
+        }
+    }
+
+    static func items(_ out: String) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
+        let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return manifest?["items"] as? [[String: Any]] ?? []
+    }
+
+    @Test func theKeyIsInNoFileAndNoOutputAcrossRunsWithErrors() throws {
+        var options = DemoFeedOptions()
+        options.hits = 100
+        options.launches = 30
+        options.rateLimit = 2
+        options.rateWindowSeconds = 1
+        options.retryAfterSeconds = 1
+        options.override = { request in
+            // Error pages that echo the request, key included, as careless servers do.
+            guard request.path == "/api/" else { return nil }
+            switch request.query["page"] {
+            case "3": return .text("<html>Oops for \(request.target)</html>", contentType: "text/html")
+            case "4": return .text("[ERROR 500] upstream failed for \(request.target)", status: 500)
+            default: return nil
+            }
+        }
+        let feed = try DemoFeedServer(options: options)
+        defer { feed.stop() }
+        var badKey = DemoFeedOptions()
+        badKey.apiKey = "not-the-key"
+        let refusing = try DemoFeedServer(options: badKey)
+        defer { refusing.stop() }
+
+        let out = BinaryRunner.temporaryDirectory()
+        let recording = BinaryRunner.temporaryDirectory()
+        let environment = ["PIXABAY_KEY": Self.key]
+        let sources = ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL,
+                       "--pages", "5", "--per-page", "20", "--retries", "1", "--details"]
+        var results: [BinaryRunner.Result] = []
+
+        let first = try BinaryRunner.run(sources + ["--out", out, "--record", recording], environment: environment)
+        results.append(first)
+        #expect(first.status == 1, "stderr: \(first.stderr)")  // two pages could not be read
+        #expect(first.stderr.contains("page 3"))
+        #expect(first.stderr.contains("text/html"))
+        #expect(first.stderr.contains("page 4"))
+        #expect(feed.stats().rateLimited == 0)
+
+        let refused = try BinaryRunner.run(
+            ["--pixabay-url", refusing.pixabayURL, "--out", out, "--refresh"], environment: environment)
+        results.append(refused)
+        #expect(refused.status == 3, "stderr: \(refused.stderr)")
+        #expect(refused.stderr.contains("Invalid API key"))
+        #expect(refusing.stats().api == 1)  // not retried
+
+        let apiBefore = feed.stats().api
+        let replayOut = BinaryRunner.temporaryDirectory()
+        let replayed = try BinaryRunner.run(sources + ["--out", replayOut, "--replay", recording], environment: [:])
+        results.append(replayed)
+        #expect(replayed.status == 1, "stderr: \(replayed.stderr)")
+        #expect(feed.stats().api == apiBefore)
+        #expect(try Self.items(replayOut).count == 60 + 30)
+
+        for result in results {
+            #expect(!Self.leaks(result.stdout))
+            #expect(!Self.leaks(result.stderr), "stderr: \(result.stderr)")
+        }
+        var scanned = 0
+        for dir in [out, recording, replayOut] {
+            for (path, data) in Self.files(dir) {
+                scanned += 1
+                #expect(!Self.leaks(String(decoding: data, as: UTF8.self)), "\(path)")
+            }
+        }
+        #expect(scanned > 100)  // manifest, pages, recordings and images were all looked at
+        // The echoing error pages did carry the key: it was masked, not absent by luck.
+        let masked = Self.files(recording).filter { String(decoding: $0.1, as: UTF8.self).contains("***") }
+        #expect(masked.count >= 2)
+        #expect(first.stderr.contains("***"))
+    }
+
+    @Test func arraySourceAndPatchSizeFromTheCommandLine() throws {
+        let images = try DemoFeedServer()
+        let paths = images.expectedImages.prefix(5).map { String($0.url.dropFirst(images.baseURL.count)) }
+        images.stop()
+        var options = DemoFeedOptions()
+        options.launches = 20
+        options.override = { request in
+            guard request.path == "/beers" else { return nil }
+            let base = "http://" + (request.header("host") ?? "")
+            let page = Int(request.query["page"] ?? "") ?? 0
+            let beers = page == 1 ? (1...5).map { #"{"sku":"b\#($0)","name":"Beer \#($0)","img":"\#(base)\#(paths[$0 - 1])"}"# } : []
+            return .json(Array("[\(beers.joined(separator: ","))]".utf8))
+        }
+        let feed = try DemoFeedServer(options: options)
+        defer { feed.stop() }
+        let out = BinaryRunner.temporaryDirectory()
+        let result = try BinaryRunner.run([
+            "--array-url", feed.baseURL + "/beers", "--array-id-field", "sku", "--array-image-field", "img",
+            "--array-name", "beers", "--array-per-page", "5",
+            "--launches-url", feed.launchesURL, "--patch-size", "large", "--pages", "1", "--out", out,
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let items = try Self.items(out)
+        let beers = items.filter { $0["source"] as? String == "beers" }
+        #expect(beers.count == 5)
+        #expect(Set(beers.compactMap { $0["id"] as? String }) == Set((1...5).map { "b\($0)" }))
+        #expect(beers.allSatisfy { $0["status"] as? String == "downloaded" })
+        let launches = items.filter { $0["source"] as? String == "launches" }
+        #expect(launches.count == 20)
+        #expect(launches.compactMap { $0["imageURL"] as? String }.allSatisfy { $0.hasSuffix("-large.png") })
+    }
+
+    @Test func newOptionsAreCheckedAndDocumented() throws {
+        let help = try BinaryRunner.run(["--help"])
+        for flag in ["--details", "--patch-size", "--array-url", "--array-id-field", "--array-image-field",
+                     "--array-name", "--record", "--replay", "--refresh", "--page-ttl", "--pixabay-query"] {
+            #expect(help.stdout.contains(flag), "\(flag)")
+        }
+        let cases: [([String], String)] = [
+            (["--patch-size", "huge"], "--patch-size"),
+            (["--replay", "/tmp"], "--replay needs the sources"),
+            (["--array-id-field", "sku"], "--array-url"),
+            (["--array-url", "http://127.0.0.1:9/x", "--array-name", "../x"], "--array-name"),
+            (["--launches-url", "http://127.0.0.1:9/g", "--record", "/tmp/a", "--replay", "/tmp/b"], "cannot be combined"),
+            (["--page-ttl", "soon"], "--page-ttl"),
+        ]
+        for (arguments, message) in cases {
+            let result = try BinaryRunner.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}
