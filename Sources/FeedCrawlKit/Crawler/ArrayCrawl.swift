@@ -39,6 +39,7 @@ struct ArrayCrawl: Sendable {
                 let step = paging.accept(items)
                 report.pages += 1
                 report.items += paging.newItems.count
+                client.pageParsed(number, items: items.count)
                 await sink.emit(page: number, items: paging.newItems)
                 switch step {
                 case .next(let page):

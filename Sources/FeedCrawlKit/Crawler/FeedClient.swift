@@ -87,6 +87,11 @@ final class FeedClient: Sendable {
         return Reply(response: response, origin: .network, request: identity)
     }
 
+    /// Reports a parsed page (for progress displays).
+    func pageParsed(_ page: Int, items: Int) {
+        events(.pageFetched(source: source, page: page, items: items))
+    }
+
     /// Keeps a network reply that made a good page in the page cache (when pages are cached).
     func keep(_ reply: Reply) {
         guard reply.origin == .network, cachesPages, let cache = setup.pageCache else { return }

@@ -48,6 +48,7 @@ struct LaunchesCrawl: Sendable {
                 report.pages += 1
                 let fresh = pager.newItems
                 report.items += fresh.count
+                client.pageParsed(number, items: page.items.count)
                 let tokens = await sink.emit(page: number, items: fresh)
                 for (item, token) in zip(fresh, tokens) where item.problem == nil {
                     if let token { listed.append(.init(id: item.id, page: number, token: token)) }

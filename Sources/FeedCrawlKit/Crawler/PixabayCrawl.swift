@@ -79,6 +79,7 @@ struct PixabayCrawl: Sendable {
         report.pages += 1
         report.items += page.hits.count
         if fromCache { report.cachedPages += 1 }
+        client.pageParsed(number, items: page.hits.count)
         await sink.emit(page: number, items: page.items)
     }
 

@@ -27,23 +27,26 @@ struct RateLimitCrawlTests {
         #expect(run.report.seconds >= 1.5)
     }
 
-    @Test func tooManyRequestsWaitsAndRetries() async throws {
-        var options = DemoFeedOptions()
+    @Test func tooManyRequestsWaitsForRetryAfterAndRetries() async throws {
+        // Another client spent the budget: the first answer is a 429 that asks for 1 s.
+        let refused = Locked(false)
+        var options = DemoFeedOptions.observing(RequestLog()) { request in
+            guard request.path == "/api/", refused.withLock({ let done = $0; $0 = true; return !done }) else { return nil }
+            var response = ServerResponse.text("API rate limit exceeded", status: 429)
+            response.headers += [("Retry-After", "1"), ("X-RateLimit-Limit", "100"),
+                                 ("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1")]
+            return response
+        }
         options.hits = 20
-        options.rateLimit = 1
-        options.rateWindowSeconds = 1
-        options.retryAfterSeconds = 1
         let feed = try DemoFeedServer(options: options)
         defer { feed.stop() }
-        // Another client spent this window's budget; the crawler cannot know.
-        let earlier = TestDirectory()
-        _ = try await runCrawl([pixabaySource(feed, pages: 1, perPage: 20)], out: earlier.path)
         let out = TestDirectory()
         let run = try await runCrawl([pixabaySource(feed, pages: 1, perPage: 20)], out: out.path)
         #expect(feed.stats().rateLimited == 1)
-        #expect(feed.stats().api == 3)
+        #expect(feed.stats().api == 2)
         #expect(run.report("pixabay")?.failure == nil)
         #expect(run.items("pixabay").count == 20)
+        #expect(run.report.seconds >= 0.95)  // Retry-After was honoured, not the 10 ms backoff
     }
 
     @Test func gateHoldsRequestsUntilTheWindowResets() async throws {
