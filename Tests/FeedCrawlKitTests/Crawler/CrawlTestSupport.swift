@@ -4,6 +4,19 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 
+/// The crawler suites run one test at a time: each crawl is a loopback server, a libcurl
+/// engine and a burst of fsynced downloads, and many at once starve the other suites' timers on
+/// a small machine.
+@Suite(.serialized) enum CrawlerTests {}
+
+/// Paths of 40 preview images every demo feed with the default seed serves (any image will do
+/// as a fixture's image), computed once.
+let demoImagePaths: [String] = {
+    guard let feed = try? DemoFeedServer() else { return [] }
+    defer { feed.stop() }
+    return feed.expectedImages.prefix(40).map { String($0.url.dropFirst(feed.baseURL.count)) }
+}()
+
 /// Requests a DemoFeed saw (install with `DemoFeedOptions.observing`), thread-safe.
 final class RequestLog: @unchecked Sendable {
     struct Entry: Sendable {
@@ -131,4 +144,24 @@ func isLaunchList(_ request: ServerRequest) -> Bool {
 func fileSHA256(_ out: String, _ relative: String) -> String? {
     guard let bytes = try? FileIO.read(out + "/" + relative) else { return nil }
     return SHA256.hex(bytes)
+}
+
+/// A fresh output folder for a crawl, removed with everything in it when released: in
+/// /dev/shm when there is one (the crawler fsyncs a lot; on tmpfs that costs nothing, so the
+/// crawler suites do not stall the other suites), else in /tmp.
+final class CrawlDirectory {
+    let path: String
+
+    init() {
+        let base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+        var template = Array("\(base)/feedcrawl-crawl-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer -> String? in
+            guard let pointer = buffer.baseAddress, let result = mkdtemp(pointer) else { return nil }
+            return String(cString: result)
+        }
+        guard let made else { preconditionFailure("mkdtemp failed: errno \(errno)") }
+        path = made
+    }
+
+    deinit { TestDirectory.removeTree(path) }
 }

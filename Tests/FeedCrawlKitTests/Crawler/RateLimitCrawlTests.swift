@@ -2,18 +2,19 @@ import DemoFeed
 import Testing
 @testable import FeedCrawlKit
 
+// Not among the serialized CrawlerTests: these mostly wait for rate-limit windows.
 @Suite("Rate limits in the crawler")
 struct RateLimitCrawlTests {
     @Test func pacingKeepsWithinTheBudgetSoNoRequestIsRefused() async throws {
         var options = DemoFeedOptions()
-        options.hits = 100
+        options.hits = 15
         options.rateLimit = 2
         options.rateWindowSeconds = 1
         let feed = try DemoFeedServer(options: options)
         defer { feed.stop() }
-        let out = TestDirectory()
+        let out = CrawlDirectory()
         // No retries: a single 429 would lose a page.
-        let run = try await runCrawl([pixabaySource(feed, pages: 5, perPage: 20)], out: out.path) {
+        let run = try await runCrawl([pixabaySource(feed, pages: 5, perPage: 3)], out: out.path) {
             $0.retries = 0
         }
         let report = try #require(run.report("pixabay"))
@@ -22,7 +23,7 @@ struct RateLimitCrawlTests {
         #expect(report.failure == nil)
         #expect(report.failedPages == 0)
         #expect(report.pages == 5)
-        #expect(run.items("pixabay").count == 100)
+        #expect(run.items("pixabay").count == 15)
         // 5 requests at 2 per window need three windows: at least two waits for a reset.
         #expect(run.report.seconds >= 1.5)
     }
@@ -37,15 +38,15 @@ struct RateLimitCrawlTests {
                                  ("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1")]
             return response
         }
-        options.hits = 20
+        options.hits = 5
         let feed = try DemoFeedServer(options: options)
         defer { feed.stop() }
-        let out = TestDirectory()
-        let run = try await runCrawl([pixabaySource(feed, pages: 1, perPage: 20)], out: out.path)
+        let out = CrawlDirectory()
+        let run = try await runCrawl([pixabaySource(feed, pages: 1, perPage: 5)], out: out.path)
         #expect(feed.stats().rateLimited == 1)
         #expect(feed.stats().api == 2)
         #expect(run.report("pixabay")?.failure == nil)
-        #expect(run.items("pixabay").count == 20)
+        #expect(run.items("pixabay").count == 5)
         #expect(run.report.seconds >= 0.95)  // Retry-After was honoured, not the 10 ms backoff
     }
 
