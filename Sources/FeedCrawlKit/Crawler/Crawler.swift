@@ -215,6 +215,7 @@ public final class Crawler: Sendable {
                 options["\(config.name).url"] = redactor.redactURL(config.url)
                 options["\(config.name).pages"] = String(config.pages)
                 options["\(config.name).perPage"] = String(config.perPage)
+                if let query = config.query { options["\(config.name).query"] = redactor.redact(query) }
             case .launches(let config):
                 options["\(config.name).url"] = config.url
                 options["\(config.name).pages"] = String(config.pages)
