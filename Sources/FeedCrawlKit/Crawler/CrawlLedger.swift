@@ -44,11 +44,6 @@ final class CrawlLedger: @unchecked Sendable {
         }
     }
 
-    /// The token of this run's item `key`, if it was registered.
-    func token(for key: ItemKey) -> Int? {
-        lock.withLock { tokens[key] }
-    }
-
     /// Sets the launch details of item `token` (journaled once the item has its outcome).
     func setDetails(_ details: LaunchDetails, token: Int) {
         lock.withLock {
