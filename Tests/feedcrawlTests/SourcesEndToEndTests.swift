@@ -67,6 +67,8 @@ struct SourcesEndToEndTests {
 
         let out = BinaryRunner.temporaryDirectory()
         let recording = BinaryRunner.temporaryDirectory()
+        let replayOut = BinaryRunner.temporaryDirectory()
+        defer { for dir in [out, recording, replayOut] { try? FileManager.default.removeItem(atPath: dir) } }
         let environment = ["PIXABAY_KEY": Self.key]
         let sources = ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL,
                        "--pages", "5", "--per-page", "5", "--retries", "1", "--details"]
@@ -88,7 +90,6 @@ struct SourcesEndToEndTests {
         #expect(refusing.stats().api == 1)  // not retried
 
         let apiBefore = feed.stats().api
-        let replayOut = BinaryRunner.temporaryDirectory()
         let replayed = try await runBinary(sources + ["--out", replayOut, "--replay", recording], environment: [:])
         results.append(replayed)
         #expect(replayed.status == 1, "stderr: \(replayed.stderr)")
@@ -129,6 +130,7 @@ struct SourcesEndToEndTests {
         let feed = try DemoFeedServer(options: options)
         defer { feed.stop() }
         let out = BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let result = try await runBinary([
             "--array-url", feed.baseURL + "/beers", "--array-id-field", "sku", "--array-image-field", "img",
             "--array-name", "beers", "--array-per-page", "5",
