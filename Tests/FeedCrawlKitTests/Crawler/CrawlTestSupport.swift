@@ -9,13 +9,17 @@ import Testing
 /// a small machine.
 @Suite(.serialized) enum CrawlerTests {}
 
-/// Paths of 40 preview images every demo feed with the default seed serves (any image will do
-/// as a fixture's image), computed once.
-let demoImagePaths: [String] = {
-    guard let feed = try? DemoFeedServer() else { return [] }
-    defer { feed.stop() }
-    return feed.expectedImages.prefix(40).map { String($0.url.dropFirst(feed.baseURL.count)) }
-}()
+/// Paths of 40 distinct small PNG images that every feed made with `DemoFeedOptions.observing`
+/// serves (`/fixture/<n>.png`); any image will do as a fixture's image.
+let demoImagePaths: [String] = (0..<40).map { "/fixture/\($0).png" }
+
+/// The fixture image at `path`, or nil when `path` is not one.
+func fixtureImage(_ path: String) -> ServerResponse? {
+    guard path.hasPrefix("/fixture/"), path.hasSuffix(".png"),
+          let n = Int(path.dropFirst("/fixture/".count).dropLast(".png".count)), (0..<1000).contains(n) else { return nil }
+    let png = ImageFixtures.png(width: n + 1, height: n + 1) + Array(repeating: UInt8(n & 0xFF), count: 64)
+    return ServerResponse(status: 200, headers: [("Content-Type", "image/png")], body: .bytes(png))
+}
 
 /// Requests a DemoFeed saw (install with `DemoFeedOptions.observing`), thread-safe.
 final class RequestLog: @unchecked Sendable {
@@ -43,15 +47,15 @@ final class RequestLog: @unchecked Sendable {
 }
 
 extension DemoFeedOptions {
-    /// Options whose override logs every request into `log`, then answers with `answer`
-    /// (nil = the demo feed's normal answer).
+    /// Options whose override logs every request into `log`, then answers with `answer`, or
+    /// with a fixture image (`demoImagePaths`), or else as the demo feed normally does.
     static func observing(
         _ log: RequestLog, _ answer: @escaping @Sendable (ServerRequest) -> ServerResponse? = { _ in nil }
     ) -> DemoFeedOptions {
         var options = DemoFeedOptions()
         options.override = { request in
             log.add(request)
-            return answer(request)
+            return answer(request) ?? fixtureImage(request.path)
         }
         return options
     }
