@@ -90,6 +90,9 @@ enum CrawlCommand {
         var status = ExitStatus.success.rawValue
         if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        if report.sources.contains(where: { $0.failedPages > 0 }) {
+            status = max(status, ExitStatus.itemsFailed.rawValue)
+        }
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal
         if receivedSignal != 0 { status = max(status, SignalWatcher.status(for: receivedSignal)) }

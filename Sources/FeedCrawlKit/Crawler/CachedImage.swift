@@ -30,6 +30,21 @@ public struct CachedImage: Sendable, Equatable {
         self.fetchedAt = fetchedAt
     }
 
+    /// The record of a launch's large patch, when it describes a file in the cache.
+    public init?(details: LaunchDetails) {
+        guard let file = details.largePatchFile, let fetchedAt = details.largePatchFetchedAt else { return nil }
+        switch details.largePatchStatus {
+        case .downloaded?, .fresh?, .revalidated?: break
+        default: return nil
+        }
+        self.file = file
+        self.bytes = details.largePatchBytes
+        self.sha256 = details.largePatchSHA256
+        self.etag = details.largePatchETag
+        self.lastModified = details.largePatchLastModified
+        self.fetchedAt = fetchedAt
+    }
+
     /// The outcome of reusing this record with `status` (`fresh` or `revalidated`).
     public func outcome(_ status: ItemStatus, fetchedAt: Date? = nil) -> ImageOutcome {
         var outcome = ImageOutcome(status: status)

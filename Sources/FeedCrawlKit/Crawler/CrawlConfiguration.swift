@@ -27,6 +27,16 @@ public struct CrawlConfiguration: Sendable {
     /// A transfer slower than 1 KiB/s for this many seconds fails; default 15.
     public var lowSpeedTimeSeconds: Int = 15
 
+    /// Ignore the page cache (`OUT/pages`): fetch every feed page anew (and cache it again);
+    /// default false.
+    public var refreshPages: Bool = false
+    /// Save every feed response (key removed) under this folder as it is fetched, for
+    /// `replayDirectory`; default nil.
+    public var recordDirectory: String? = nil
+    /// Take every feed response from a folder written by `recordDirectory` instead of the
+    /// network (images are fetched as usual); default nil.
+    public var replayDirectory: String? = nil
+
     /// The text an image URL is cached under (its cache file name is a hash of it); default the
     /// URL itself. The demo feed maps its per-run loopback origin to a stable one, so reruns
     /// find their cache.

@@ -88,39 +88,20 @@ public final class Crawler: Sendable {
                 ledger.resolve(tokens, with: outcome)
                 events(.imageFinished(url: "", status: outcome.status, bytes: outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
             })
-        let ttl = configuration.ttlSeconds
-        let identity = configuration.cacheIdentity
-        let emit: @Sendable (Int, [FeedItem]) async -> Void = { page, items in
-            for item in items {
-                let token = ledger.register(item)
-                await Self.schedule(item, token: token, page: page, queue: queue, ledger: ledger,
-                                    cached: cached, identity: identity, layout: layout, ttl: ttl)
-            }
-        }
-        let pageEmitter: @Sendable (String) -> @Sendable (Int, [FeedItem]) async -> Void = { source in
-            { page, items in
-                events(.pageFetched(source: source, page: page, items: items.count))
-                await emit(page, items)
-            }
-        }
+        let sink = ItemSink(
+            ledger: ledger, queue: queue, cached: cached, identity: configuration.cacheIdentity, layout: layout,
+            ttl: configuration.ttlSeconds)
         let feedFetcher = FeedFetcher(
             engine: engine, configuration: configuration, redactor: redactor, events: events)
+        let stores = FeedStores(configuration: configuration, layout: layout)
 
         let reports = await withTaskCancellationHandler {
             await withTaskGroup(of: (Int, SourceReport).self) { group in
                 for (index, source) in configuration.sources.enumerated() {
                     group.addTask {
-                        let emit = pageEmitter(source.name)
-                        let report: SourceReport
-                        switch source {
-                        case .pixabay(let config):
-                            report = await PixabayCrawl(
-                                config: config, fetcher: feedFetcher, redactor: redactor, emit: emit).run()
-                        case .launches(let config):
-                            report = await LaunchesCrawl(
-                                config: config, fetcher: feedFetcher, redactor: redactor, emit: emit).run()
-                        }
-                        if report.failure != nil { queue.cancel(group: report.name) }
+                        let report = await Self.crawl(
+                            source, sink: sink, fetcher: feedFetcher, redactor: redactor, stores: stores,
+                            events: events)
                         return (index, report)
                     }
                 }
@@ -153,7 +134,9 @@ public final class Crawler: Sendable {
             counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
             bytes: bytes, exitStatus: nil,
             sources: reports.map {
-                RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
+                var summary = RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
+                summary.warnings = $0.warnings.isEmpty ? nil : $0.warnings
+                return summary
             })
         var storageProblem = ledger.journalProblem
         do {
@@ -172,30 +155,6 @@ public final class Crawler: Sendable {
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
             sources: reports, storageProblem: storageProblem, cancelled: cancelled,
             manifestPath: layout.manifestPath)
-    }
-
-    /// Gives the item its outcome now (no image, unusable, fresh in the cache) or queues its image.
-    private static func schedule(
-        _ item: FeedItem, token: Int, page: Int, queue: PrefetchQueue<ImageOutcome>, ledger: CrawlLedger,
-        cached: [String: CachedImage], identity: (String) -> String, layout: CacheLayout, ttl: Double
-    ) async {
-        if let problem = item.problem {
-            ledger.resolve([token], with: ImageOutcome(status: .rejected, error: problem))
-            return
-        }
-        guard let url = item.imageURL, !url.isEmpty else {
-            ledger.resolve([token], with: ImageOutcome(status: .noImage))
-            return
-        }
-        if let record = cached[identity(url)], -record.fetchedAt.timeIntervalSinceNow < ttl,
-            layout.fileExists(relativePath: record.file)
-        {
-            ledger.resolve([token], with: record.outcome(.fresh))
-            return
-        }
-        await queue.submit(
-            key: url, host: URLCheck.host(of: url), group: item.source,
-            priority: PrefetchPriority(page: page), subscriber: token)
     }
 
     /// Folds a journal left by a killed run into the previous manifest, and saves the result.
@@ -224,11 +183,16 @@ public final class Crawler: Sendable {
         _ items: [ManifestItem], identity: (String) -> String
     ) -> [String: CachedImage] {
         var cached: [String: CachedImage] = [:]
-        for item in items {
-            guard let url = item.imageURL, let record = CachedImage(item: item) else { continue }
+        func add(_ url: String, _ record: CachedImage) {
             let key = identity(url)
-            if let existing = cached[key], existing.fetchedAt >= record.fetchedAt { continue }
+            if let existing = cached[key], existing.fetchedAt >= record.fetchedAt { return }
             cached[key] = record
+        }
+        for item in items {
+            if let url = item.imageURL, let record = CachedImage(item: item) { add(url, record) }
+            if let details = item.details, let url = details.largePatchURL, let record = CachedImage(details: details) {
+                add(url, record)
+            }
         }
         return cached
     }
@@ -254,17 +218,30 @@ public final class Crawler: Sendable {
             "perHost": String(configuration.perHost),
             "ttlSeconds": String(Int(configuration.ttlSeconds)),
             "retries": String(configuration.retries),
+            "refreshPages": String(configuration.refreshPages),
         ]
+        if let record = configuration.recordDirectory { options["record"] = record }
+        if let replay = configuration.replayDirectory { options["replay"] = replay }
         for source in configuration.sources {
             switch source {
             case .pixabay(let config):
                 options["\(config.name).url"] = redactor.redactURL(config.url)
                 options["\(config.name).pages"] = String(config.pages)
                 options["\(config.name).perPage"] = String(config.perPage)
+                if let query = config.query { options["\(config.name).query"] = redactor.redact(query) }
             case .launches(let config):
                 options["\(config.name).url"] = config.url
                 options["\(config.name).pages"] = String(config.pages)
+                options["\(config.name).patchSize"] = config.patchSize.rawValue.lowercased()
+                options["\(config.name).details"] = String(config.details)
+            case .array(let config):
+                options["\(config.name).url"] = redactor.redactURL(config.url)
+                options["\(config.name).pages"] = String(config.pages)
+                options["\(config.name).perPage"] = String(config.perPage)
+                options["\(config.name).idField"] = config.idField
+                options["\(config.name).imageField"] = config.imageField
             }
+            options["\(source.name).pageTTLSeconds"] = String(Int(source.pageTTL))
         }
         return options
     }

@@ -12,6 +12,9 @@ public struct RunRecord: Codable, Sendable, Equatable {
         public var items: Int
         /// Why listing stopped early, if it did.
         public var error: String?
+        /// Problems that did not stop the source (a bad page, a repeated cursor, partial
+        /// GraphQL data); nil when there were none.
+        public var warnings: [String]?
 
         /// Creates a summary; `error` defaults to nil.
         public init(source: String, pages: Int, items: Int, error: String? = nil) {
