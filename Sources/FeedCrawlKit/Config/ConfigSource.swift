@@ -2,7 +2,7 @@
 ///
 /// | key | sources | meaning |
 /// |---|---|---|
-/// | `type` | all | `pixabay` or `launches` (required) |
+/// | `type` | all | `pixabay`, `launches` or `array` (required) |
 /// | `url` | all | the API endpoint, http:// or https:// (required) |
 /// | `name` | all | name in the manifest; default the type; unique |
 /// | `pages` | all | pages to fetch; default the run's `--pages` |
@@ -11,11 +11,17 @@
 /// | `imageType` | pixabay | `all`, `photo`, `illustration`, `vector`; default `all` |
 /// | `perPage` | pixabay | hits per page, 3–200; default the run's `--per-page` |
 /// | `pageConcurrency` | pixabay | pages fetched at once, 1–16; default 4 |
+/// | `pageTTL` | all | reuse kept feed pages younger than this (`24h`); default 24h pixabay, 0 others |
+/// | `patchSize` | launches | `small` or `large`; default `small` |
+/// | `details` | launches | `true`: query each launch's details and fetch its large patch; default false |
+/// | `idField`, `imageField`, `titleField` | array | element fields; defaults `id`, `image_url`, `name`/`title` |
+/// | `perPage` | array | elements per page; default 25 |
 public struct ConfigSource: Sendable, Equatable {
     /// The kinds of source a file can name.
     public enum Kind: String, Sendable, CaseIterable {
         case pixabay
         case launches
+        case array
     }
 
     public var kind: Kind
@@ -28,9 +34,26 @@ public struct ConfigSource: Sendable, Equatable {
     public var pages: Int?
     public var perPage: Int?
     public var pageConcurrency: Int?
+    /// Seconds a kept feed page stays reusable.
+    public var pageTTL: Double?
+    public var patchSize: LaunchesQuery.PatchSize?
+    public var details: Bool?
+    public var idField: String?
+    public var imageField: String?
+    public var titleField: String?
 
-    static let commonKeys = ["type", "name", "url", "pages"]
+    static let commonKeys = ["type", "name", "url", "pages", "pageTTL"]
     static let pixabayKeys = commonKeys + ["keyEnv", "query", "imageType", "perPage", "pageConcurrency"]
+    static let launchesKeys = commonKeys + ["patchSize", "details"]
+    static let arrayKeys = commonKeys + ["idField", "imageField", "titleField", "perPage"]
+
+    static func allowedKeys(_ kind: Kind) -> [String] {
+        switch kind {
+        case .pixabay: return pixabayKeys
+        case .launches: return launchesKeys
+        case .array: return arrayKeys
+        }
+    }
     static let secretKeys = ["key", "apiKey", "token", "password", "secret"]
 
     /// The environment variable a Pixabay source reads its key from by default.
@@ -49,7 +72,7 @@ public struct ConfigSource: Sendable, Equatable {
         guard case .string(let typeText) = typeValue, let kind = Kind(rawValue: typeText) else {
             throw fail("type", "expected one of \(Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \(typeValue.kindDescription)")
         }
-        let allowed = kind == .pixabay ? Self.pixabayKeys : Self.commonKeys
+        let allowed = Self.allowedKeys(kind)
         for key in fields.keys.sorted() where !allowed.contains(key) {
             let shown = TerminalText.sanitize(String(key.prefix(60)))
             if Self.secretKeys.contains(key) {
@@ -99,8 +122,30 @@ public struct ConfigSource: Sendable, Equatable {
             throw fail("imageType", "expected \"all\", \"photo\", \"illustration\" or \"vector\", not \(ConfigValue.string(imageType).kindDescription)")
         }
         pages = try integer("pages", 0...100_000)
-        perPage = try integer("perPage", 3...200)
+        perPage = try integer("perPage", kind == .array ? 1...1000 : 3...200)
         pageConcurrency = try integer("pageConcurrency", 1...16)
+        if let text = try string("pageTTL") {
+            do {
+                pageTTL = try DurationParser.parse(text)
+            } catch {
+                throw fail("pageTTL", "expected a duration such as \"90s\", \"10m\", \"24h\" or \"7d\": \(error)")
+            }
+        }
+        if let text = try string("patchSize") {
+            guard let size = LaunchesQuery.PatchSize(rawValue: text.uppercased()) else {
+                throw fail("patchSize", "expected \"small\" or \"large\", not \(ConfigValue.string(text).kindDescription)")
+            }
+            patchSize = size
+        }
+        if let value = fields["details"] {
+            guard case .bool(let flag) = value else {
+                throw fail("details", "expected true or false, not \(value.kindDescription)")
+            }
+            details = flag
+        }
+        idField = try string("idField")
+        imageField = try string("imageField")
+        titleField = try string("titleField")
     }
 
     /// The crawl configuration of this source.
@@ -129,11 +174,23 @@ public struct ConfigSource: Sendable, Equatable {
             config.query = query
             if let imageType { config.imageType = imageType }
             if let pageConcurrency { config.pageConcurrency = pageConcurrency }
+            if let pageTTL { config.pageTTL = pageTTL }
             return .pixabay(config)
         case .launches:
             var config = LaunchesSourceConfiguration(url: url, pages: pages)
             config.name = name
+            if let patchSize { config.patchSize = patchSize }
+            if let details { config.details = details }
+            if let pageTTL { config.pageTTL = pageTTL }
             return .launches(config)
+        case .array:
+            var config = ArraySourceConfiguration(
+                url: url, idField: idField ?? "id", imageField: imageField ?? "image_url", pages: pages)
+            config.name = name
+            config.titleField = titleField
+            if let perPage { config.perPage = perPage }
+            if let pageTTL { config.pageTTL = pageTTL }
+            return .array(config)
         }
     }
 }

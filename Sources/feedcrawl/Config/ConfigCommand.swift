@@ -59,6 +59,12 @@ struct EffectiveConfiguration: Encodable {
         var pageConcurrency: Int?
         var keyEnv: String?
         var key: String?
+        var pageTTL: String?
+        var patchSize: String?
+        var details: Bool?
+        var idField: String?
+        var imageField: String?
+        var titleField: String?
     }
 
     var configFile: String?
@@ -101,33 +107,40 @@ struct EffectiveConfiguration: Encodable {
         logFile = options.ux.logFile
         json = options.ux.json
 
-        func keyState(_ variable: String) -> String {
-            environment[variable].map { $0.isEmpty ? "(not set)" : "***" } ?? "(not set)"
+        // The sources exactly as a crawl would build them: the file's, else the command line's.
+        // A key that is not set is shown as such: build with a marker in its place.
+        let unset = "\u{1}(not set)"
+        var lookup = environment
+        for source in loaded.file?.sources ?? [] where source.kind == .pixabay {
+            let variable = source.keyEnv ?? ConfigSource.defaultKeyEnv
+            if lookup[variable, default: ""].isEmpty { lookup[variable] = unset }
         }
-        let redactor = SecretRedactor(secrets: [environment[ConfigSource.defaultKeyEnv] ?? ""])
+        let fileSources = (try? loaded.fileSources(environment: lookup)) ?? nil
+        let built = fileSources ?? (options.usesDemoFeed ? [] : options.crawlConfiguration().sources)
+        let fileKeyEnvs = Dictionary(
+            (loaded.file?.sources ?? []).map { ($0.name, $0.keyEnv ?? ConfigSource.defaultKeyEnv) },
+            uniquingKeysWith: { first, _ in first })
         var sources: [Source] = []
-        if let url = options.pixabayURL {
-            sources.append(Source(type: "pixabay", name: "pixabay", url: redactor.redactURL(url), pages: options.pages,
-                                  perPage: options.perPage, keyEnv: ConfigSource.defaultKeyEnv, key: keyState(ConfigSource.defaultKeyEnv)))
-        }
-        if let url = options.launchesURL {
-            sources.append(Source(type: "launches", name: "launches", url: url, pages: options.pages))
-        }
-        if sources.isEmpty, let file = loaded.file, let fileSources = file.sources {
-            for source in fileSources {
-                let pages = loaded.explicit.contains("--pages") ? options.pages : (source.pages ?? options.pages)
-                switch source.kind {
-                case .pixabay:
-                    let variable = source.keyEnv ?? ConfigSource.defaultKeyEnv
-                    let secret = SecretRedactor(secrets: [environment[variable] ?? ""])
-                    let perPage = loaded.explicit.contains("--per-page") ? options.perPage : (source.perPage ?? options.perPage)
-                    sources.append(Source(
-                        type: "pixabay", name: source.name, url: secret.redactURL(source.url), pages: pages, perPage: perPage,
-                        query: source.query, imageType: source.imageType ?? "all", pageConcurrency: source.pageConcurrency ?? 4,
-                        keyEnv: variable, key: keyState(variable)))
-                case .launches:
-                    sources.append(Source(type: "launches", name: source.name, url: source.url, pages: pages))
-                }
+        for source in built {
+            switch source {
+            case .pixabay(let config):
+                let redactor = SecretRedactor(secrets: [config.key])
+                sources.append(Source(
+                    type: "pixabay", name: config.name, url: redactor.redactURL(config.url), pages: config.pages,
+                    perPage: config.perPage, query: config.query.map(redactor.redact), imageType: config.imageType,
+                    pageConcurrency: config.pageConcurrency,
+                    keyEnv: fileKeyEnvs[config.name] ?? ConfigSource.defaultKeyEnv,
+                    key: config.key == unset || config.key.isEmpty ? "(not set)" : "***", pageTTL: Self.duration(config.pageTTL)))
+            case .launches(let config):
+                sources.append(Source(
+                    type: "launches", name: config.name, url: config.url, pages: config.pages,
+                    pageTTL: Self.duration(config.pageTTL), patchSize: config.patchSize.rawValue.lowercased(),
+                    details: config.details))
+            case .array(let config):
+                sources.append(Source(
+                    type: "array", name: config.name, url: config.url, pages: config.pages, perPage: config.perPage,
+                    pageTTL: Self.duration(config.pageTTL), idField: config.idField, imageField: config.imageField,
+                    titleField: config.titleField))
             }
         }
         self.sources = sources
@@ -137,6 +150,7 @@ struct EffectiveConfiguration: Encodable {
     /// Seconds as the shortest exact duration text: `1d`, `24h`, `10m`, `90s`, `0.5s`.
     static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds)
+        if seconds == 0 { return "0s" }
         guard Double(whole) == seconds, whole > 0 else { return "\(seconds)s" }
         for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] where whole % size == 0 {
             return "\(whole / size)\(unit)"

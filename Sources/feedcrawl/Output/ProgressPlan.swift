@@ -7,6 +7,7 @@ enum ProgressPlan {
             switch source {
             case .pixabay(let config): return (config.name, config.pages)
             case .launches(let config): return (config.name, config.pages)
+            case .array(let config): return (config.name, config.pages)
             }
         }
     }

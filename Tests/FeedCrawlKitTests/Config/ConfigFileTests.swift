@@ -68,6 +68,32 @@ struct ConfigFileTests {
         }
     }
 
+    @Test func launchesAndArraySourceOptions() throws {
+        let file = try Self.parse("""
+            {"sources": [{"type": "launches", "url": "https://x.example/graphql", "patchSize": "large", "details": true},
+                         {"type": "array", "url": "https://y.example/beers", "idField": "beer.id", "imageField": "img",
+                          "titleField": "name", "perPage": 80, "pageTTL": "2h", "name": "beers"}]}
+            """)
+        let sources = try #require(file.sources)
+        let launches = try sources[0].configuration(
+            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 0, path: file.path)
+        guard case .launches(let l) = launches else {
+            Issue.record("expected launches, got \(launches)")
+            return
+        }
+        #expect(l.patchSize == .large && l.details && l.pages == 4)
+        let array = try sources[1].configuration(
+            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
+        guard case .array(let a) = array else {
+            Issue.record("expected array, got \(array)")
+            return
+        }
+        #expect(a.idField == "beer.id" && a.imageField == "img" && a.titleField == "name")
+        #expect(a.perPage == 80 && a.pageTTL == 7200 && a.name == "beers")
+        #expect(Self.problem(#"{"sources": [{"type": "launches", "url": "https://a.example/", "patchSize": "huge"}]}"#)?.key == "sources[0].patchSize")
+        #expect(Self.problem(#"{"sources": [{"type": "array", "url": "https://a.example/", "pageTTL": "soon"}]}"#)?.key == "sources[0].pageTTL")
+    }
+
     @Test func errorsNameTheKeyAndWhatWasExpected() {
         let cases: [(String, String, String)] = [
             ("[]", "", "expected a JSON object at the top level, not an array"),
@@ -75,7 +101,7 @@ struct ConfigFileTests {
             (#"{"sources": {}}"#, "sources", "expected an array of sources, not an object"),
             (#"{"sources": [3]}"#, "sources[0]", "expected an object"),
             (#"{"sources": [{"url": "https://a.example/"}]}"#, "sources[0].type", "missing"),
-            (#"{"sources": [{"type": "rss", "url": "https://a.example/"}]}"#, "sources[0].type", "expected one of \"pixabay\", \"launches\", not the string \"rss\""),
+            (#"{"sources": [{"type": "rss", "url": "https://a.example/"}]}"#, "sources[0].type", "expected one of \"pixabay\", \"launches\", \"array\", not the string \"rss\""),
             (#"{"sources": [{"type": "launches", "url": "ftp://a.example/"}]}"#, "sources[0].url", "expected an http:// or https:// URL"),
             (#"{"sources": [{"type": "launches", "url": "https://a.example/", "query": "x"}]}"#, "sources[0].query", "unknown key for a launches source"),
             (#"{"sources": [{"type": "pixabay", "url": "https://a.example/", "apiKey": "x"}]}"#, "sources[0].apiKey", "secrets may not be written in the file"),
