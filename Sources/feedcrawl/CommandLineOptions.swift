@@ -20,6 +20,10 @@ struct CommandLineOptions {
     var ttlSeconds: Double = 24 * 3600
     var maxImageBytes: Int64 = 20 << 20
     var caFile: String?
+    /// `--deadline`: seconds after which the run stops scheduling and cancels what is in flight.
+    var deadlineSeconds: Double?
+    /// `--cache-max`: cache size cap in bytes; default 2 GiB.
+    var cacheMaxBytes: Int64 = 2 << 30
     /// The Pixabay key, from PIXABAY_KEY; never printed.
     var pixabayKey: String?
 
@@ -86,6 +90,20 @@ struct CommandLineOptions {
                     throw UsageError(description: "--max-image-bytes: \(error)")
                 }
             case "--cacert": options.caFile = try value(argument)
+            case "--deadline":
+                let text = try value(argument)
+                do {
+                    options.deadlineSeconds = Double(try DurationParser.parse(text))
+                } catch {
+                    throw UsageError(description: "--deadline: \(error)")
+                }
+            case "--cache-max":
+                let text = try value(argument)
+                do {
+                    options.cacheMaxBytes = try ByteSize.parse(text)
+                } catch {
+                    throw UsageError(description: "--cache-max: \(error)")
+                }
             default:
                 throw UsageError(description: "unknown option '\(argument)'")
             }
@@ -109,6 +127,8 @@ struct CommandLineOptions {
         configuration.ttlSeconds = ttlSeconds
         configuration.maxImageBytes = maxImageBytes
         configuration.caInfo = caFile
+        configuration.deadlineSeconds = deadlineSeconds
+        configuration.cacheMaxBytes = cacheMaxBytes
         if let url = pixabayURL ?? demoPixabayURL {
             configuration.sources.append(.pixabay(PixabaySourceConfiguration(
                 url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)))

@@ -52,6 +52,7 @@ enum CrawlCommand {
             configuration = options.crawlConfiguration()
         }
 
+        configuration.checkpoint = CrashPoint.fromEnvironment(ProcessInfo.processInfo.environment)
         let crawler = Crawler(configuration: configuration) { event in
             switch event {
             case .sourceFailed(let source, let message):
@@ -83,6 +84,15 @@ enum CrawlCommand {
             }
         }
         Console.err(Summary.line(report))
+        if report.deadlineReached, let seconds = options.deadlineSeconds {
+            Console.err("feedcrawl: deadline of \(DurationParser.format(seconds)) reached: stopped scheduling and cancelled \(report.count(.cancelled)) items")
+        }
+        if report.evictedFiles > 0 {
+            Console.err("feedcrawl: cache over \(ByteSize.format(options.cacheMaxBytes)): evicted \(report.evictedFiles) least-recently-used files (\(ByteSize.format(report.evictedBytes)))")
+        }
+        if report.overCacheMax {
+            Console.err("feedcrawl: warning: the images this run uses take \(ByteSize.format(report.cacheBytes)), more than --cache-max \(ByteSize.format(options.cacheMaxBytes))")
+        }
         if let problem = report.storageProblem {
             Console.err("feedcrawl: error: \(problem)")
         }
@@ -90,6 +100,7 @@ enum CrawlCommand {
         var status = ExitStatus.success.rawValue
         if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal
         if receivedSignal != 0 { status = max(status, SignalWatcher.status(for: receivedSignal)) }

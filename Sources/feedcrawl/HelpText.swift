@@ -27,6 +27,10 @@ enum HelpText {
                               e.g. 90s, 10m, 24h, 7d (default 24h).
       --max-image-bytes SIZE  Largest image accepted, e.g. 500K, 20M (default 20M).
       --cacert FILE           Trust the CA certificates in FILE for HTTPS, as curl's option does.
+      --deadline DURATION     Stop after DURATION (e.g. 10m): stop scheduling, cancel transfers in
+                              flight, write the manifest; unfinished items are 'cancelled'.
+      --cache-max SIZE        After the run, evict least-recently-used images this run did not
+                              use until the cache is at most SIZE, e.g. 500M (default 2G).
       --version               Print the version and exit.
       -h, --help              Show this help and exit.
 
@@ -34,10 +38,12 @@ enum HelpText {
       feedcrawl --pages 5
       PIXABAY_KEY=... feedcrawl --pixabay-url https://pixabay.com/api/ --pages 3 --out /srv/mirror
       feedcrawl --launches-url https://example.org/graphql --pages 2
+      feedcrawl --deadline 10m --cache-max 500M
+      feedcrawl manifest --status failed        (see 'feedcrawl manifest --help')
 
     EXIT STATUS:
       0    every item is fine (no-image counts as fine)
-      1    finished, but some items failed, were rejected or were cancelled
+      1    finished, but some items failed, were rejected or were cancelled (--deadline)
       2    usage or configuration error
       3    a source could not be crawled at all (bad key, unreachable, invalid responses)
       75   another run holds the output folder's lock

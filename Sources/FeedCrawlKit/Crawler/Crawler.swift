@@ -48,6 +48,7 @@ public final class Crawler: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
 
+        layout.removeTemporaryManifests()
         let previous = try loadPrevious(layout)
         do {
             try layout.createFanOutDirectories()
@@ -70,13 +71,18 @@ public final class Crawler: Sendable {
         let fetcher = ImageFetcher(
             engine: engine, layout: layout, configuration: configuration, cached: cached, events: events)
         let events = self.events
+        let deadlineReached = Locked(false)
         let queue = PrefetchQueue<ImageOutcome>(
             limits: .init(
                 concurrency: configuration.concurrency, perHost: configuration.perHost,
                 maxWaiting: configuration.maxWaiting),
             operation: { request in await fetcher.fetch(request.key) },
-            cancelled: { _ in ImageOutcome(status: .cancelled, error: "cancelled") },
+            cancelled: { request in fetcher.cancelledOutcome(request.key) },
             deliver: { outcome, tokens in
+                var outcome = outcome
+                if outcome.status == .cancelled, deadlineReached.withLock({ $0 }) {
+                    outcome.error = "cancelled: deadline reached"
+                }
                 ledger.resolve(tokens, with: outcome)
                 events(.imageFinished(url: "", status: outcome.status, bytes: outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
             })
@@ -92,9 +98,14 @@ public final class Crawler: Sendable {
         let feedFetcher = FeedFetcher(
             engine: engine, configuration: configuration, redactor: redactor, events: events)
 
-        let reports = await withTaskCancellationHandler {
+        let sources = configuration.sources
+        let expire: @Sendable () -> Void = {
+            deadlineReached.withLock { $0 = true }
+            queue.cancelAll()
+        }
+        let crawlSources: @Sendable () async -> [SourceReport] = {
             await withTaskGroup(of: (Int, SourceReport).self) { group in
-                for (index, source) in configuration.sources.enumerated() {
+                for (index, source) in sources.enumerated() {
                     group.addTask {
                         let report: SourceReport
                         switch source {
@@ -119,39 +130,48 @@ public final class Crawler: Sendable {
                 await queue.drain()
                 return reports.sorted { $0.0 < $1.0 }.map(\.1)
             }
+        }
+        let reports = await withTaskCancellationHandler {
+            await Self.withDeadline(configuration.deadlineSeconds, onExpiry: expire, crawlSources) ?? []
         } onCancel: {
             queue.cancelAll()
         }
         let cancelled = Task.isCancelled
+        let deadline = deadlineReached.withLock { $0 }
 
         let items = ledger.finish()
         var counts: [ItemStatus: Int] = [:]
         var bytes: Int64 = 0
+        var downloadedFiles = Set<String>()
         for item in items {
             counts[item.status, default: 0] += 1
-            if item.status == .downloaded { bytes += item.bytes ?? 0 }
+            // Items that share an image share its one download.
+            if item.status == .downloaded, let file = item.file, downloadedFiles.insert(file).inserted {
+                bytes += item.bytes ?? 0
+            }
         }
         let finished = Date()
-        var manifest = Manifest(generatedAt: finished, items: Self.merge(current: items, previous: previous.items))
-        manifest.run = RunRecord(
+        var run = RunRecord(
             startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
             counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
             bytes: bytes, exitStatus: nil,
             sources: reports.map {
                 RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
             })
-        var storageProblem = ledger.journalProblem
-        do {
-            try ManifestStore.save(manifest, path: layout.manifestPath)
-            try? Journal.remove(path: layout.journalPath)
-        } catch {
-            storageProblem = "cannot write the manifest: \(error)"
-        }
-        layout.removeTemporaryFiles()
-        return CrawlReport(
+        if deadline { run.deadlineReached = true }
+        let done = finish(items: items, previous: previous.items, layout: layout, run: run)
+        var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
-            sources: reports, storageProblem: storageProblem, cancelled: cancelled,
+            sources: reports, storageProblem: done.storageProblem ?? ledger.journalProblem, cancelled: cancelled,
             manifestPath: layout.manifestPath)
+        report.deadlineReached = deadline
+        report.evictedFiles = done.plan.evicted.count
+        report.evictedBytes = done.plan.evictedBytes
+        report.orphansRemoved = done.orphansRemoved
+        report.cacheBytes = done.plan.cacheBytes
+        report.overCacheMax = done.plan.overCap
+        report.peakWaiting = queue.maxWaitingObserved
+        return report
     }
 
     /// Gives the item its outcome now (no image, unusable, fresh in the cache) or queues its image.
@@ -167,9 +187,7 @@ public final class Crawler: Sendable {
             ledger.resolve([token], with: ImageOutcome(status: .noImage))
             return
         }
-        if let record = cached[identity(url)], -record.fetchedAt.timeIntervalSinceNow < ttl,
-            layout.fileExists(relativePath: record.file)
-        {
+        if let record = cached[identity(url)], -record.fetchedAt.timeIntervalSinceNow < ttl, layout.holds(record) {
             ledger.resolve([token], with: record.outcome(.fresh))
             return
         }
@@ -213,28 +231,15 @@ public final class Crawler: Sendable {
         return cached
     }
 
-    /// This run's items, plus earlier items this run did not see (kept with their last-seen time).
-    static func merge(current: [ManifestItem], previous: [ManifestItem]) -> [ManifestItem] {
-        struct Key: Hashable { var source: String; var id: String }
-        var seen = Set<Key>()
-        var merged: [ManifestItem] = []
-        merged.reserveCapacity(current.count + previous.count)
-        for item in current where seen.insert(Key(source: item.source, id: item.id)).inserted {
-            merged.append(item)
-        }
-        for item in previous where seen.insert(Key(source: item.source, id: item.id)).inserted {
-            merged.append(item)
-        }
-        return merged
-    }
-
     private func optionsRecord(_ redactor: SecretRedactor) -> [String: String] {
         var options: [String: String] = [
             "concurrency": String(configuration.concurrency),
             "perHost": String(configuration.perHost),
             "ttlSeconds": String(Int(configuration.ttlSeconds)),
             "retries": String(configuration.retries),
+            "cacheMaxBytes": String(configuration.cacheMaxBytes),
         ]
+        if let deadline = configuration.deadlineSeconds { options["deadlineSeconds"] = String(deadline) }
         for source in configuration.sources {
             switch source {
             case .pixabay(let config):
