@@ -24,7 +24,7 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
     public var evictedBytes: Int64
     /// Carried-over items dropped because their file was evicted or is gone.
     public var droppedItems: Int
-    /// Cache files on disk that no kept item references (sorted).
+    /// Cache files on disk that no kept item references and that are not evicted (sorted).
     public var orphans: [String]
     /// Bytes of the files the kept items reference.
     public var cacheBytes: Int64
@@ -119,7 +119,7 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
         self.evicted = evicted
         self.evictedBytes = evictedBytes
         self.droppedItems = dropped
-        self.orphans = present.subtracting(referenced).sorted()
+        self.orphans = present.subtracting(referenced).subtracting(evictedSet).sorted()
         self.cacheBytes = total
         self.overCap = total > capBytes
     }

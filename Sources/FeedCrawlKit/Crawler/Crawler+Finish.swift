@@ -24,7 +24,7 @@ extension Crawler {
         var record = run
         record.evicted = plan.evicted.count
         record.evictedBytes = plan.evictedBytes
-        record.orphansRemoved = plan.orphans.count + scan.temporary.count
+        record.orphansRemoved = (run.orphansRemoved ?? 0) + plan.orphans.count + scan.temporary.count
         let manifest = Manifest(generatedAt: run.finishedAt ?? run.startedAt, run: record, items: plan.items)
         configuration.checkpoint?(.outcomesJournaled)
         do {

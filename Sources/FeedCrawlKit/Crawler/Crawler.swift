@@ -48,14 +48,14 @@ public final class Crawler: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
 
-        layout.removeTemporaryManifests()
+        var leftovers = layout.removeTemporaryManifests()
         let previous = try loadPrevious(layout)
         do {
             try layout.createFanOutDirectories()
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
-        layout.removeTemporaryFiles()
+        leftovers += layout.removeTemporaryFiles()
 
         let journal = try? Journal(path: layout.journalPath)
         let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
@@ -159,6 +159,7 @@ public final class Crawler: Sendable {
                 RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
             })
         if deadline { run.deadlineReached = true }
+        run.orphansRemoved = leftovers
         let done = finish(items: items, previous: previous.items, layout: layout, run: run)
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
@@ -167,7 +168,7 @@ public final class Crawler: Sendable {
         report.deadlineReached = deadline
         report.evictedFiles = done.plan.evicted.count
         report.evictedBytes = done.plan.evictedBytes
-        report.orphansRemoved = done.orphansRemoved
+        report.orphansRemoved = done.orphansRemoved + leftovers
         report.cacheBytes = done.plan.cacheBytes
         report.overCacheMax = done.plan.overCap
         report.peakWaiting = queue.maxWaitingObserved
