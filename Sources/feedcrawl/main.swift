@@ -5,5 +5,6 @@ switch arguments.first {
 case "manifest":
     ManifestCommand.run(Array(arguments.dropFirst()))
 default:
+    SignalWatcher.unblockOnThisThread()  // on the main thread, before any other starts
     await CrawlCommand.run(arguments)
 }
