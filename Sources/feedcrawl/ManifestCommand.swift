@@ -12,7 +12,17 @@ enum ManifestCommand {
         var help = false
     }
 
-    static func parse(_ arguments: [String]) throws -> Options {
+    static func parse(_ given: [String]) throws -> Options {
+        // `--name=value` is `--name value`.
+        var arguments: [String] = []
+        for argument in given {
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                arguments.append(String(argument[..<equals]))
+                arguments.append(String(argument[argument.index(after: equals)...]))
+            } else {
+                arguments.append(argument)
+            }
+        }
         var options = Options()
         var index = 0
         func value(_ name: String) throws -> String {
@@ -20,16 +30,6 @@ enum ManifestCommand {
             guard index < arguments.count else { throw CommandLineOptions.UsageError(description: "\(name) needs a value") }
             return arguments[index]
         }
-        var expanded: [String] = []
-        for argument in arguments {
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                expanded.append(String(argument[..<equals]))
-                expanded.append(String(argument[argument.index(after: equals)...]))
-            } else {
-                expanded.append(argument)
-            }
-        }
-        let arguments = expanded
         while index < arguments.count {
             let argument = arguments[index]
             switch argument {

@@ -10,7 +10,7 @@ public enum ItemListing {
     public static func render(_ items: [ManifestItem], format: InspectionFormat) -> String {
         switch format {
         case .json:
-            return InspectionFormat.json(items)
+            return items.isEmpty ? "[]\n" : InspectionFormat.json(items)
         case .csv:
             let rows = items.map { item in
                 [
