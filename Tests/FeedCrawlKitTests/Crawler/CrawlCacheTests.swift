@@ -4,7 +4,7 @@ import Testing
 
 /// Revalidation, replacement and de-duplication through real crawls of DemoFeed.
 extension CrawlerTests {
-    @Suite("Crawler cache")
+    @Suite("Crawler cache", .serialized)
     struct CrawlCacheTests {
         @Test func staleImagesAreRevalidatedWith304() async throws {
             let out = TestDirectory()

@@ -5,7 +5,7 @@ import Testing
 
 /// Cancellation at each grain: one URL, one source, the whole run (deadline, task cancellation).
 extension CrawlerTests {
-    @Suite("Crawler cancellation")
+    @Suite("Crawler cancellation", .serialized)
     struct CrawlCancellationTests {
         /// An image that takes about six seconds to arrive: cancellation must come long before.
         static let slowImage = CrawlFixture.png(side: 24, bytes: 1200)

@@ -6,7 +6,7 @@ import Testing
 
 /// Eviction under `cacheMaxBytes` and orphan removal, on disk.
 extension CrawlerTests {
-    @Suite("Crawler cache maintenance")
+    @Suite("Crawler cache maintenance", .serialized)
     struct CrawlMaintenanceTests {
         /// Writes one cached image per entry of `ages`, with a manifest item last seen that many days
         /// ago, and a manifest listing them; returns the items.

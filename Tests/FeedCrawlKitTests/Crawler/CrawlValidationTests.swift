@@ -4,7 +4,7 @@ import Testing
 
 /// Bad image responses, end to end: DemoFeed over loopback → libcurl → validation → manifest.
 extension CrawlerTests {
-    @Suite("Crawler validation")
+    @Suite("Crawler validation", .serialized)
     struct CrawlValidationTests {
         /// Crawls one Pixabay page of 10 items whose images `answer` serves; returns the images'
         /// items and how often each image path was requested.

@@ -1,6 +1,7 @@
 import Testing
 
-/// The crawler suites, run one test at a time: each crawl fsyncs every image on the
-/// cooperative pool, and several at once would starve the timing-sensitive tests elsewhere.
-@Suite("Crawler", .serialized)
+/// The crawler suites. Each runs its tests one at a time (a crawl fsyncs every image on the
+/// cooperative pool; many at once starve timing-sensitive tests elsewhere); the suites run
+/// side by side.
+@Suite("Crawler")
 enum CrawlerTests {}
