@@ -4,7 +4,7 @@ import Testing
 
 /// SIGKILL at several points of a crawl, then a rerun: the cache always ends complete and
 /// consistent (`feedcrawl manifest --verify` clean), with no `.part` file left.
-@Suite("feedcrawl crash recovery", .serialized)
+@Suite("feedcrawl crash recovery")
 struct CrashRecoveryTests {
     /// Reruns the crawl at full speed and checks the result.
     func rerunAndCheck(_ feed: SlowFeed, _ out: OutputFolder, sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -46,15 +46,21 @@ struct CrashRecoveryTests {
         defer { feed.stop() }
         let out = OutputFolder()
         defer { out.remove() }
-        for round in 1...2 {
+        for _ in 1...2 {
+            // What the previous round left does not count.
+            let oldParts = Set(out.partFiles())
+            let oldFiles = out.cacheFiles()
             let process = try BinaryProcess(feed.arguments(out: out.path), environment: feed.environment)
-            // Some images are stored, others are arriving.
-            let midway = await waitUntil { out.cacheFiles().count >= 4 * round && !out.partFiles().isEmpty }
+            // New images are stored, others are arriving.
+            let midway = await waitUntil {
+                out.cacheFiles().subtracting(oldFiles).count >= 2 && !Set(out.partFiles()).subtracting(oldParts).isEmpty
+            }
             #expect(midway)
             process.send(SIGKILL)
             let exit = await process.exit()
             #expect(exit.signaled && exit.status == SIGKILL)
-            #expect(!out.partFiles().isEmpty || !midway)
+            // Each image takes 0.6 s to arrive: the kill caught some halfway.
+            #expect(!out.partFiles().isEmpty)
         }
         // The journal of the second run holds what it finished; the rerun folds it in.
         #expect(out.journalExists)

@@ -63,8 +63,19 @@ enum CrawlFixture {
     static func isImage(_ request: ServerRequest) -> Bool { request.path.hasPrefix("/img/") }
 
     static func run(_ configuration: CrawlConfiguration) async throws -> (CrawlReport, Manifest) {
-        let report = try await Crawler(configuration: configuration).run()
-        return (report, try ManifestStore.load(outDirectory: configuration.outDirectory))
+        var attempt = 0
+        while true {
+            do {
+                let report = try await Crawler(configuration: configuration).run()
+                return (report, try ManifestStore.load(outDirectory: configuration.outDirectory))
+            } catch Crawler.SetupError.locked where attempt < 100 {
+                // Another test spawning a child process at the moment the previous crawl let go
+                // of the lock: the child holds a copy of every descriptor until its exec, and an
+                // flock lasts while any copy is open. Wait for that exec.
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
     }
 
     /// Every `.part` file under `out` (top level and cache folders).

@@ -86,12 +86,12 @@ final class BinaryProcess: @unchecked Sendable {
     }
 }
 
-/// Polls `condition` every 5 ms until it holds or `seconds` pass; returns whether it held.
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
 func waitUntil(seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
+        try? await Task.sleep(for: .milliseconds(10))
     }
     return condition()
 }

@@ -22,12 +22,32 @@ struct OutputFolder {
         return result
     }
 
-    /// `.part` files anywhere below the folder.
-    func partFiles() -> [String] { snapshot().keys.filter { $0.hasSuffix(".part") }.sorted() }
+    /// `.part` files in the folder and the cache's fan-out folders (relative paths).
+    func partFiles() -> [String] {
+        (Self.list(path) + cacheEntries()).filter { $0.hasSuffix(".part") }.sorted()
+    }
 
     /// Finished cache files (relative paths).
-    func cacheFiles() -> Set<String> {
-        Set(snapshot().keys.filter { $0.hasPrefix("cache/") && !$0.hasSuffix(".part") })
+    func cacheFiles() -> Set<String> { Set(cacheEntries().filter { !$0.hasSuffix(".part") }) }
+
+    /// Everything in the fan-out folders, relative: `readdir` only, cheap enough to poll.
+    private func cacheEntries() -> [String] {
+        Self.list(path + "/cache").flatMap { folder in
+            Self.list(path + "/cache/" + folder).map { "cache/\(folder)/\($0)" }
+        }
+    }
+
+    static func list(_ directory: String) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     var manifestExists: Bool { fm.fileExists(atPath: path + "/manifest.json") }
