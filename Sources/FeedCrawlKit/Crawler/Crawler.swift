@@ -5,7 +5,9 @@ import Glibc
 ///
 /// One run at a time per output folder (an advisory lock on `OUT/.lock`). The previous manifest
 /// and any journal a killed run left are folded in first; outcomes are journaled as they arrive;
-/// the manifest is written atomically at the end, also when the run is cancelled.
+/// the manifest is written atomically at the end, also when the run is cancelled. Then the cache
+/// is tidied: least-recently-used files beyond `cacheMaxBytes` are evicted, and files no entry
+/// references (and `.part` files) are removed; see `CacheMaintenancePlan`.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
     private let events: @Sendable (CrawlEvent) -> Void
@@ -28,7 +30,9 @@ public final class Crawler: Sendable {
         self.events = events
     }
 
-    /// Runs the crawl. Task cancellation stops it early; the manifest is still written.
+    /// Runs the crawl. Task cancellation (a signal) or `deadlineSeconds` stops it early: nothing
+    /// more is scheduled, transfers in flight are cancelled (leaving no partial file), their
+    /// items are `cancelled`, and the manifest is still written.
     public func run() async throws -> CrawlReport {
         let started = Date()
         let out = configuration.outDirectory
