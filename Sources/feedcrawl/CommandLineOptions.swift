@@ -33,6 +33,10 @@ struct CommandLineOptions {
     var refreshPages = false
     var recordDirectory: String?
     var replayDirectory: String?
+    /// `--deadline`: seconds after which the run stops scheduling and cancels what is in flight.
+    var deadlineSeconds: Double?
+    /// `--cache-max`: cache size cap in bytes; default 2 GiB.
+    var cacheMaxBytes: Int64 = 2 << 30
     /// The Pixabay key, from PIXABAY_KEY; never printed.
     var pixabayKey: String?
     /// Output and configuration options (progress, logs, --json, --config).
@@ -146,6 +150,20 @@ struct CommandLineOptions {
             case "--refresh": options.refreshPages = true
             case "--record": options.recordDirectory = try folder(argument)
             case "--replay": options.replayDirectory = try folder(argument)
+            case "--deadline":
+                let text = try value(argument)
+                do {
+                    options.deadlineSeconds = Double(try DurationParser.parse(text))
+                } catch {
+                    throw UsageError(description: "--deadline: \(error)")
+                }
+            case "--cache-max":
+                let text = try value(argument)
+                do {
+                    options.cacheMaxBytes = try ByteSize.parse(text)
+                } catch {
+                    throw UsageError(description: "--cache-max: \(error)")
+                }
             default:
                 guard try options.ux.parse(argument, value: { try value(argument) }) else {
                     throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
@@ -188,6 +206,8 @@ struct CommandLineOptions {
         configuration.replayDirectory = replayDirectory
         // The demo's pages name a new port every run: caching them would only fill the disk.
         let demoTTL: Double? = usesDemoFeed ? 0 : nil
+        configuration.deadlineSeconds = deadlineSeconds
+        configuration.cacheMaxBytes = cacheMaxBytes
         if let url = pixabayURL ?? demoPixabayURL {
             var source = PixabaySourceConfiguration(url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)
             source.query = pixabayQuery

@@ -60,6 +60,7 @@ enum CrawlCommand {
             configuration = options.crawlConfiguration()
         }
 
+        configuration.checkpoint = CrashPoint.fromEnvironment(ProcessInfo.processInfo.environment)
         let output: Reporter
         do {
             output = try Reporter(
@@ -93,10 +94,22 @@ enum CrawlCommand {
         if report.sources.contains(where: { $0.failedPages > 0 }) {
             status = max(status, ExitStatus.itemsFailed.rawValue)
         }
+        if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        var closingNotices: [String] = []
+        var warnings: [String] = []
+        if report.deadlineReached, let seconds = options.deadlineSeconds {
+            closingNotices.append("deadline of \(DurationParser.format(seconds)) reached: stopped scheduling and cancelled \(report.count(.cancelled)) items")
+        }
+        if report.evictedFiles > 0 {
+            closingNotices.append("cache over \(ByteSize.format(options.cacheMaxBytes)): evicted \(report.evictedFiles) least-recently-used files (\(ByteSize.format(report.evictedBytes)))")
+        }
+        if report.overCacheMax {
+            warnings.append("the images this run uses take \(ByteSize.format(report.cacheBytes)), more than --cache-max \(ByteSize.format(options.cacheMaxBytes))")
+        }
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal
         if receivedSignal != 0 { status = max(status, SignalWatcher.status(for: receivedSignal)) }
-        output.finish(report: report, status: status)
+        output.finish(report: report, status: status, notices: closingNotices, warnings: warnings)
         exit(status)
     }
 

@@ -47,6 +47,10 @@ enum HelpText {
                               under DIR as it is fetched.
       --replay DIR            Take every feed response from a --record DIR instead of the
                               network (name the same sources); images are fetched as usual.
+      --deadline DURATION     Stop after DURATION (e.g. 10m): stop scheduling, cancel transfers in
+                              flight, write the manifest; unfinished items are 'cancelled'.
+      --cache-max SIZE        After the run, evict least-recently-used images this run did not
+                              use until the cache is at most SIZE, e.g. 500M (default 2G).
       --version               Print the version and exit.
       -h, --help              Show this help and exit.
 
@@ -64,11 +68,13 @@ enum HelpText {
       feedcrawl --quiet --log-file /var/log/feedcrawl.log --out /srv/mirror   # from cron
       feedcrawl --json --progress never | jq .counts
       feedcrawl --config /etc/feedcrawl.json --verbose
+      feedcrawl --deadline 10m --cache-max 500M
+      feedcrawl manifest --status failed        (see 'feedcrawl manifest --help')
 
     EXIT STATUS:
       0    every item is fine (no-image counts as fine)
-      1    finished, but some items failed, were rejected or were cancelled, or a
-           feed page could not be read
+      1    finished, but some items failed, were rejected or were cancelled (--deadline),
+           or a feed page could not be read
       2    usage or configuration error
       3    a source could not be crawled at all (bad key, unreachable, invalid responses)
       75   another run holds the output folder's lock

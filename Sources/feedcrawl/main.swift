@@ -7,8 +7,12 @@ case "config":
 case "help":
     switch arguments.dropFirst().first {
     case "config": Console.out(HelpText.config)
+    case "manifest": Console.out(HelpText.manifest)
     default: Console.out(HelpText.main)
     }
+case "manifest":
+    ManifestCommand.run(Array(arguments.dropFirst()))
 default:
+    SignalWatcher.unblockOnThisThread()  // on the main thread, before any other starts
     await CrawlCommand.run(arguments)
 }

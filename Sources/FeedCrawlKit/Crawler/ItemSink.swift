@@ -43,7 +43,7 @@ struct ItemSink: Sendable {
 
     private func submit(url: String, subscriber: Int, group: String, priority: PrefetchPriority) async {
         if let record = cached[identity(url)], -record.fetchedAt.timeIntervalSinceNow < ttl,
-            layout.fileExists(relativePath: record.file)
+            layout.holds(record)
         {
             ledger.resolve([subscriber], with: record.outcome(.fresh))
             return

@@ -123,13 +123,15 @@ final class Reporter: @unchecked Sendable {
 
     /// Ends a run that took place: warnings the sources collected, storage problems, the summary
     /// (held lines too under --quiet when `status` is not 0), and `--json` on stdout.
-    func finish(report: CrawlReport, status: Int32) {
+    func finish(report: CrawlReport, status: Int32, notices: [String] = [], warnings: [String] = []) {
         stop()
         for source in report.sources {
             for warning in source.warnings {
                 route(LogRecord(level: .warning, source: source.name, event: "warning", message: warning))
             }
         }
+        for warning in warnings { route(LogRecord(level: .warning, event: "warning", message: warning)) }
+        for notice in notices { route(LogRecord(level: .info, event: "notice", message: notice)) }
         if let problem = report.storageProblem {
             route(LogRecord(level: .error, event: "error", message: problem))
         }

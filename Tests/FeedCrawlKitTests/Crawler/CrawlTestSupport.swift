@@ -4,10 +4,6 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 
-/// The crawler suites run one test at a time: each crawl is a loopback server, a libcurl
-/// engine and a burst of fsynced downloads, and many at once starve the other suites' timers on
-/// a small machine.
-@Suite(.serialized) enum CrawlerTests {}
 
 /// Paths of 40 distinct small PNG images that every feed made with `DemoFeedOptions.observing`
 /// serves (`/fixture/<n>.png`); any image will do as a fixture's image.
