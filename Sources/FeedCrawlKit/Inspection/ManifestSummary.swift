@@ -42,7 +42,9 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
         for item in manifest.items {
             bySource[item.source, default: [:]][item.status.rawValue, default: 0] += 1
             all[item.status.rawValue, default: 0] += 1
-            if let file = item.file, fileBytes[file] == nil { fileBytes[file] = max(0, item.bytes ?? 0) }
+            for reference in item.cacheReferences where fileBytes[reference.file] == nil {
+                fileBytes[reference.file] = max(0, reference.bytes ?? 0)
+            }
             if let error = item.error, !error.isEmpty { errors[error, default: 0] += 1 }
         }
         generatedAt = manifest.generatedAt
