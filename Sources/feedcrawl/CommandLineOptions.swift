@@ -20,11 +20,30 @@ struct CommandLineOptions {
     var ttlSeconds: Double = 24 * 3600
     var maxImageBytes: Int64 = 20 << 20
     var caFile: String?
+    var pixabayQuery: String?
+    var arrayURL: String?
+    var arrayIDField: String?
+    var arrayImageField: String?
+    var arrayTitleField: String?
+    var arrayName = "array"
+    var arrayPerPage = 25
+    var patchSize: LaunchesQuery.PatchSize = .small
+    var details = false
+    var pageTTLSeconds: Double?
+    var refreshPages = false
+    var recordDirectory: String?
+    var replayDirectory: String?
+    /// `--deadline`: seconds after which the run stops scheduling and cancels what is in flight.
+    var deadlineSeconds: Double?
+    /// `--cache-max`: cache size cap in bytes; default 2 GiB.
+    var cacheMaxBytes: Int64 = 2 << 30
     /// The Pixabay key, from PIXABAY_KEY; never printed.
     var pixabayKey: String?
+    /// Output and configuration options (progress, logs, --json, --config).
+    var ux = UXOptions()
 
     /// Whether no source was named, so the built-in demo feed is crawled.
-    var usesDemoFeed: Bool { pixabayURL == nil && launchesURL == nil }
+    var usesDemoFeed: Bool { pixabayURL == nil && launchesURL == nil && arrayURL == nil }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
         var options = CommandLineOptions()
@@ -47,6 +66,18 @@ struct CommandLineOptions {
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8 else {
                 throw UsageError(description: "\(name) takes an http:// or https:// URL, not '\(text)'")
             }
+            return text
+        }
+        func field(_ name: String) throws -> String {
+            let text = try value(name)
+            guard !text.isEmpty, text.utf8.count <= 200 else {
+                throw UsageError(description: "\(name) takes a field name (dots reach into objects)")
+            }
+            return text
+        }
+        func folder(_ name: String) throws -> String {
+            let text = try value(name)
+            guard !text.isEmpty else { throw UsageError(description: "\(name) needs a folder") }
             return text
         }
         while index < arguments.count {
@@ -86,12 +117,73 @@ struct CommandLineOptions {
                     throw UsageError(description: "--max-image-bytes: \(error)")
                 }
             case "--cacert": options.caFile = try value(argument)
+            case "--pixabay-query":
+                options.pixabayQuery = try value(argument)
+                guard options.pixabayQuery?.count ?? 0 <= PixabayQuery.maxQueryCharacters else {
+                    throw UsageError(description: "--pixabay-query takes at most \(PixabayQuery.maxQueryCharacters) characters")
+                }
+            case "--array-url": options.arrayURL = try url(argument)
+            case "--array-id-field": options.arrayIDField = try field(argument)
+            case "--array-image-field": options.arrayImageField = try field(argument)
+            case "--array-title-field": options.arrayTitleField = try field(argument)
+            case "--array-name":
+                options.arrayName = try value(argument)
+                guard SourceConfiguration.isValidName(options.arrayName),
+                      !["pixabay", "launches"].contains(options.arrayName) else {
+                    throw UsageError(description: "--array-name takes 1 to 64 of A-Z a-z 0-9 . _ - (not pixabay or launches), not '\(options.arrayName)'")
+                }
+            case "--array-per-page": options.arrayPerPage = try integer(argument, 1...1000)
+            case "--patch-size":
+                let text = try value(argument)
+                guard let size = LaunchesQuery.PatchSize(rawValue: text.uppercased()) else {
+                    throw UsageError(description: "--patch-size takes small or large, not '\(text)'")
+                }
+                options.patchSize = size
+            case "--details": options.details = true
+            case "--page-ttl":
+                let text = try value(argument)
+                do {
+                    options.pageTTLSeconds = Double(try DurationParser.parse(text))
+                } catch {
+                    throw UsageError(description: "--page-ttl: \(error)")
+                }
+            case "--refresh": options.refreshPages = true
+            case "--record": options.recordDirectory = try folder(argument)
+            case "--replay": options.replayDirectory = try folder(argument)
+            case "--deadline":
+                let text = try value(argument)
+                do {
+                    options.deadlineSeconds = Double(try DurationParser.parse(text))
+                } catch {
+                    throw UsageError(description: "--deadline: \(error)")
+                }
+            case "--cache-max":
+                let text = try value(argument)
+                do {
+                    options.cacheMaxBytes = try ByteSize.parse(text)
+                } catch {
+                    throw UsageError(description: "--cache-max: \(error)")
+                }
             default:
-                throw UsageError(description: "unknown option '\(argument)'")
+                guard try options.ux.parse(argument, value: { try value(argument) }) else {
+                    throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
+                }
             }
             index += 1
         }
-        if options.pixabayURL != nil {
+        if options.arrayURL == nil,
+           options.arrayIDField != nil || options.arrayImageField != nil || options.arrayTitleField != nil {
+            throw UsageError(description: "the --array-... field options need --array-url")
+        }
+        if options.recordDirectory != nil && options.replayDirectory != nil {
+            throw UsageError(description: "--record and --replay cannot be combined")
+        }
+        if options.replayDirectory != nil && options.usesDemoFeed {
+            throw UsageError(description: "--replay needs the sources that were recorded (--pixabay-url, --launches-url, --array-url)")
+        }
+        if options.pixabayURL != nil, options.replayDirectory != nil {
+            options.pixabayKey = environment["PIXABAY_KEY"] ?? ""  // not needed: no request goes out
+        } else if options.pixabayURL != nil {
             guard let key = environment["PIXABAY_KEY"], !key.isEmpty else {
                 throw UsageError(description: "--pixabay-url needs an API key in the PIXABAY_KEY environment variable")
             }
@@ -109,12 +201,34 @@ struct CommandLineOptions {
         configuration.ttlSeconds = ttlSeconds
         configuration.maxImageBytes = maxImageBytes
         configuration.caInfo = caFile
+        configuration.refreshPages = refreshPages
+        configuration.recordDirectory = recordDirectory
+        configuration.replayDirectory = replayDirectory
+        // The demo's pages name a new port every run: caching them would only fill the disk.
+        let demoTTL: Double? = usesDemoFeed ? 0 : nil
+        configuration.deadlineSeconds = deadlineSeconds
+        configuration.cacheMaxBytes = cacheMaxBytes
         if let url = pixabayURL ?? demoPixabayURL {
-            configuration.sources.append(.pixabay(PixabaySourceConfiguration(
-                url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)))
+            var source = PixabaySourceConfiguration(url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)
+            source.query = pixabayQuery
+            if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
+            configuration.sources.append(.pixabay(source))
         }
         if let url = launchesURL ?? demoLaunchesURL {
-            configuration.sources.append(.launches(LaunchesSourceConfiguration(url: url, pages: pages)))
+            var source = LaunchesSourceConfiguration(url: url, pages: pages)
+            source.patchSize = patchSize
+            source.details = details
+            if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
+            configuration.sources.append(.launches(source))
+        }
+        if let url = arrayURL {
+            var source = ArraySourceConfiguration(
+                url: url, idField: arrayIDField ?? "id", imageField: arrayImageField ?? "image_url", pages: pages)
+            source.titleField = arrayTitleField
+            source.perPage = arrayPerPage
+            source.name = arrayName
+            if let ttl = pageTTLSeconds { source.pageTTL = ttl }
+            configuration.sources.append(.array(source))
         }
         return configuration
     }

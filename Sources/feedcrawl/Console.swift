@@ -4,6 +4,8 @@ import Glibc
 enum Console {
     static func out(_ text: String) { write(fd: 1, text + "\n") }
     static func err(_ text: String) { write(fd: 2, text + "\n") }
+    /// Writes `text` to stdout as is (no newline added).
+    static func write(_ text: String) { write(fd: 1, text) }
 
     private static func write(fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)

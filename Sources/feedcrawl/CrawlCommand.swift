@@ -6,14 +6,16 @@ import Glibc
 /// `feedcrawl [options]`: the crawl itself.
 enum CrawlCommand {
     static func run(_ arguments: [String]) async -> Never {
-        let options: CommandLineOptions
+        let environment = ProcessInfo.processInfo.environment
+        let loaded: LoadedConfiguration
+        let fileSources: [SourceConfiguration]?
         do {
-            options = try CommandLineOptions.parse(
-                arguments, environment: ProcessInfo.processInfo.environment)
+            loaded = try LoadedConfiguration.load(arguments: arguments, environment: environment)
+            fileSources = try loaded.fileSources(environment: environment)
         } catch {
-            Console.err("feedcrawl: error: \(error)\nRun 'feedcrawl --help' for usage.")
-            exit(ExitStatus.usage.rawValue)
+            usageError(error, arguments: arguments)
         }
+        let options = loaded.options
 
         switch options.action {
         case .help:
@@ -28,9 +30,13 @@ enum CrawlCommand {
 
         var demo: DemoFeedServer?
         var configuration: CrawlConfiguration
-        if options.usesDemoFeed {
+        var notices: [String] = []
+        if let fileSources {
+            configuration = options.crawlConfiguration()
+            configuration.sources = fileSources
+        } else if options.usesDemoFeed {
             do {
-                let server = try DemoFeedServer(options: DemoFeedOptions())
+                let server = try DemoFeedServer(options: DemoSettings.options(environment))
                 demo = server
                 configuration = options.crawlConfiguration(
                     demoPixabayURL: server.pixabayURL, demoLaunchesURL: server.launchesURL)
@@ -40,10 +46,12 @@ enum CrawlCommand {
                     guard url.hasPrefix(loopback) else { return url }
                     return "demo-feed:" + url.dropFirst(loopback.count).drop { $0 != "/" }
                 }
-                Console.err("""
-                    feedcrawl: no feed configured, so crawling the built-in demo feed at \(server.baseURL) (loopback only).
-                    feedcrawl: for real feeds use --pixabay-url URL (key in PIXABAY_KEY) and/or --launches-url URL; see --help.
-                    """)
+                notices = [
+                    "no feed configured, so crawling the built-in demo feed at \(server.baseURL) (loopback only).",
+                    "for real feeds use --pixabay-url URL (key in PIXABAY_KEY) and/or --launches-url URL, or a config file; see --help.",
+                ]
+            } catch let error as CommandLineOptions.UsageError {
+                usageError(error, arguments: arguments)
             } catch {
                 Console.err("feedcrawl: error: cannot start the demo feed: \(error)")
                 exit(ExitStatus.sourceFailed.rawValue)
@@ -52,16 +60,19 @@ enum CrawlCommand {
             configuration = options.crawlConfiguration()
         }
 
-        let crawler = Crawler(configuration: configuration) { event in
-            switch event {
-            case .sourceFailed(let source, let message):
-                Console.err("feedcrawl: \(source): error: \(TerminalText.sanitize(message))")
-            case .warning(let source, let message):
-                Console.err("feedcrawl: \(source.isEmpty ? "" : source + ": ")warning: \(TerminalText.sanitize(message))")
-            default:
-                break
-            }
+        configuration.checkpoint = CrashPoint.fromEnvironment(ProcessInfo.processInfo.environment)
+        let output: Reporter
+        do {
+            output = try Reporter(
+                plan: OutputPlan(options.ux, stderrIsTerminal: ConsoleWriter.isTerminal(2)),
+                sources: ProgressPlan.sources(configuration))
+        } catch {
+            usageError(error, arguments: arguments)
         }
+        for notice in notices { output.notice(notice) }
+
+        let crawler = Crawler(configuration: configuration) { event in output.handle(event) }
+        output.start()
         let crawl = Task { try await crawler.run() }
         let signals = SignalWatcher { _ in crawl.cancel() }
 
@@ -69,30 +80,50 @@ enum CrawlCommand {
         do {
             report = try await crawl.value
         } catch Crawler.SetupError.locked(let path) {
-            Console.err("feedcrawl: error: \(path) is held by another feedcrawl run; nothing was changed")
+            output.fail("\(path) is held by another feedcrawl run; nothing was changed", status: ExitStatus.locked.rawValue)
             exit(ExitStatus.locked.rawValue)
         } catch {
-            Console.err("feedcrawl: error: \(error)")
+            output.fail("\(error)", status: ExitStatus.usage.rawValue)
             exit(ExitStatus.usage.rawValue)
         }
         demo?.stop()
 
-        for source in report.sources {
-            for warning in source.warnings {
-                Console.err("feedcrawl: \(source.name): warning: \(TerminalText.sanitize(warning))")
-            }
-        }
-        Console.err(Summary.line(report))
-        if let problem = report.storageProblem {
-            Console.err("feedcrawl: error: \(problem)")
-        }
-
         var status = ExitStatus.success.rawValue
         if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        if report.sources.contains(where: { $0.failedPages > 0 }) {
+            status = max(status, ExitStatus.itemsFailed.rawValue)
+        }
+        if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        var closingNotices: [String] = []
+        var warnings: [String] = []
+        if report.deadlineReached, let seconds = options.deadlineSeconds {
+            closingNotices.append("deadline of \(DurationParser.format(seconds)) reached: stopped scheduling and cancelled \(report.count(.cancelled)) items")
+        }
+        if report.evictedFiles > 0 {
+            closingNotices.append("cache over \(ByteSize.format(options.cacheMaxBytes)): evicted \(report.evictedFiles) least-recently-used files (\(ByteSize.format(report.evictedBytes)))")
+        }
+        if report.overCacheMax {
+            warnings.append("the images this run uses take \(ByteSize.format(report.cacheBytes)), more than --cache-max \(ByteSize.format(options.cacheMaxBytes))")
+        }
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal
         if receivedSignal != 0 { status = max(status, SignalWatcher.status(for: receivedSignal)) }
+        output.finish(report: report, status: status, notices: closingNotices, warnings: warnings)
         exit(status)
+    }
+
+    /// Exits with status 2 after a usage or configuration error (and its JSON line with --json).
+    static func usageError(_ error: any Error, arguments: [String]) -> Never {
+        let message = "\(error)"
+        if error is ConfigError {
+            Console.err("feedcrawl: error: \(message)")
+        } else {
+            Console.err("feedcrawl: error: \(message)\nRun 'feedcrawl --help' for usage.")
+        }
+        if arguments.contains("--json") {
+            Console.out(RunSummary.failureLine(exitStatus: ExitStatus.usage.rawValue, message: message))
+        }
+        exit(ExitStatus.usage.rawValue)
     }
 }

@@ -14,12 +14,25 @@ enum HelpText {
     SOURCES (naming one crawls only the named ones):
       --pixabay-url URL       A Pixabay-style search API, e.g. https://pixabay.com/api/.
                               The key is read from the PIXABAY_KEY environment variable.
+      --pixabay-query TEXT    Pixabay search term (q); default: all images.
       --launches-url URL      A GraphQL launches API (the Apollo tutorial's schema).
+      --patch-size SIZE       Launch mission patch listed and downloaded: small or large
+                              (default small).
+      --details               After listing, query LaunchDetails for each launch and add its
+                              rocket, site and LARGE patch (downloaded too) to the manifest.
+      --array-url URL         A page-numbered feed of bare JSON arrays, fetched as
+                              URL?page=N&per_page=M (PunkAPI-style); stops at a short page.
+      --array-id-field F      Field with each element's id (default id; a.b reaches into objects).
+      --array-image-field F   Field with each element's image URL (default image_url).
+      --array-title-field F   Field with the title (default: name, else title).
+      --array-name NAME       The array source's name in the manifest (default array).
+      --array-per-page N      Elements per array page (default 25).
 
     OPTIONS:
       --pages N               Feed pages to fetch per source (default 5).
       --per-page N            Pixabay hits per page, 3-200 (default 100).
-      --out DIR               Output folder for cache/ and manifest.json (default ./output).
+      --out DIR               Output folder for cache/, manifest.json and index.html, the
+                              contact sheet written after every run (default ./output).
       --concurrency N         Image transfers in flight at once (default 16).
       --per-host N            Image transfers in flight to one host (default 8).
       --retries N             Retries of a transient failure (default 3).
@@ -27,17 +40,41 @@ enum HelpText {
                               e.g. 90s, 10m, 24h, 7d (default 24h).
       --max-image-bytes SIZE  Largest image accepted, e.g. 500K, 20M (default 20M).
       --cacert FILE           Trust the CA certificates in FILE for HTTPS, as curl's option does.
+      --page-ttl DURATION     Reuse feed pages fetched less than this ago, kept in OUT/pages/
+                              (default 24h for Pixabay, as its terms ask; 0 for the others).
+      --refresh               Ignore the kept feed pages: fetch every page anew.
+      --record DIR            Save every feed response (status, headers, body; key removed)
+                              under DIR as it is fetched.
+      --replay DIR            Take every feed response from a --record DIR instead of the
+                              network (name the same sources); images are fetched as usual.
+      --deadline DURATION     Stop after DURATION (e.g. 10m): stop scheduling, cancel transfers in
+                              flight, write the manifest; unfinished items are 'cancelled'.
+      --cache-max SIZE        After the run, evict least-recently-used images this run did not
+                              use until the cache is at most SIZE, e.g. 500M (default 2G).
       --version               Print the version and exit.
       -h, --help              Show this help and exit.
+
+    \(outputOptions)
+
+    \(environment)
+
+    \(commands)
 
     EXAMPLES:
       feedcrawl --pages 5
       PIXABAY_KEY=... feedcrawl --pixabay-url https://pixabay.com/api/ --pages 3 --out /srv/mirror
-      feedcrawl --launches-url https://example.org/graphql --pages 2
+      feedcrawl --launches-url https://example.org/graphql --pages 2 --details
+      feedcrawl --array-url https://api.example.org/v2/beers --array-per-page 80
+      feedcrawl --quiet --log-file /var/log/feedcrawl.log --out /srv/mirror   # from cron
+      feedcrawl --json --progress never | jq .counts
+      feedcrawl --config /etc/feedcrawl.json --verbose
+      feedcrawl --deadline 10m --cache-max 500M
+      feedcrawl manifest --status failed        (see 'feedcrawl manifest --help')
 
     EXIT STATUS:
       0    every item is fine (no-image counts as fine)
-      1    finished, but some items failed, were rejected or were cancelled
+      1    finished, but some items failed, were rejected or were cancelled (--deadline),
+           or a feed page could not be read
       2    usage or configuration error
       3    a source could not be crawled at all (bad key, unreachable, invalid responses)
       75   another run holds the output folder's lock

@@ -13,20 +13,41 @@ final class SignalWatcher: @unchecked Sendable {
     var firstSignal: Int32 { queue.sync { received } }
 
     init(onFirst: @escaping @Sendable (Int32) -> Void) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [unowned self] in
-                if self.received != 0 {
-                    Console.err("feedcrawl: second signal, exiting now")
-                    _exit(Self.status(for: self.received))
+        queue.sync {
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                let index = sources.count
+                source.setEventHandler { [unowned self] in
+                    // Signals that arrive before the handler runs are counted together.
+                    let count = self.sources[index].data
+                    if self.received != 0 || count > 1 {
+                        Console.err("feedcrawl: second signal, exiting now")
+                        _exit(Self.status(for: self.received != 0 ? self.received : number))
+                    }
+                    self.received = number
+                    let name = number == SIGTERM ? "SIGTERM" : "SIGINT"
+                    Console.err("feedcrawl: \(name) received: stopping, writing the manifest (send it again to exit at once)")
+                    onFirst(number)
                 }
-                self.received = number
-                onFirst(number)
+                sources.append(source)
+                source.resume()
             }
-            source.resume()
-            sources.append(source)
         }
+    }
+
+    /// Unblocks SIGINT and SIGTERM on the calling thread; call it on the main thread first thing.
+    ///
+    /// A parent may start us with them blocked (a thread's signal mask survives fork and exec;
+    /// test runners and some supervisors do this), and every thread libdispatch starts blocks
+    /// them, so unless the main thread, which lives as long as the process, takes them they stay
+    /// pending for ever and the watcher never hears of them.
+    static func unblockOnThisThread() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     static func status(for signal: Int32) -> Int32 {

@@ -1,7 +1,18 @@
-// feedcrawl: the command-line entry point. Subcommands: `manifest` (inspect), anything else
-// is a crawl.
+// feedcrawl: the command-line entry point. Subcommands: `config` (effective configuration),
+// `help`, `manifest` (inspect); anything else is a crawl.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
+case "config":
+    ConfigCommand.run(Array(arguments.dropFirst()))
+case "help":
+    switch arguments.dropFirst().first {
+    case "config": Console.out(HelpText.config)
+    case "manifest": Console.out(HelpText.manifest)
+    default: Console.out(HelpText.main)
+    }
+case "manifest":
+    ManifestCommand.run(Array(arguments.dropFirst()))
 default:
+    SignalWatcher.unblockOnThisThread()  // on the main thread, before any other starts
     await CrawlCommand.run(arguments)
 }

@@ -54,6 +54,10 @@ struct DiskFullMountTests {
     /// manifest reserve, so the run refuses to start.
     @Test(arguments: [600, 200, 40])
     func outputDeviceFillingUp(freeKiB: Int) async throws {
+        try await BinaryTestGate.run { try await fillUp(freeKiB: freeKiB) }
+    }
+
+    func fillUp(freeKiB: Int) async throws {
         if let reason = try await offPool({ Self.mountUnavailable() }) {
             print("Disk full (tmpfs): SKIPPED: \(reason)")
             return
@@ -82,6 +86,10 @@ struct DiskFullMountTests {
         #expect(stderr1.contains(mnt + "/out"), "the error names the path: \(stderr1)")
         let snapshot1 = work + "/snapshot1"
         #expect(OutputCheck.problems(out: snapshot1).isEmpty, "\(OutputCheck.problems(out: snapshot1))")
+        if freeKiB >= 64 {
+            let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", snapshot1])
+            #expect(verify.status == 0, "manifest --verify after the full disk: \(verify.stdout)\(verify.stderr)")
+        }
         #expect(OutputCheck.leftovers(out: snapshot1).isEmpty, "\(OutputCheck.leftovers(out: snapshot1))")
         if freeKiB < 64 {
             #expect(stderr1.contains("cannot reserve room for the manifest"), "\(stderr1)")
@@ -97,6 +105,8 @@ struct DiskFullMountTests {
         #expect(status2 == 0, "stderr: \(text("run2.err"))")
         let snapshot2 = work + "/snapshot2"
         #expect(OutputCheck.problems(out: snapshot2).isEmpty, "\(OutputCheck.problems(out: snapshot2))")
+        let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", snapshot2])
+        #expect(verify.status == 0, "manifest --verify after the rerun: \(verify.stdout)\(verify.stderr)")
         #expect(OutputCheck.leftovers(out: snapshot2).isEmpty, "\(OutputCheck.leftovers(out: snapshot2))")
         let items2 = OutputCheck.items(out: snapshot2) ?? []
         #expect(items2.count == 120)

@@ -5,9 +5,9 @@ import Testing
 
 /// Crawls of the built binary against a slowed demo feed, each killed with SIGKILL at a random
 /// moment, each followed by a rerun that must complete. After every kill the output must still be
-/// consistent (the manifest loads, every file it names is intact); after every rerun everything
-/// the feed lists is there, verified against the server's own hashes, and no temporary file is
-/// left.
+/// consistent (the manifest loads, every file it names is intact); after every rerun
+/// `feedcrawl manifest --verify` is clean, everything the feed lists is there, verified against
+/// the server's own hashes, and no temporary file is left.
 ///
 /// `FEEDCRAWL_SOAK_ROUNDS` (default 5; scripts/test runs 20) and `FEEDCRAWL_SOAK_SEED` (default
 /// random, printed) control it.
@@ -38,32 +38,23 @@ struct KillSoakTests {
          "--per-page", "20", "--concurrency", "4", "--per-host", "4", "--out", out]
     }
 
-    /// Starts the binary, kills it with SIGKILL after `delay` seconds; returns whether it was
-    /// still running then. Blocks: call it through `offPool`.
-    static func runAndKill(_ arguments: [String], after delay: Double) throws -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BinaryRunner.binaryPath)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["PIXABAY_KEY"] = "soak-key"
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        usleep(useconds_t(delay * 1_000_000))
-        let running = process.isRunning
-        if running { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        return running && process.terminationReason == .uncaughtSignal
-    }
+    static let environment = ["PIXABAY_KEY": "soak-key"]
 
-    /// Runs the binary to its end (through `offPool`).
-    static func run(_ arguments: [String]) async throws -> BinaryRunner.Result {
-        try await offPool { try BinaryRunner.run(arguments, environment: ["PIXABAY_KEY": "soak-key"]) }
+    /// Starts the binary, kills it with SIGKILL after `delay` seconds; returns whether the kill
+    /// ended it (false when it had finished already).
+    static func runAndKill(_ arguments: [String], after delay: Double) async throws -> Bool {
+        let process = try BinaryProcess(arguments, environment: environment)
+        try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+        process.send(SIGKILL)
+        let exit = await process.exit()
+        return exit.signaled && exit.status == SIGKILL
     }
 
     @Test func killedRunsLoseNothing() async throws {
+        try await BinaryTestGate.run { try await soak() }
+    }
+
+    func soak() async throws {
         let seed = Self.seed
         print("kill soak: \(Self.rounds) rounds, FEEDCRAWL_SOAK_SEED=\(seed)")
         var random = Generator(state: seed)
@@ -77,7 +68,8 @@ struct KillSoakTests {
 
         // How long a whole crawl of 3 pages takes here: kills land within that.
         let start = Date()
-        let baseline = try await Self.run(Self.arguments(feed, out: root + "/baseline", pages: 3))
+        let baseline = try await BinaryProcess.run(
+            Self.arguments(feed, out: root + "/baseline", pages: 3), environment: Self.environment)
         let duration = Date().timeIntervalSince(start)
         try #require(baseline.status == 0, "baseline: \(baseline.stderr)")
 
@@ -95,7 +87,7 @@ struct KillSoakTests {
             let expectedRun = duration * Double(pages) / 3 * (fresh ? 1 : 0.6)
             let delay = Double.random(in: 0.01...max(0.05, expectedRun), using: &random)
             let args = Self.arguments(feed, out: out, pages: pages)
-            let killed = try await offPool { try Self.runAndKill(args, after: delay) }
+            let killed = try await Self.runAndKill(args, after: delay)
             if killed { landed += 1 }
             let context = "round \(round) (seed \(seed), \(fresh ? "fresh" : "continued"), \(pages) pages, kill at \(Int(delay * 1000)) ms)"
 
@@ -109,8 +101,11 @@ struct KillSoakTests {
             let journaled = (try? Journal.load(path: out + "/manifest.journal")) ?? []
             let saved = Set(journaled.filter { $0.status == .downloaded }.map { "\($0.source)/\($0.id)" })
 
-            let rerun = try await Self.run(args)
+            let rerun = try await BinaryProcess.run(args, environment: Self.environment)
             #expect(rerun.status == 0, "\(context): rerun exited \(rerun.status): \(rerun.stderr)")
+            let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", out])
+            #expect(verify.status == 0 && verify.stdout.contains("no problems"),
+                    "\(context): manifest --verify: \(verify.stdout)\(verify.stderr)")
             let problems = OutputCheck.problems(out: out, expected: expected)
             #expect(problems.isEmpty, "\(context): \(problems.prefix(5))")
             #expect(OutputCheck.leftovers(out: out).isEmpty, "\(context): left \(OutputCheck.leftovers(out: out))")

@@ -22,10 +22,28 @@ public struct CrawlConfiguration: Sendable {
     public var retryBaseDelay: Double = 0.25
     /// CA certificates (PEM) to trust for HTTPS, as curl's `--cacert`; default: the system's.
     public var caInfo: String? = nil
+    /// Stop scheduling and cancel what is in flight this many seconds after the run starts; the
+    /// manifest is still written and unfinished items are `cancelled`. Default nil (no deadline).
+    public var deadlineSeconds: Double? = nil
+    /// After the run, least-recently-used cache files this run did not use are evicted until
+    /// the cache is at most this large; default 2 GiB.
+    public var cacheMaxBytes: Int64 = 2 << 30
+    /// Called at fixed points of the run's final phase (for crash tests); default nil.
+    public var checkpoint: (@Sendable (CrawlCheckpoint) -> Void)? = nil
     /// Connect timeout per transfer in milliseconds; default 10 000.
     public var connectTimeoutMs: Int = 10_000
     /// A transfer slower than 1 KiB/s for this many seconds fails; default 15.
     public var lowSpeedTimeSeconds: Int = 15
+
+    /// Ignore the page cache (`OUT/pages`): fetch every feed page anew (and cache it again);
+    /// default false.
+    public var refreshPages: Bool = false
+    /// Save every feed response (key removed) under this folder as it is fetched, for
+    /// `replayDirectory`; default nil.
+    public var recordDirectory: String? = nil
+    /// Take every feed response from a folder written by `recordDirectory` instead of the
+    /// network (images are fetched as usual); default nil.
+    public var replayDirectory: String? = nil
 
     /// The text an image URL is cached under (its cache file name is a hash of it); default the
     /// URL itself. The demo feed maps its per-run loopback origin to a stable one, so reruns

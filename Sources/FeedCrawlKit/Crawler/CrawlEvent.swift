@@ -1,7 +1,10 @@
 /// What a crawl reports while it runs, for progress displays and logs.
 /// Text in events has secrets removed; it may still hold untrusted feed text.
+///
+/// Handlers are called from many tasks at once and must be cheap (count under a lock, render
+/// elsewhere): they run on the image path.
 public enum CrawlEvent: Sendable {
-    /// A feed page was fetched and parsed.
+    /// A feed page was fetched and parsed; `items` is the number of new items it listed.
     case pageFetched(source: String, page: Int, items: Int)
     /// A source stopped early, or something surprising happened that did not stop it.
     case warning(source: String, message: String)
@@ -11,4 +14,10 @@ public enum CrawlEvent: Sendable {
     case imageFinished(url: String, status: ItemStatus, bytes: Int64)
     /// A feed or image request is retried after `delay` seconds.
     case retrying(url: String, attempt: Int, delay: Double, reason: String)
+    /// An image transfer ended, retries included: one per URL actually requested (not for
+    /// fresh cache hits or requests cancelled before they started). `url` is redacted.
+    case imageFetched(url: String, outcome: ImageOutcome, seconds: Double)
+    /// An item got its outcome. Exactly one per item listed this run, so these events add up
+    /// to the run's counts.
+    case itemFinished(source: String, status: ItemStatus)
 }

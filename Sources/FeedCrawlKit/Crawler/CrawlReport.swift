@@ -16,6 +16,19 @@ public struct CrawlReport: Sendable {
     public var cancelled: Bool
     /// Path of the manifest written.
     public var manifestPath: String
+    /// Whether `CrawlConfiguration.deadlineSeconds` cut the run short.
+    public var deadlineReached: Bool = false
+    /// Cache files evicted to respect `CrawlConfiguration.cacheMaxBytes`, and their bytes.
+    public var evictedFiles: Int = 0
+    public var evictedBytes: Int64 = 0
+    /// Files no manifest entry referenced (and `.part` files) removed from the cache.
+    public var orphansRemoved: Int = 0
+    /// Bytes of the files the manifest references after the run.
+    public var cacheBytes: Int64 = 0
+    /// Set when the files this run uses alone exceed `cacheMaxBytes`.
+    public var overCacheMax: Bool = false
+    /// The most image requests that ever waited in the prefetch queue at once.
+    public var peakWaiting: Int = 0
 
     public var itemCount: Int { counts.values.reduce(0, +) }
     public func count(_ status: ItemStatus) -> Int { counts[status, default: 0] }

@@ -22,13 +22,18 @@ final class CrawlStorage: @unchecked Sendable {
     private var needed: Int64
     private var fullProblem: String?
     private let outDirectory: String
+    private let perItemExtra: Int64
 
     /// Reserves room for a manifest of `previousManifestBytes` plus the margin. Throws the
     /// `FileSystemError` when the device is already too full for that; other reservation errors
     /// (a file system that cannot allocate) leave the crawl running without a reserve and are
-    /// passed to `warn`.
-    init(layout: CacheLayout, previousManifestBytes: Int64, warn: (String) -> Void) throws(FileSystemError) {
+    /// passed to `warn`. `perItemExtra` is added to every item's estimate (room for launch
+    /// details when that source fetches them).
+    init(
+        layout: CacheLayout, previousManifestBytes: Int64, perItemExtra: Int64 = 0, warn: (String) -> Void
+    ) throws(FileSystemError) {
         outDirectory = layout.outDirectory
+        self.perItemExtra = max(perItemExtra, 0)
         needed = max(previousManifestBytes, 0) + Self.margin
         do {
             let reserve = try ManifestReserve(path: Self.reservePath(layout))
@@ -55,6 +60,13 @@ final class CrawlStorage: @unchecked Sendable {
     /// Why the run stopped writing, if it did (names the problem and the path).
     var problem: String? { lock.withLock { fullProblem } }
 
+    /// The run's storage problem for the report: `problem`, then a failed final write
+    /// (`finalWrite`, e.g. "cannot write the manifest: …"), joined when both happened.
+    func problem(finalWrite: String?) -> String? {
+        let parts = [problem, finalWrite].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+
     /// What an item that was not fetched because of `problem` records as its error.
     var itemError: String? {
         lock.withLock { fullProblem == nil ? nil : "not fetched: the output device is full or read-only" }
@@ -65,7 +77,7 @@ final class CrawlStorage: @unchecked Sendable {
     func admit(_ items: [FeedItem]) -> Bool {
         lock.withLock {
             guard fullProblem == nil else { return false }
-            let total = needed + items.reduce(Int64(0)) { $0 + Self.estimatedBytes($1) }
+            let total = needed + items.reduce(Int64(0)) { $0 + Self.estimatedBytes($1) + perItemExtra }
             if let reserve, total > reserve.reservedBytes {
                 do throws(FileSystemError) {
                     do throws(FileSystemError) {

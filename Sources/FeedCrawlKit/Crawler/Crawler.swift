@@ -5,7 +5,9 @@ import Glibc
 ///
 /// One run at a time per output folder (an advisory lock on `OUT/.lock`). The previous manifest
 /// and any journal a killed run left are folded in first; outcomes are journaled as they arrive;
-/// the manifest is written atomically at the end, also when the run is cancelled.
+/// the manifest is written atomically at the end, also when the run is cancelled. Then the cache
+/// is tidied: least-recently-used files beyond `cacheMaxBytes` are evicted, and files no entry
+/// references (and `.part` files) are removed; see `CacheMaintenancePlan`.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
     private let events: @Sendable (CrawlEvent) -> Void
@@ -28,7 +30,9 @@ public final class Crawler: Sendable {
         self.events = events
     }
 
-    /// Runs the crawl. Task cancellation stops it early; the manifest is still written.
+    /// Runs the crawl. Task cancellation (a signal) or `deadlineSeconds` stops it early: nothing
+    /// more is scheduled, transfers in flight are cancelled (leaving no partial file), their
+    /// items are `cancelled`, and the manifest is still written.
     public func run() async throws -> CrawlReport {
         let started = Date()
         let out = configuration.outDirectory
@@ -49,14 +53,15 @@ public final class Crawler: Sendable {
         defer { withExtendedLifetime(lock) {} }
 
         CrawlStorage.removeLeftoverReserve(layout)
+        var leftovers = layout.removeTemporaryManifests()
         let previous = try loadPrevious(layout)
         do {
             try layout.createFanOutDirectories()
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
-        layout.removeTemporaryFiles()
-        let storage = try Self.makeStorage(layout, events: events)
+        leftovers += layout.removeTemporaryFiles()
+        let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
 
         let journal = try? Journal(path: layout.journalPath)
         let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
@@ -73,43 +78,50 @@ public final class Crawler: Sendable {
             engine: engine, layout: layout, configuration: configuration, cached: cached, events: events,
             storage: storage)
         let events = self.events
+        let deadlineReached = Locked(false)
         let queue = PrefetchQueue<ImageOutcome>(
             limits: .init(
                 concurrency: configuration.concurrency, perHost: configuration.perHost,
                 maxWaiting: configuration.maxWaiting),
-            operation: { request in await fetcher.fetch(request.key) },
-            cancelled: { _ in ImageOutcome(status: .cancelled, error: "cancelled") },
+            operation: { request in
+                let started = ContinuousClock.now
+                let outcome = await fetcher.fetch(request.key)
+                let elapsed = ContinuousClock.now - started
+                events(.imageFetched(
+                    url: redactor.redactURL(request.key), outcome: outcome,
+                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                return outcome
+            },
+            cancelled: { request in fetcher.cancelledOutcome(request.key) },
             deliver: { outcome, tokens in
+                var outcome = outcome
+                if outcome.status == .cancelled, deadlineReached.withLock({ $0 }) {
+                    outcome.error = "cancelled: deadline reached"
+                }
                 ledger.resolve(tokens, with: outcome)
                 events(.imageFinished(url: "", status: outcome.status, bytes: outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
             })
-        let ttl = configuration.ttlSeconds
-        let identity = configuration.cacheIdentity
-        let emit: @Sendable (Int, [FeedItem]) async -> Void = { page, items in
-            // A full device: the page is not recorded and its source stops (see CrawlStorage).
-            guard storage.admit(items) else { return withUnsafeCurrentTask { $0?.cancel() } }
-            for item in items {
-                let token = ledger.register(item)
-                await Self.schedule(item, token: token, page: page, queue: queue, ledger: ledger,
-                                    cached: cached, identity: identity, layout: layout, ttl: ttl)
-            }
-        }
+        let sink = ItemSink(
+            ledger: ledger, queue: queue, cached: cached, identity: configuration.cacheIdentity, layout: layout,
+            ttl: configuration.ttlSeconds, storage: storage)
         let feedFetcher = FeedFetcher(
             engine: engine, configuration: configuration, redactor: redactor, events: events)
+        let stores = FeedStores(configuration: configuration, layout: layout)
 
-        let reports = await withTaskCancellationHandler {
+        let sources = configuration.sources
+        let expire: @Sendable () -> Void = {
+            deadlineReached.withLock { $0 = true }
+            queue.cancelAll()
+        }
+        let crawlSources: @Sendable () async -> [SourceReport] = {
             await withTaskGroup(of: (Int, SourceReport).self) { group in
-                for (index, source) in configuration.sources.enumerated() {
+                for (index, source) in sources.enumerated() {
                     group.addTask {
-                        let report: SourceReport
-                        switch source {
-                        case .pixabay(let config):
-                            report = await PixabayCrawl(
-                                config: config, fetcher: feedFetcher, redactor: redactor, emit: emit).run()
-                        case .launches(let config):
-                            report = await LaunchesCrawl(
-                                config: config, fetcher: feedFetcher, redactor: redactor, emit: emit).run()
-                        }
+                        let report = await Self.crawl(
+                            source, sink: sink, fetcher: feedFetcher, redactor: redactor, stores: stores,
+                            events: events)
+                        // A source that could not be crawled cancels what it queued; the other
+                        // sources go on.
                         if report.failure != nil { queue.cancel(group: report.name) }
                         return (index, report)
                     }
@@ -124,64 +136,60 @@ public final class Crawler: Sendable {
                 await queue.drain()
                 return reports.sorted { $0.0 < $1.0 }.map(\.1)
             }
+        }
+        let reports = await withTaskCancellationHandler {
+            await Self.withDeadline(configuration.deadlineSeconds, onExpiry: expire, crawlSources) ?? []
         } onCancel: {
             queue.cancelAll()
         }
         let cancelled = Task.isCancelled
+        let deadline = deadlineReached.withLock { $0 }
 
         let items = ledger.finish()
         var counts: [ItemStatus: Int] = [:]
         var bytes: Int64 = 0
+        var downloadedFiles = Set<String>()
         for item in items {
             counts[item.status, default: 0] += 1
-            if item.status == .downloaded { bytes += item.bytes ?? 0 }
+            // Items that share an image share its one download.
+            if item.status == .downloaded, let file = item.file, downloadedFiles.insert(file).inserted {
+                bytes += item.bytes ?? 0
+            }
         }
         let finished = Date()
-        var manifest = Manifest(generatedAt: finished, items: Self.merge(current: items, previous: previous.items))
-        manifest.run = RunRecord(
+        var run = RunRecord(
             startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
             counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
             bytes: bytes, exitStatus: nil,
             sources: reports.map {
-                RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
+                var summary = RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
+                summary.warnings = $0.warnings.isEmpty ? nil : $0.warnings
+                return summary
             })
-        var storageProblem = storage.problem ?? ledger.journalProblem
+        if deadline { run.deadlineReached = true }
+        run.orphansRemoved = leftovers
         storage.releaseForFinalWrite()
-        do {
-            try ManifestStore.save(manifest, path: layout.manifestPath)
-            try? Journal.remove(path: layout.journalPath)
-        } catch {
-            storageProblem = "cannot write the manifest: \(error)"
+        let done = finish(items: items, previous: previous.items, layout: layout, run: run)
+        if let manifest = done.manifest {
+            do {
+                try ContactSheet.write(manifest, outDirectory: out)
+            } catch {
+                events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
+            }
         }
-        layout.removeTemporaryFiles()
-        return CrawlReport(
+        var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
-            sources: reports, storageProblem: storageProblem, cancelled: cancelled,
+            sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? ledger.journalProblem,
+            cancelled: cancelled,
             manifestPath: layout.manifestPath)
-    }
-
-    /// Gives the item its outcome now (no image, unusable, fresh in the cache) or queues its image.
-    private static func schedule(
-        _ item: FeedItem, token: Int, page: Int, queue: PrefetchQueue<ImageOutcome>, ledger: CrawlLedger,
-        cached: [String: CachedImage], identity: (String) -> String, layout: CacheLayout, ttl: Double
-    ) async {
-        if let problem = item.problem {
-            ledger.resolve([token], with: ImageOutcome(status: .rejected, error: problem))
-            return
-        }
-        guard let url = item.imageURL, !url.isEmpty else {
-            ledger.resolve([token], with: ImageOutcome(status: .noImage))
-            return
-        }
-        if let record = cached[identity(url)], -record.fetchedAt.timeIntervalSinceNow < ttl,
-            layout.fileExists(relativePath: record.file)
-        {
-            ledger.resolve([token], with: record.outcome(.fresh))
-            return
-        }
-        await queue.submit(
-            key: url, host: URLCheck.host(of: url), group: item.source,
-            priority: PrefetchPriority(page: page), subscriber: token)
+        report.deadlineReached = deadline
+        report.evictedFiles = done.plan.evicted.count
+        report.evictedBytes = done.plan.evictedBytes
+        report.orphansRemoved = done.orphansRemoved + leftovers
+        report.cacheBytes = done.plan.cacheBytes
+        report.overCacheMax = done.plan.overCap
+        report.peakWaiting = queue.maxWaitingObserved
+        return report
     }
 
     /// Folds a journal left by a killed run into the previous manifest, and saves the result.
@@ -210,28 +218,18 @@ public final class Crawler: Sendable {
         _ items: [ManifestItem], identity: (String) -> String
     ) -> [String: CachedImage] {
         var cached: [String: CachedImage] = [:]
-        for item in items {
-            guard let url = item.imageURL, let record = CachedImage(item: item) else { continue }
+        func add(_ url: String, _ record: CachedImage) {
             let key = identity(url)
-            if let existing = cached[key], existing.fetchedAt >= record.fetchedAt { continue }
+            if let existing = cached[key], existing.fetchedAt >= record.fetchedAt { return }
             cached[key] = record
         }
+        for item in items {
+            if let url = item.imageURL, let record = CachedImage(item: item) { add(url, record) }
+            if let details = item.details, let url = details.largePatchURL, let record = CachedImage(details: details) {
+                add(url, record)
+            }
+        }
         return cached
-    }
-
-    /// This run's items, plus earlier items this run did not see (kept with their last-seen time).
-    static func merge(current: [ManifestItem], previous: [ManifestItem]) -> [ManifestItem] {
-        struct Key: Hashable { var source: String; var id: String }
-        var seen = Set<Key>()
-        var merged: [ManifestItem] = []
-        merged.reserveCapacity(current.count + previous.count)
-        for item in current where seen.insert(Key(source: item.source, id: item.id)).inserted {
-            merged.append(item)
-        }
-        for item in previous where seen.insert(Key(source: item.source, id: item.id)).inserted {
-            merged.append(item)
-        }
-        return merged
     }
 
     private func optionsRecord(_ redactor: SecretRedactor) -> [String: String] {
@@ -240,17 +238,32 @@ public final class Crawler: Sendable {
             "perHost": String(configuration.perHost),
             "ttlSeconds": String(Int(configuration.ttlSeconds)),
             "retries": String(configuration.retries),
+            "refreshPages": String(configuration.refreshPages),
+            "cacheMaxBytes": String(configuration.cacheMaxBytes),
         ]
+        if let record = configuration.recordDirectory { options["record"] = record }
+        if let replay = configuration.replayDirectory { options["replay"] = replay }
+        if let deadline = configuration.deadlineSeconds { options["deadlineSeconds"] = String(deadline) }
         for source in configuration.sources {
             switch source {
             case .pixabay(let config):
                 options["\(config.name).url"] = redactor.redactURL(config.url)
                 options["\(config.name).pages"] = String(config.pages)
                 options["\(config.name).perPage"] = String(config.perPage)
+                if let query = config.query { options["\(config.name).query"] = redactor.redact(query) }
             case .launches(let config):
                 options["\(config.name).url"] = config.url
                 options["\(config.name).pages"] = String(config.pages)
+                options["\(config.name).patchSize"] = config.patchSize.rawValue.lowercased()
+                options["\(config.name).details"] = String(config.details)
+            case .array(let config):
+                options["\(config.name).url"] = redactor.redactURL(config.url)
+                options["\(config.name).pages"] = String(config.pages)
+                options["\(config.name).perPage"] = String(config.perPage)
+                options["\(config.name).idField"] = config.idField
+                options["\(config.name).imageField"] = config.imageField
             }
+            options["\(source.name).pageTTLSeconds"] = String(Int(source.pageTTL))
         }
         return options
     }

@@ -28,8 +28,9 @@ struct FeedFetcher: Sendable {
     }
 
     /// Performs `request` (memory destination, gzip accepted), retrying network failures,
-    /// 5xx, 408 and 429. Throws `CancellationError` or `Failure`.
-    func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
+    /// 5xx, 408 and 429. Every attempt first passes `gate` (the API's rate-limit budget), which
+    /// also learns from every answer. Throws `CancellationError` or `Failure`.
+    func fetch(_ request: HTTPRequest, gate: RateLimitGate? = nil) async throws -> HTTPResponse {
         var request = request
         request.destination = .memory
         request.acceptEncoding = true
@@ -41,8 +42,16 @@ struct FeedFetcher: Sendable {
         while true {
             let reason: String
             var retryAfter: Int?
+            try await gate?.acquire()
             do {
-                let response = try await engine.perform(request)
+                let response: HTTPResponse
+                do {
+                    response = try await engine.perform(request)
+                } catch {
+                    gate?.abandoned()
+                    throw error
+                }
+                gate?.received(response)
                 guard RetryPolicy.isTransient(status: response.status) else { return response }
                 reason = "HTTP \(response.status)"
                 retryAfter = response.retryAfterSeconds

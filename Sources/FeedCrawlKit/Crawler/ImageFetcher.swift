@@ -33,17 +33,29 @@ final class ImageFetcher: Sendable {
         self.storage = storage
     }
 
-    /// Fetches `url`, retrying transient failures.
+    /// Fetches `url`, retrying transient failures. When it fails or is cancelled, the outcome
+    /// keeps referencing the copy an earlier run cached, if there is one.
     func fetch(_ url: String) async -> ImageOutcome {
         if let problem = URLCheck.problem(url) {
             return ImageOutcome(status: .rejected, error: problem)
         }
+        let previous = cached[identity(url)].flatMap { layout.holds($0) ? $0 : nil }
         if let error = storage?.itemError {
-            return ImageOutcome(status: .failed, error: error)
+            return ImageOutcome(status: .failed, error: error).keepingCopy(previous)
         }
+        return await fetchRetrying(url, previous: previous).keepingCopy(previous)
+    }
+
+    /// The outcome of `url` when it was cancelled before it started.
+    func cancelledOutcome(_ url: String) -> ImageOutcome {
+        let previous = cached[identity(url)].flatMap { layout.holds($0) ? $0 : nil }
+        return ImageOutcome(status: .cancelled, error: "cancelled").keepingCopy(previous)
+    }
+
+    private func fetchRetrying(_ url: String, previous: CachedImage?) async -> ImageOutcome {
         var attempt = 1
         while true {
-            let result = await attemptFetch(url)
+            let result = await attemptFetch(url, previous: previous)
             switch result {
             case .done(let outcome):
                 return outcome
@@ -69,10 +81,7 @@ final class ImageFetcher: Sendable {
         case retry(reason: String, retryAfter: Int?)
     }
 
-    private func attemptFetch(_ url: String) async -> Attempt {
-        let previous = cached[identity(url)].flatMap { record in
-            layout.fileExists(relativePath: record.file) ? record : nil
-        }
+    private func attemptFetch(_ url: String, previous: CachedImage?) async -> Attempt {
         let temporary = layout.temporaryPath(forURL: identity(url))
         var request = HTTPRequest(url: url, destination: .file(path: temporary))
         request.maxBytes = maxBytes
@@ -111,7 +120,7 @@ final class ImageFetcher: Sendable {
             }
             return .done(ImageOutcome(status: .failed, error: reason))
         }
-        return store(url: url, temporary: temporary, response: response, replacing: cached[identity(url)])
+        return store(url: url, temporary: temporary, response: response, replacing: previous)
     }
 
     private func classify(_ error: HTTPError) -> Attempt {

@@ -1,60 +1,105 @@
 /// Follows the launches API's cursor chain until `hasMore` is false, the page limit is reached,
-/// or the chain misbehaves (a repeated cursor, a page of ids already seen).
+/// or the chain misbehaves (a repeated cursor, a page of ids already seen), then, with
+/// `details`, queries `LaunchDetails` for every launch listed.
 struct LaunchesCrawl: Sendable {
     let config: LaunchesSourceConfiguration
-    let fetcher: FeedFetcher
+    let client: FeedClient
     let redactor: SecretRedactor
-    let emit: @Sendable (Int, [FeedItem]) async -> Void
+    let sink: ItemSink
+
+    private enum PageResult {
+        case page(LaunchesPage, fromCache: Bool)
+        /// The server refused the query (GraphQL errors without data): the source fails.
+        case refused(String)
+        case problem(String)
+    }
 
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
+        guard config.pages > 0 else { return report }
+        let query = LaunchesQuery(endpoint: config.url, patchSize: config.patchSize)
         var pager = LaunchPager(pageLimit: config.pages)
+        var listed: [LaunchDetailsCrawl.Launch] = []
         var cursor: String? = nil
         var number = 1
-        guard config.pages > 0 else { return report }
         do {
-            while true {
-                let body = LaunchesQuery.listBody(cursor: cursor)
-                let request = HTTPRequest(
-                    url: config.url, method: .post,
-                    headers: [HTTPHeader(name: "Content-Type", value: "application/json")], body: body)
-                let response = try await fetcher.fetch(request)
+            listing: while true {
                 let page: LaunchesPage
-                do {
-                    if case .error(let reason) = FeedResponseCheck.check(
-                        status: 200, contentType: response.contentType, body: response.body, redactor: redactor)
-                    {
-                        throw FeedFetcher.Failure(description: "HTTP \(response.status), \(reason)")
+                switch try await fetchPage(number, cursor: cursor, query: query) {
+                case .page(let decoded, let fromCache):
+                    page = decoded
+                    if fromCache { report.cachedPages += 1 }
+                case .refused(let reason):
+                    report.failure = reason
+                    break listing
+                case .problem(let reason):
+                    if number == 1 {
+                        report.failure = reason
+                    } else {
+                        report.failedPages += 1
+                        report.warnings.append("page \(number): \(reason)")
                     }
-                    page = try LaunchesPage.decode(response.body, page: number)
-                } catch {
-                    let reason = redactor.redact("\(error)")
-                    if number == 1 { report.failure = reason } else { report.warnings.append("page \(number): \(reason)") }
-                    return report
+                    break listing
                 }
-                for error in page.errors { report.warnings.append("page \(number): \(error.message)") }
+                for error in page.errors {
+                    report.warnings.append("page \(number): partial data, \(GraphQLFailure(errors: [error]))")
+                }
                 let step = pager.accept(page)
                 report.pages += 1
                 let fresh = pager.newItems
                 report.items += fresh.count
-                await emit(number, fresh)
+                client.pageParsed(number, items: page.items.count)
+                let tokens = await sink.emit(page: number, items: fresh)
+                for (item, token) in zip(fresh, tokens) where item.problem == nil {
+                    if let token { listed.append(.init(id: item.id, page: number, token: token)) }
+                }
                 switch step {
                 case .next(let nextCursor):
                     cursor = nextCursor
                     number += 1
                 case .done:
-                    return report
+                    break listing
                 case .stop(let warning):
                     report.warnings.append(warning)
-                    return report
+                    break listing
                 }
+            }
+            if config.details && !listed.isEmpty {
+                let details = LaunchDetailsCrawl(config: config, client: client, redactor: redactor, sink: sink)
+                report.warnings += try await details.run(listed)
             }
         } catch is CancellationError {
             report.cancelled = true
         } catch {
             let reason = redactor.redact("\(error)")
-            if number == 1 { report.failure = reason } else { report.warnings.append("page \(number): \(reason)") }
+            if number == 1 && report.pages == 0 {
+                report.failure = reason
+            } else {
+                report.failedPages += 1
+                report.warnings.append("page \(number): \(reason)")
+            }
         }
         return report
+    }
+
+    private func fetchPage(_ number: Int, cursor: String?, query: LaunchesQuery) async throws -> PageResult {
+        let request = HTTPRequest(
+            url: config.url, method: .post,
+            headers: [HTTPHeader(name: "Content-Type", value: LaunchesQuery.contentType)],
+            body: query.listBody(cursor: cursor))
+        let reply = try await client.fetch(request)
+        let response = reply.response
+        if let problem = FeedReplyCheck.problem(response, acceptErrorStatusJSON: true, redactor: redactor) {
+            return .problem(problem)
+        }
+        do {
+            let page = try LaunchesPage.decode(response.body, page: number, source: config.name)
+            if response.isSuccess { client.keep(reply) }
+            return .page(page, fromCache: reply.origin == .pageCache)
+        } catch let failure as GraphQLFailure {
+            return .refused(FeedReplyCheck.describe(failure, status: response.status, redactor: redactor))
+        } catch {
+            return .problem(FeedReplyCheck.describe(error, status: response.status, redactor: redactor))
+        }
     }
 }

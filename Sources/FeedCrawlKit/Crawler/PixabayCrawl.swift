@@ -1,10 +1,11 @@
-/// Pages through a Pixabay-style search API: page 1 first, then the rest concurrently,
-/// never past `ceil(totalHits / per_page)`.
+/// Pages through a Pixabay-style search API: page 1 first, then the rest concurrently
+/// (bounded), never past `ceil(totalHits / per_page)`. A 400 "page is out of valid range" ends
+/// the feed; an invalid key fails the source (no retry); any other bad page is a page error.
 struct PixabayCrawl: Sendable {
     let config: PixabaySourceConfiguration
-    let fetcher: FeedFetcher
+    let client: FeedClient
     let redactor: SecretRedactor
-    let emit: @Sendable (Int, [FeedItem]) async -> Void
+    let sink: ItemSink
 
     private var query: PixabayQuery {
         var query = PixabayQuery(baseURL: config.url, key: config.key, perPage: config.perPage)
@@ -14,7 +15,7 @@ struct PixabayCrawl: Sendable {
     }
 
     private enum PageResult: Sendable {
-        case page(PixabayPage)
+        case page(PixabayPage, fromCache: Bool)
         case end
         case problem(String)
     }
@@ -24,31 +25,44 @@ struct PixabayCrawl: Sendable {
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0 else { return report }
+        let query = self.query
+        var paging = PixabayPaging(requestedPages: config.pages, perPage: query.perPage)
         do {
-            let first = try await fetchPage(1)
-            guard case .page(let page) = first else {
-                if case .problem(let reason) = first { report.failure = reason }
+            switch try await fetchPage(1, query: query) {
+            case .page(let page, let fromCache):
+                await record(page, number: 1, fromCache: fromCache, into: &report)
+                paging.accept(totalHits: page.totalHits)
+            case .end:
+                return report
+            case .problem(let reason):
+                report.failure = reason
                 return report
             }
-            await record(page, number: 1, into: &report)
-            let lastPage = PixabayPaging(requestedPages: config.pages, perPage: config.perPage)
-                .lastPage(totalHits: page.totalHits)
-            guard lastPage >= 2 else { return report }
+            guard paging.shouldFetch(page: 2) else { return report }
             try await withThrowingTaskGroup(of: (Int, PageResult).self) { group in
                 var next = 2
+                var running = 0
                 func addNext() {
+                    guard paging.shouldFetch(page: next) else { return }
                     let number = next
                     next += 1
-                    group.addTask { (number, try await fetchPage(number)) }
+                    running += 1
+                    group.addTask { (number, try await fetchPage(number, query: query)) }
                 }
-                while next <= lastPage && next < 2 + max(1, config.pageConcurrency) { addNext() }
+                while running < max(1, config.pageConcurrency) && paging.shouldFetch(page: next) { addNext() }
                 while let (number, result) = try await group.next() {
+                    running -= 1
                     switch result {
-                    case .page(let page): await record(page, number: number, into: &report)
-                    case .end: break
-                    case .problem(let reason): report.warnings.append("page \(number): \(reason)")
+                    case .page(let page, let fromCache):
+                        await record(page, number: number, fromCache: fromCache, into: &report)
+                        paging.accept(totalHits: page.totalHits)
+                    case .end:
+                        paging.pageOutOfRange(number)
+                    case .problem(let reason):
+                        report.failedPages += 1
+                        report.warnings.append("page \(number): \(reason)")
                     }
-                    if next <= lastPage { addNext() }
+                    addNext()
                 }
             }
         } catch is CancellationError {
@@ -61,30 +75,33 @@ struct PixabayCrawl: Sendable {
         return report
     }
 
-    private func record(_ page: PixabayPage, number: Int, into report: inout SourceReport) async {
+    private func record(_ page: PixabayPage, number: Int, fromCache: Bool, into report: inout SourceReport) async {
         report.pages += 1
-        report.items += page.items.count
-        await emit(number, page.items)
+        report.items += page.hits.count
+        if fromCache { report.cachedPages += 1 }
+        client.pageParsed(number, items: page.hits.count)
+        await sink.emit(page: number, items: page.items)
     }
 
-    private func fetchPage(_ number: Int) async throws -> PageResult {
-        let response = try await fetcher.fetch(HTTPRequest(url: query.url(page: number)))
+    private func fetchPage(_ number: Int, query: PixabayQuery) async throws -> PageResult {
+        let reply = try await client.fetch(HTTPRequest(url: query.url(page: number)))
+        let response = reply.response
         guard response.status == 200 else {
-            switch PixabayErrorKind.classify(status: response.status, body: response.body) {
+            switch PixabayErrorKind.classify(status: response.status, body: response.body, redactor: redactor) {
             case .invalidKey: throw InvalidKey()
             case .pageOutOfRange: return .end
             case .rateLimited: return .problem("rate limited (HTTP 429) after retries")
-            case .other(let text): return .problem(redactor.redact("HTTP \(response.status): \(text)"))
+            case .other(let text):
+                return .problem(redactor.redact(text.hasPrefix("HTTP ") ? text : "HTTP \(response.status): \(text)"))
             }
         }
-        switch FeedResponseCheck.check(
-            status: response.status, contentType: response.contentType, body: response.body, redactor: redactor)
-        {
-        case .error(let reason): return .problem(reason)
-        case .json: break
+        if let problem = FeedReplyCheck.problem(response, acceptErrorStatusJSON: false, redactor: redactor) {
+            return .problem(problem)
         }
         do {
-            return .page(try PixabayPage.decode(response.body, page: number))
+            let page = try PixabayPage.decode(response.body, page: number, source: config.name)
+            client.keep(reply)
+            return .page(page, fromCache: reply.origin == .pageCache)
         } catch {
             return .problem(redactor.redact("invalid page: \(error)"))
         }

@@ -7,6 +7,11 @@ public struct SourceReport: Sendable, Equatable {
     public var items: Int = 0
     /// Problems that did not stop the source (a bad page, a repeated cursor, partial data).
     public var warnings: [String] = []
+    /// Pages that could not be read (an error status after retries, HTML, a body that is not a
+    /// page); their items are missing from the manifest.
+    public var failedPages: Int = 0
+    /// Feed responses taken from the page cache (`OUT/pages`) instead of the network.
+    public var cachedPages: Int = 0
     /// Set when the source could not be crawled at all (bad key, unreachable, invalid responses).
     public var failure: String? = nil
     /// Set when the source was cut short by cancellation.

@@ -45,7 +45,7 @@ public final class Journal: @unchecked Sendable {
     /// The flush policy.
     public let policy: FlushPolicy
 
-    private let mutex = PthreadMutex()
+    private let mutex = Lock()
     private let encoder = ManifestCoding.compactEncoder()
     private var fd: Int32
     private var buffer: [UInt8] = []

@@ -12,6 +12,9 @@ public struct RunRecord: Codable, Sendable, Equatable {
         public var items: Int
         /// Why listing stopped early, if it did.
         public var error: String?
+        /// Problems that did not stop the source (a bad page, a repeated cursor, partial
+        /// GraphQL data); nil when there were none.
+        public var warnings: [String]?
 
         /// Creates a summary; `error` defaults to nil.
         public init(source: String, pages: Int, items: Int, error: String? = nil) {
@@ -34,8 +37,14 @@ public struct RunRecord: Codable, Sendable, Equatable {
     public var bytes: Int64
     /// Process exit status; nil while running.
     public var exitStatus: Int?
-    /// Cache files evicted during the run.
+    /// Cache files evicted during the run (their items left the manifest).
     public var evicted: Int
+    /// Bytes of the evicted files; nil in manifests written before it was recorded.
+    public var evictedBytes: Int64?
+    /// Orphaned files (no manifest entry, or `.part`) removed from the cache; nil when not recorded.
+    public var orphansRemoved: Int?
+    /// Whether the run stopped at its `--deadline`; nil when it did not.
+    public var deadlineReached: Bool?
     /// Per-source summaries, in source order.
     public var sources: [SourceSummary]
 

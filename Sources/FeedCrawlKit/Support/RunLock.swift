@@ -30,7 +30,7 @@ public final class RunLock: @unchecked Sendable {
     /// The lock file.
     public let path: String
 
-    private let mutex = PthreadMutex()
+    private let mutex = Lock()
     private var fd: Int32
 
     /// Takes the lock on the file at `path` without waiting.

@@ -109,3 +109,32 @@ import Testing
         #expect(negative.inFlight == 0)
     }
 }
+
+@Suite struct RateLimitPacerNewWindowTests {
+    @Test func afterTheResetAtMostLimitRequestsGoBeforeTheNewBudgetIsKnown() {
+        var pacer = RateLimitPacer()
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, limit: "3", remaining: "0", reset: "2", retryAfter: nil, now: 0.1)
+        #expect(pacer.delayBeforeNextRequest(now: 1) == 1.1)
+        // The window is over: the new one's budget is the limit, 3.
+        for _ in 0..<3 {
+            #expect(pacer.delayBeforeNextRequest(now: 2.2) == 0)
+            pacer.requestStarted(now: 2.2)
+        }
+        #expect(pacer.delayBeforeNextRequest(now: 2.2) == RateLimitPacer.newWindowPollInterval)
+        // The first answer of the new window tells the budget: 3 - 3 spent.
+        pacer.responseReceived(status: 200, limit: "3", remaining: "2", reset: "2", retryAfter: nil, now: 2.3)
+        #expect(pacer.inFlightSinceWindowEnd == 0)
+        #expect(pacer.delayBeforeNextRequest(now: 2.3) == 2)
+    }
+
+    @Test func answersWithoutHeadersFreeTheirSlot() {
+        var pacer = RateLimitPacer()
+        pacer.requestStarted(now: 0)
+        pacer.responseReceived(status: 200, limit: "1", remaining: "0", reset: "1", retryAfter: nil, now: 0)
+        pacer.requestStarted(now: 1.5)
+        #expect(pacer.delayBeforeNextRequest(now: 1.5) > 0)
+        pacer.responseReceived(status: 500, limit: nil, remaining: nil, reset: nil, retryAfter: nil, now: 1.6)
+        #expect(pacer.delayBeforeNextRequest(now: 1.6) == 0)
+    }
+}

@@ -30,9 +30,12 @@ enum FeedText {
 
     /// A one-line, bounded, redacted excerpt of a (possibly binary) body.
     /// Redaction happens before clipping, so a secret cut at the edge cannot leak a prefix.
+    /// The window is redacted with enough bytes after it that a secret crossing its end is
+    /// masked whole, never left as a prefix.
     static func excerpt(_ body: [UInt8], limit: Int, redactor: SecretRedactor) -> String {
-        let window = body.prefix(max(limit, 0) * 4 + 256)
-        let text = collapsingControls(String(decoding: window, as: UTF8.self))
+        let size = max(limit, 0) * 4 + 256
+        let redacted = redactor.redact(bytes: Array(body.prefix(size + redactor.longestPatternBytes)))
+        let text = collapsingControls(String(decoding: redacted.prefix(size), as: UTF8.self))
         return clip(redactor.redact(text), to: limit)
     }
 

@@ -33,6 +33,22 @@ public struct SecretRedactor: Sendable, Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Returns `bytes` with every occurrence of every secret form replaced by `***`; works on
+    /// bodies that are not valid UTF-8 too.
+    public func redact(bytes: [UInt8]) -> [UInt8] {
+        var out = bytes
+        for pattern in patterns {
+            out = Self.replacing(pattern, in: out)
+        }
+        return out
+    }
+
+    /// Length in bytes of the longest form of any secret (0 without secrets).
+    public var longestPatternBytes: Int { patterns.first?.count ?? 0 }
+
+    /// Whether no secret is configured (redaction changes nothing).
+    public var isEmpty: Bool { patterns.isEmpty }
+
     /// Removes every `key` query parameter (name compared case-insensitively) from `url`,
     /// then redacts the remaining text. Drops the `?` when nothing is left of the query.
     public func redactURL(_ url: String) -> String {

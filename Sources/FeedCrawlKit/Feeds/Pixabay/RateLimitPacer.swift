@@ -10,6 +10,10 @@
 /// - after a 429: `Retry-After` (delta seconds), else `Reset`, else `defaultWindow`.
 /// `X-RateLimit-Reset` is relative seconds (Pixabay), not an epoch. Out-of-order answers in
 /// the same window keep the lowest `Remaining`. Every delay is capped at `maxDelay`.
+///
+/// Once the announced window has passed and `Limit` is known, at most `Limit` requests are in
+/// flight before an answer tells the new window's budget; further requests are asked to wait
+/// `newWindowPollInterval` and ask again (so a burst after a reset cannot overrun the budget).
 public struct RateLimitPacer: Sendable, Equatable {
     /// Window assumed when `Remaining` comes without `Reset`, or a 429 with neither
     /// `Retry-After` nor `Reset`: 60 s by default (Pixabay: 100 requests per 60 s).
@@ -26,6 +30,13 @@ public struct RateLimitPacer: Sendable, Equatable {
     public private(set) var blockedUntil: Double?
     /// Requests started and not yet answered or abandoned.
     public private(set) var inFlight: Int = 0
+    /// Requests started after the current window's end and not yet answered, while the new
+    /// window's budget is unknown.
+    public private(set) var inFlightSinceWindowEnd: Int = 0
+
+    /// The wait suggested while a new window's budget is unknown and `Limit` requests are out:
+    /// 0.05 s.
+    public static let newWindowPollInterval = 0.05
 
     /// Two answers whose windows end within this many seconds are the same window.
     static let sameWindowTolerance = 1.5
@@ -39,11 +50,13 @@ public struct RateLimitPacer: Sendable, Equatable {
     /// A request was sent.
     public mutating func requestStarted(now: Double) {
         inFlight += 1
+        if let resetAt, now >= resetAt { inFlightSinceWindowEnd += 1 }
     }
 
     /// A request ended without an HTTP answer (transport error, cancelled).
     public mutating func requestAbandoned() {
         inFlight = max(inFlight - 1, 0)
+        inFlightSinceWindowEnd = max(inFlightSinceWindowEnd - 1, 0)
     }
 
     /// An answer arrived; header values are passed raw (`nil` when absent).
@@ -56,6 +69,7 @@ public struct RateLimitPacer: Sendable, Equatable {
         now: Double
     ) {
         inFlight = max(inFlight - 1, 0)
+        inFlightSinceWindowEnd = max(inFlightSinceWindowEnd - 1, 0)
         let reset = Self.seconds(resetValue).map { min($0, maxDelay) }
         if let newLimit = Self.integer(limitValue) { limit = newLimit }
         if let newRemaining = Self.integer(remainingValue) {
@@ -67,6 +81,7 @@ public struct RateLimitPacer: Sendable, Equatable {
             } else {
                 remaining = newRemaining
                 resetAt = newResetAt
+                inFlightSinceWindowEnd = 0
             }
         }
         if status == 429 {
@@ -104,6 +119,9 @@ public struct RateLimitPacer: Sendable, Equatable {
         }
         if let remaining, let resetAt, now < resetAt, remaining - inFlight <= 0 {
             delay = max(delay, resetAt - now)
+        }
+        if let limit, let resetAt, now >= resetAt, inFlightSinceWindowEnd >= max(limit, 1) {
+            delay = max(delay, Self.newWindowPollInterval)
         }
         return min(delay, maxDelay)
     }

@@ -1,0 +1,67 @@
+/// Pages through a feed of bare JSON arrays (`?page=N&per_page=M`), one page after another,
+/// until an empty or short page, the page limit, or a page of ids already seen.
+struct ArrayCrawl: Sendable {
+    let config: ArraySourceConfiguration
+    let client: FeedClient
+    let redactor: SecretRedactor
+    let sink: ItemSink
+
+    func run() async -> SourceReport {
+        var report = SourceReport(name: config.name)
+        guard config.pages > 0 else { return report }
+        let query = ArrayQuery(baseURL: config.url, perPage: config.perPage)
+        var paging = ArrayPaging(requestedPages: config.pages, perPage: query.perPage)
+        var number = 1
+        do {
+            while true {
+                let reply = try await client.fetch(HTTPRequest(url: query.url(page: number)))
+                let response = reply.response
+                let items: [FeedItem]
+                do {
+                    if let problem = FeedReplyCheck.problem(response, acceptErrorStatusJSON: false, redactor: redactor) {
+                        throw FeedFetcher.Failure(description: problem)
+                    }
+                    items = try ArrayPage.decode(
+                        response.body, page: number, idField: config.idField, imageField: config.imageField,
+                        titleField: config.titleField, source: config.name)
+                } catch {
+                    let reason = redactor.redact("\(error)")
+                    if number == 1 {
+                        report.failure = reason
+                    } else {
+                        report.failedPages += 1
+                        report.warnings.append("page \(number): \(reason)")
+                    }
+                    return report
+                }
+                client.keep(reply)
+                if reply.origin == .pageCache { report.cachedPages += 1 }
+                let step = paging.accept(items)
+                report.pages += 1
+                report.items += paging.newItems.count
+                client.pageParsed(number, items: items.count)
+                await sink.emit(page: number, items: paging.newItems)
+                switch step {
+                case .next(let page):
+                    number = page
+                case .done:
+                    return report
+                case .stop(let warning):
+                    report.warnings.append(warning)
+                    return report
+                }
+            }
+        } catch is CancellationError {
+            report.cancelled = true
+        } catch {
+            let reason = redactor.redact("\(error)")
+            if number == 1 {
+                report.failure = reason
+            } else {
+                report.failedPages += 1
+                report.warnings.append("page \(number): \(reason)")
+            }
+        }
+        return report
+    }
+}

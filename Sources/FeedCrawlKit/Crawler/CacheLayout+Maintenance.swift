@@ -1,0 +1,54 @@
+import Glibc
+
+extension CacheLayout {
+    /// What a scan of `OUT/cache/` found.
+    struct CacheScan {
+        /// Cache-shaped files (`cache/ab/<key>.<ext>`), relative to OUT.
+        var entries: Set<String> = []
+        /// `.part` files left by interrupted downloads, relative to OUT.
+        var temporary: [String] = []
+    }
+
+    /// Lists the fan-out folders: one `readdir` pass, no `stat` per file. Names of any other
+    /// shape are left alone (and not reported).
+    func scanCache() -> CacheScan {
+        var scan = CacheScan()
+        forEachCacheFile { folder, name in
+            let fan = String(folder.suffix(2))
+            let relative = Self.cacheDirectoryName + "/" + fan + "/" + name
+            if Self.isTemporary(name) {
+                scan.temporary.append(relative)
+            } else if let entry = Self.parseEntryName(name), entry.key.hasPrefix(fan) {
+                scan.entries.insert(relative)
+            }
+        }
+        return scan
+    }
+
+    /// Removes `OUT/manifest.json.<random>.part` files an interrupted manifest write left.
+    /// Returns how many.
+    @discardableResult
+    func removeTemporaryManifests() -> Int {
+        guard let dir = opendir(outDirectory) else { return 0 }
+        defer { closedir(dir) }
+        let prefix = Self.manifestFileName + "."
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name.hasPrefix(prefix), Self.isTemporary(name) { names.append(name) }
+        }
+        return names.filter { unlink(absolutePath($0)) == 0 }.count
+    }
+
+    /// Whether the cache holds `record`'s file with the recorded size: one `stat`. A file of
+    /// another size (changed behind the manifest's back, e.g. by a killed run) does not count.
+    func holds(_ record: CachedImage) -> Bool {
+        guard Self.isValidRelativePath(record.file) else { return false }
+        var info = stat()
+        guard stat(absolutePath(record.file), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        if let bytes = record.bytes { return Int64(info.st_size) == bytes }
+        return true
+    }
+}

@@ -1,0 +1,51 @@
+import FoundationEssentials
+
+/// Output formats of `feedcrawl manifest`.
+public enum InspectionFormat: String, Sendable, CaseIterable {
+    /// Aligned columns for people (default). Feed text is sanitized for the terminal.
+    case table
+    /// Pretty-printed JSON with sorted keys and ISO-8601 dates, for scripts.
+    case json
+    /// Comma-separated values with a header row, for spreadsheets.
+    case csv
+
+    /// Encodes `value` as the manifest's pretty JSON, ending with a newline.
+    static func json<T: Encodable>(_ value: T) -> String {
+        guard let data = try? ManifestCoding.prettyEncoder().encode(value) else { return "null\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// An ISO-8601 UTC date with whole seconds.
+    static func date(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle())
+    }
+}
+
+/// Left-aligned text columns separated by two spaces; `numeric` columns are right-aligned.
+/// Cells must already be sanitized.
+struct TextTable {
+    var header: [String]
+    var rows: [[String]] = []
+    var numeric: Set<Int> = []
+
+    func render() -> String {
+        let all = [header] + rows
+        var widths = [Int](repeating: 0, count: header.count)
+        for row in all {
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
+        }
+        var out = ""
+        for row in all {
+            var cells: [String] = []
+            for (index, cell) in row.enumerated() where index < widths.count {
+                let pad = String(repeating: " ", count: widths[index] - cell.count)
+                let last = index == row.count - 1
+                cells.append(numeric.contains(index) ? pad + cell : (last ? cell : cell + pad))
+            }
+            out += cells.joined(separator: "  ") + "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,193 @@
+import FoundationEssentials
+
+/// `OUT/index.html`: a self-contained contact sheet of a manifest. Cached thumbnails in a grid,
+/// grouped by source and page, each with its title, author or site, size, dimensions and status;
+/// items without a usable image show why. A header holds the run's counts.
+///
+/// No network, no JavaScript: inline CSS, images by relative links into `cache/`, lazy-loaded so
+/// 10,000 items stay usable. All feed text is HTML-escaped; feed URLs are shown as text, never
+/// used as links.
+public struct ContactSheet {
+    /// The file name inside OUT: `index.html`.
+    public static let fileName = "index.html"
+
+    /// The manifest shown.
+    public var manifest: Manifest
+    /// Whether a path relative to OUT names an existing file; items whose file is missing get
+    /// no `<img>`. Default: always true.
+    public var fileExists: (String) -> Bool
+
+    /// A sheet for `manifest`; see `fileExists`.
+    public init(manifest: Manifest, fileExists: @escaping (String) -> Bool = { _ in true }) {
+        self.manifest = manifest
+        self.fileExists = fileExists
+    }
+
+    /// The whole page as one string (for tests and small manifests; `write` streams instead).
+    public func html() -> String {
+        var out = ""
+        render { out += $0 }
+        return out
+    }
+
+    /// Writes `OUT/index.html` for `manifest` atomically (temporary file, rename), checking each
+    /// cached file on disk. Not fsynced: the sheet can always be rebuilt from the manifest.
+    public static func write(_ manifest: Manifest, outDirectory: String) throws(FileSystemError) {
+        let layout = CacheLayout(outDirectory: outDirectory)
+        let sheet = ContactSheet(manifest: manifest) { FileIO.exists(layout.absolutePath($0)) }
+        let writer = try ChunkedFileWriter(path: outDirectory + "/" + fileName)
+        sheet.render { writer.append($0) }
+        try writer.commit()
+    }
+
+    /// Renders the page in pieces, in order.
+    public func render(_ emit: (String) -> Void) {
+        let items = manifest.sortedItems
+        let groups = Self.groups(items)
+        emit(head())
+        emit(header(items: items, groups: groups))
+        emit("<main>\n")
+        for (sourceIndex, group) in groups.enumerated() {
+            let count = group.pages.reduce(0) { $0 + $1.range.count }
+            emit("<section id=\"s\(sourceIndex)\"><h2>\(HTMLText.escape(group.source, limit: 80)) <small>\(count) items</small></h2>\n")
+            for page in group.pages {
+                emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(page.range.count) items</small></h3>\n<div class=\"grid\">\n")
+                for index in page.range { emit(figure(items[index])) }
+                emit("</div>\n")
+            }
+            emit("</section>\n")
+        }
+        if items.isEmpty { emit("<p class=\"empty\">The manifest lists no items yet.</p>\n") }
+        emit("</main>\n</body>\n</html>\n")
+    }
+
+    struct PageGroup {
+        var page: Int
+        var range: Range<Int>
+    }
+
+    struct SourceGroup {
+        var source: String
+        var pages: [PageGroup]
+    }
+
+    /// Consecutive runs of (source, page) in stably ordered items.
+    static func groups(_ items: [ManifestItem]) -> [SourceGroup] {
+        var groups: [SourceGroup] = []
+        var start = 0
+        for index in items.indices {
+            let item = items[index]
+            let isLast = index == items.count - 1
+            if isLast || items[index + 1].source != item.source || items[index + 1].page != item.page {
+                let page = PageGroup(page: item.page, range: start..<(index + 1))
+                if groups.last?.source == item.source {
+                    groups[groups.count - 1].pages.append(page)
+                } else {
+                    groups.append(SourceGroup(source: item.source, pages: [page]))
+                }
+                start = index + 1
+            }
+        }
+        return groups
+    }
+
+    func head() -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="generator" content="feedcrawl">
+        <title>feedcrawl contact sheet \(Self.time(manifest.generatedAt))</title>
+        <style>\(Self.style)</style>
+        </head>
+        <body>
+        <input type="checkbox" id="pf" class="pf">
+
+        """
+    }
+
+    func header(items: [ManifestItem], groups: [SourceGroup]) -> String {
+        var out = "<header>\n<h1>feedcrawl contact sheet</h1>\n"
+        if let run = manifest.run {
+            let seconds = run.finishedAt.map { ($0.timeIntervalSince(run.startedAt) * 10).rounded() / 10 }
+            let total = run.counts.values.reduce(0, +)
+            out += "<p class=\"run\">Last run \(Self.time(run.startedAt))"
+            if let seconds { out += " (\(seconds) s)" }
+            out += ": <b>\(total) items</b>"
+            let counts = ItemStatus.allCases.compactMap { status -> String? in
+                guard let count = run.counts[status.rawValue], count > 0 else { return nil }
+                return "<span class=\"c \(Self.statusClass(status))\">\(count) \(status.rawValue)</span>"
+            }
+            if !counts.isEmpty { out += " — " + counts.joined(separator: " ") }
+            out += "; \(ByteSize.format(run.bytes)) downloaded"
+            if let status = run.exitStatus { out += "; exit status \(status)" }
+            out += ".</p>\n"
+            if !run.sources.isEmpty {
+                out += "<ul class=\"sources\">\n"
+                for source in run.sources {
+                    out += "<li><b>\(HTMLText.escape(source.source, limit: 80))</b>: \(source.pages) pages, \(source.items) items"
+                    if let error = source.error { out += " <span class=\"e\">— could not be crawled: \(HTMLText.escape(error))</span>" }
+                    out += "</li>\n"
+                }
+                out += "</ul>\n"
+            }
+        } else {
+            out += "<p class=\"run\">No run recorded.</p>\n"
+        }
+        let earlier = manifest.run.map { run in items.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count } ?? 0
+        out += "<p>The <a href=\"manifest.json\">manifest</a> holds \(items.count) items"
+        if earlier > 0 { out += " (\(earlier) not listed by the last run, shown faded)" }
+        out += "; generated \(Self.time(manifest.generatedAt)).</p>\n"
+        out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
+        if !groups.isEmpty {
+            out += "<nav>\n"
+            for (sourceIndex, group) in groups.enumerated() {
+                out += "<p><a href=\"#s\(sourceIndex)\">\(HTMLText.escape(group.source, limit: 80))</a>: pages"
+                for page in group.pages { out += " <a href=\"#s\(sourceIndex)p\(page.page)\">\(page.page)</a>" }
+                out += "</p>\n"
+            }
+            out += "</nav>\n"
+        }
+        out += "</header>\n"
+        return out
+    }
+
+    func figure(_ item: ManifestItem) -> String {
+        let status = item.status
+        var classes = Self.statusClass(status) + (status.hasImage ? " ok" : "")
+        if let run = manifest.run, (item.lastSeen ?? .distantPast) < run.startedAt { classes += " old" }
+        var out = "<figure class=\"\(classes)\">"
+        if status.hasImage, let file = item.file, HTMLText.isSafeRelativePath(file), fileExists(file) {
+            out += "<a href=\"\(file)\"><img src=\"\(file)\" loading=\"lazy\" decoding=\"async\" alt=\"\"></a>"
+        } else {
+            out += "<div class=\"ph\">\(status.hasImage ? "file missing" : status.rawValue)</div>"
+        }
+        let title = item.title.isEmpty ? "(untitled)" : item.title
+        out += "<figcaption><p class=\"t\" title=\"\(HTMLText.escape(title))\">\(HTMLText.escape(title, limit: 120))</p>"
+        var facts: [String] = []
+        if let who = item.author ?? item.details?.site, !who.isEmpty { facts.append(HTMLText.escape(who, limit: 60)) }
+        if let bytes = item.bytes { facts.append(ByteSize.format(bytes)) }
+        if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
+        if !facts.isEmpty { out += "<p>" + facts.joined(separator: " · ") + "</p>" }
+        out += "<p><span class=\"st\">\(status.rawValue)</span> <span class=\"id\">#\(HTMLText.escape(item.id, limit: 40))</span></p>"
+        if let error = item.error, !status.hasImage {
+            out += "<p class=\"e\">\(HTMLText.escape(error, limit: 200))</p>"
+        }
+        if !status.hasImage, let url = item.imageURL {
+            out += "<p class=\"u\">\(HTMLText.escape(url, limit: 200))</p>"
+        }
+        out += "</figcaption></figure>\n"
+        return out
+    }
+
+    static func statusClass(_ status: ItemStatus) -> String {
+        "st-" + status.rawValue
+    }
+
+    /// `2024-05-01 12:00:00Z`.
+    static func time(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(dateTimeSeparator: .space))
+    }
+}

@@ -1,0 +1,81 @@
+import FoundationEssentials
+
+/// A finished run as one JSON object (`feedcrawl --json` prints it on stdout): this run's counts
+/// by status (every status, zeros included), bytes, seconds, per-source pages, items, counts,
+/// warnings and errors, and the exit status.
+public struct RunSummary: Codable, Sendable, Equatable {
+    /// One source's part of the run.
+    public struct Source: Codable, Sendable, Equatable {
+        public var name: String
+        /// Feed pages fetched and parsed.
+        public var pages: Int
+        /// Items the feed listed.
+        public var items: Int
+        /// This source's items by status (statuses with no items left out).
+        public var counts: [String: Int]
+        /// Problems that did not stop the source.
+        public var warnings: [String]
+        /// Why the source could not be crawled at all; nil when it could.
+        public var error: String?
+        /// Whether the source was cut short by cancellation.
+        public var cancelled: Bool
+    }
+
+    /// The process exit status (see the README's table).
+    public var exitStatus: Int
+    public var startedAt: Date
+    public var finishedAt: Date
+    /// Wall-clock seconds, rounded to milliseconds.
+    public var seconds: Double
+    /// Items this run listed.
+    public var items: Int
+    /// This run's items by status raw value; every status is present.
+    public var counts: [String: Int]
+    /// Bytes downloaded into the cache this run.
+    public var bytes: Int64
+    /// Whether the run was cut short (signal or deadline).
+    public var cancelled: Bool
+    public var sources: [Source]
+    /// Path of the manifest written.
+    public var manifest: String
+    /// Path of the contact sheet written, if any.
+    public var contactSheet: String?
+    /// Why the manifest or the journal could not be written, if so.
+    public var storageProblem: String?
+
+    /// Builds the summary of `report`. `sourceCounts` holds each source's items by status (from
+    /// `ProgressSnapshot`); sources missing from it get empty counts.
+    public init(
+        report: CrawlReport, exitStatus: Int32, sourceCounts: [String: [ItemStatus: Int]] = [:],
+        contactSheet: String? = nil
+    ) {
+        self.exitStatus = Int(exitStatus)
+        startedAt = report.startedAt
+        finishedAt = report.finishedAt
+        seconds = (report.seconds * 1000).rounded() / 1000
+        items = report.itemCount
+        counts = Dictionary(uniqueKeysWithValues: ItemStatus.allCases.map { ($0.rawValue, report.count($0)) })
+        bytes = report.bytesDownloaded
+        cancelled = report.cancelled
+        sources = report.sources.map { source in
+            Source(
+                name: source.name, pages: source.pages, items: source.items,
+                counts: Dictionary(uniqueKeysWithValues: (sourceCounts[source.name] ?? [:]).map { ($0.key.rawValue, $0.value) }),
+                warnings: source.warnings, error: source.failure, cancelled: source.cancelled)
+        }
+        manifest = report.manifestPath
+        self.contactSheet = contactSheet
+        storageProblem = report.storageProblem
+    }
+
+    /// The summary as one line of JSON (sorted keys, ISO-8601 dates), without a newline.
+    public func jsonLine() throws -> String {
+        String(decoding: try ManifestCoding.compactEncoder().encode(self), as: UTF8.self)
+    }
+
+    /// The one-line JSON printed instead of a summary when no run took place:
+    /// `{"error":"…","exitStatus":75}`.
+    public static func failureLine(exitStatus: Int32, message: String) -> String {
+        "{\"error\":" + JSONText.quoted(message) + ",\"exitStatus\":\(exitStatus)}"
+    }
+}

@@ -1,0 +1,43 @@
+import FeedCrawlKit
+
+/// Options taken from `FEEDCRAWL_*` environment variables: between the configuration file and
+/// the command line in precedence.
+enum EnvironmentOptions {
+    /// Variable → option. Boolean options take `1`/`true`/`yes` (on) or `0`/`false`/`no` (off).
+    static let variables: [(variable: String, option: String, isFlag: Bool)] = [
+        ("FEEDCRAWL_CONFIG", "--config", false),
+        ("FEEDCRAWL_OUT", "--out", false),
+        ("FEEDCRAWL_PAGES", "--pages", false),
+        ("FEEDCRAWL_PROGRESS", "--progress", false),
+        ("FEEDCRAWL_LOG_FORMAT", "--log-format", false),
+        ("FEEDCRAWL_LOG_FILE", "--log-file", false),
+        ("FEEDCRAWL_QUIET", "--quiet", true),
+    ]
+
+    /// The arguments the environment stands for, each checked on its own so an error names the variable.
+    static func arguments(_ environment: [String: String]) throws -> [String] {
+        var arguments: [String] = []
+        for entry in variables {
+            guard let text = environment[entry.variable], !text.isEmpty else { continue }
+            var tokens = [entry.option]
+            if entry.isFlag {
+                switch text.lowercased() {
+                case "1", "true", "yes", "on": break
+                case "0", "false", "no", "off": continue
+                default:
+                    throw CommandLineOptions.UsageError(
+                        description: "environment variable \(entry.variable) takes 1 or 0, not '\(TerminalText.sanitize(text))'")
+                }
+            } else {
+                tokens.append(text)
+            }
+            do {
+                _ = try CommandLineOptions.parse(tokens, environment: [:])
+            } catch {
+                throw CommandLineOptions.UsageError(description: "environment variable \(entry.variable): \(error)")
+            }
+            arguments += tokens
+        }
+        return arguments
+    }
+}

@@ -1,0 +1,37 @@
+extension HelpText {
+    static let manifest = """
+    USAGE: feedcrawl manifest [--out DIR] [--status S] [--source S] [--format table|json|csv]
+                              [--json] [--verify]
+
+    Shows what a crawl left in DIR/manifest.json: with no filter, a summary (items by source
+    and status, files and bytes in the cache, the last run, the most common errors); with
+    --status or --source, the matching items, one a line. Outcomes still in the journal of an
+    unfinished (killed) run are included. Text from feeds is stripped of control characters
+    and escape sequences before it is printed.
+
+    OPTIONS:
+      --out DIR               Output folder of the crawl (default ./output).
+      --status S              List items with status S: downloaded, fresh, revalidated, failed,
+                              rejected, no-image, cancelled. Comma-separated or repeated for several.
+      --source S              List items of source S (pixabay, launches). Repeatable.
+      --format F              table (default, for people), json (for scripts), csv (spreadsheets).
+      --json                  Short for --format json.
+      --verify                Re-hash every cached file and report missing, corrupt (size or
+                              sha256 differs) and orphaned files (no manifest entry, .part).
+                              Exit status 1 on any problem; 75 while a crawl holds DIR's lock.
+      -h, --help              Show this help and exit.
+
+    EXAMPLES:
+      feedcrawl manifest
+      feedcrawl manifest --status failed,rejected
+      feedcrawl manifest --source pixabay --status downloaded --format csv > pixabay.csv
+      feedcrawl manifest --json | jq '.totals'
+      feedcrawl manifest --out /srv/mirror --verify || echo "cache needs attention"
+
+    EXIT STATUS:
+      0    done (--verify: no problem found)
+      1    --verify found missing, corrupt or orphaned files
+      2    usage error, or no readable manifest in DIR
+      75   --verify: a crawl holds DIR's lock
+    """
+}

@@ -1,0 +1,124 @@
+import FeedCrawlKit
+import Glibc
+
+/// `feedcrawl manifest [options]`: summarise, list or verify what a crawl left in OUT.
+enum ManifestCommand {
+    struct Options {
+        var outDirectory = "output"
+        var filter = ItemFilter()
+        var listing = false
+        var format = InspectionFormat.table
+        var verify = false
+        var help = false
+    }
+
+    static func parse(_ given: [String]) throws -> Options {
+        // `--name=value` is `--name value`.
+        var arguments: [String] = []
+        for argument in given {
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                arguments.append(String(argument[..<equals]))
+                arguments.append(String(argument[argument.index(after: equals)...]))
+            } else {
+                arguments.append(argument)
+            }
+        }
+        var options = Options()
+        var index = 0
+        func value(_ name: String) throws -> String {
+            index += 1
+            guard index < arguments.count else { throw CommandLineOptions.UsageError(description: "\(name) needs a value") }
+            return arguments[index]
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help": options.help = true
+            case "--out":
+                options.outDirectory = try value(argument)
+                guard !options.outDirectory.isEmpty else {
+                    throw CommandLineOptions.UsageError(description: "--out needs a folder")
+                }
+            case "--status":
+                do {
+                    options.filter.statuses.formUnion(try ItemFilter.parseStatuses(try value(argument)))
+                } catch let error as ItemFilter.InvalidStatus {
+                    throw CommandLineOptions.UsageError(description: "--status: \(error)")
+                }
+                options.listing = true
+            case "--source":
+                options.filter.sources.insert(try value(argument))
+                options.listing = true
+            case "--format":
+                let text = try value(argument)
+                guard let format = InspectionFormat(rawValue: text) else {
+                    throw CommandLineOptions.UsageError(
+                        description: "--format takes table, json or csv, not '\(TerminalText.sanitize(text))'")
+                }
+                options.format = format
+            case "--json": options.format = .json
+            case "--verify": options.verify = true
+            default:
+                throw CommandLineOptions.UsageError(
+                    description: "unknown option '\(TerminalText.sanitize(argument))' for 'feedcrawl manifest'")
+            }
+            index += 1
+        }
+        if options.verify && options.listing {
+            throw CommandLineOptions.UsageError(description: "--verify checks the whole cache; it takes no --status or --source")
+        }
+        return options
+    }
+
+    static func run(_ arguments: [String]) -> Never {
+        let options: Options
+        do {
+            options = try parse(arguments)
+        } catch {
+            Console.err("feedcrawl: error: \(error)\nRun 'feedcrawl manifest --help' for usage.")
+            exit(ExitStatus.usage.rawValue)
+        }
+        if options.help {
+            Console.out(HelpText.manifest)
+            exit(0)
+        }
+        let snapshot: ManifestSnapshot
+        do {
+            snapshot = try ManifestSnapshot.load(outDirectory: options.outDirectory)
+        } catch {
+            Console.err("feedcrawl: error: \(TerminalText.sanitize(error.description))")
+            exit(ExitStatus.usage.rawValue)
+        }
+        if snapshot.journalItems > 0 {
+            Console.err("feedcrawl: note: including \(snapshot.journalItems) outcomes from the journal of an unfinished run (the next run folds them into the manifest)")
+        }
+        if options.verify { verify(snapshot, format: options.format) }
+        let text: String
+        if options.listing {
+            text = ItemListing.render(options.filter.apply(to: snapshot.manifest), format: options.format)
+        } else {
+            text = ManifestSummary(snapshot.manifest).render(options.format, manifestPath: snapshot.layout.manifestPath)
+        }
+        Console.write(text)
+        exit(0)
+    }
+
+    /// Verifies under the run lock, so no run changes the cache meanwhile. Exit 0 when clean,
+    /// 1 on any problem, 75 when a run holds the lock.
+    private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat) -> Never {
+        let lock: RunLock
+        do {
+            lock = try RunLock(path: snapshot.layout.lockPath)
+        } catch .held {
+            Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory); verify when it has finished")
+            exit(ExitStatus.locked.rawValue)
+        } catch {
+            Console.err("feedcrawl: error: \(error)")
+            exit(ExitStatus.usage.rawValue)
+        }
+        let result = CacheVerifier.verify(snapshot.manifest, layout: snapshot.layout)
+        lock.release()
+        Console.write(result.render(format))
+        exit(result.isClean ? ExitStatus.success.rawValue : ExitStatus.itemsFailed.rawValue)
+    }
+}

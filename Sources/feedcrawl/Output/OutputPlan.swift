@@ -1,0 +1,40 @@
+import FeedCrawlKit
+
+/// What goes where, decided once from the options and whether stderr is a terminal.
+///
+/// - Live display (pages per source, images, bytes, rate, elapsed, redrawn in place): stderr is
+///   a terminal and `--progress auto` (unless JSON logs go to stderr), or `--progress always`;
+///   never with `--quiet`.
+/// - Periodic progress records (every `--progress-interval`): when there is no live display,
+///   or there is a log file; never with `--progress never`.
+/// - Log records go to `--log-file` (appended) or to stderr, at `info` and up (`debug` with
+///   `--verbose`). With a log file, stderr still gets warnings, errors and the summary as text.
+/// - `--quiet`: nothing on stderr unless the run fails; then its warnings, errors and the summary.
+struct OutputPlan: Equatable {
+    var live: Bool
+    var progressRecords: Bool
+    var progressInterval: Double
+    var logFormat: LogFormat
+    var logFile: String?
+    var threshold: LogLevel
+    var quiet: Bool
+    var verbose: Bool
+    var json: Bool
+
+    init(_ ux: UXOptions, stderrIsTerminal: Bool) {
+        let jsonOnStderr = ux.logFormat == .json && ux.logFile == nil
+        switch ux.progress {
+        case .always: live = !ux.quiet
+        case .auto: live = !ux.quiet && stderrIsTerminal && !jsonOnStderr
+        case .never: live = false
+        }
+        progressRecords = ux.progress != .never && (!live || ux.logFile != nil)
+        progressInterval = ux.progressInterval
+        logFormat = ux.logFormat
+        logFile = ux.logFile
+        threshold = ux.verbose ? .debug : .info
+        quiet = ux.quiet
+        verbose = ux.verbose
+        json = ux.json
+    }
+}

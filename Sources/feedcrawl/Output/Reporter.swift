@@ -1,0 +1,200 @@
+import Dispatch
+import FeedCrawlKit
+import FoundationEssentials
+
+/// Turns a crawl's events into what the user sees: the live display, log records (stderr or a
+/// log file, text or JSON), the summary and `--json`. Events are counted under a lock and
+/// rendered on a timer, never per event, so the image path stays cheap.
+final class Reporter: @unchecked Sendable {
+    let plan: OutputPlan
+    let progress: CrawlProgress
+    private let console = ConsoleWriter()
+    private let logFile: LogFileSink?
+    private let lock = Lock()
+    private var held: [String] = []
+    private var heldDropped = 0
+    private static let heldLimit = 2000
+
+    private let tickerQueue = DispatchQueue(label: "feedcrawl.progress")
+    private var ticker: DispatchSourceTimer?
+    private var rate = RateMeter()
+    private var nextRecord: Double
+
+    /// - Throws: when the log file cannot be opened.
+    init(plan: OutputPlan, sources: [(name: String, pages: Int)]) throws {
+        self.plan = plan
+        progress = CrawlProgress(sources: sources)
+        logFile = try plan.logFile.map { try LogFileSink(path: $0) }
+        nextRecord = plan.progressInterval
+    }
+
+    // MARK: events (any thread)
+
+    /// Counts the event and logs what deserves a line. Cheap: no formatting unless logged.
+    func handle(_ event: CrawlEvent) {
+        progress.record(event)
+        switch event {
+        case .pageFetched(let source, let page, let items):
+            route(LogRecord(level: .info, source: source, event: "page", message: "page \(page): \(items) items",
+                            fields: [LogField("page", page), LogField("items", items)]), chatter: true)
+        case .warning(let source, let message):
+            route(LogRecord(level: .warning, source: source, event: "warning", message: message))
+        case .sourceFailed(let source, let message):
+            route(LogRecord(level: .error, source: source, event: "source-failed", message: message))
+        case .retrying(let url, let attempt, let delay, let reason):
+            let seconds = (delay * 100).rounded() / 100
+            route(LogRecord(level: .info, event: "retry", message: "retrying in \(seconds) s (attempt \(attempt + 1)): \(reason): \(url)",
+                            fields: [LogField("url", url), LogField("attempt", attempt + 1), LogField("delay", delay), LogField("reason", reason)]),
+                  chatter: true)
+        case .imageFetched(let url, let outcome, let seconds):
+            guard plan.threshold <= .debug else { return }
+            route(Self.transferRecord(url: url, outcome: outcome, seconds: seconds), chatter: true)
+        case .imageFinished, .itemFinished:
+            break
+        }
+    }
+
+    static func transferRecord(url: String, outcome: ImageOutcome, seconds: Double) -> LogRecord {
+        var message = "image \(outcome.status.rawValue)"
+        var fields = [LogField("url", url), LogField("status", outcome.status.rawValue), LogField("seconds", seconds)]
+        if let bytes = outcome.bytes, outcome.status == .downloaded {
+            message += " \(ByteSize.format(bytes))"
+            fields.append(LogField("bytes", bytes))
+        }
+        if let width = outcome.width, let height = outcome.height { message += " \(width)x\(height)" }
+        message += " in \((seconds * 1000).rounded() / 1000) s"
+        if let error = outcome.error {
+            message += " (\(error))"
+            fields.append(LogField("error", error))
+        }
+        return LogRecord(level: .debug, event: "image", message: message + ": " + url, fields: fields)
+    }
+
+    /// A run-level line for people (`info`): not shown with --quiet.
+    func notice(_ message: String) {
+        route(LogRecord(level: .info, event: "notice", message: message))
+    }
+
+    // MARK: lifecycle
+
+    /// Starts the live display and the periodic progress records, as the plan says.
+    func start() {
+        guard plan.live || plan.progressRecords else { return }
+        let timer = DispatchSource.makeTimerSource(queue: tickerQueue)
+        let period = plan.live ? 0.1 : min(0.5, plan.progressInterval)
+        timer.schedule(deadline: .now() + period, repeating: period)
+        timer.setEventHandler { [weak self] in self?.tick() }
+        ticker = timer
+        timer.resume()
+    }
+
+    private func tick() {
+        let snapshot = progress.snapshot()
+        rate.add(time: snapshot.elapsed, bytes: snapshot.bytes)
+        if plan.live {
+            console.show(ProgressText.lines(snapshot, bytesPerSecond: rate.bytesPerSecond, width: ConsoleWriter.width()))
+        }
+        if plan.progressRecords, snapshot.elapsed >= nextRecord {
+            nextRecord = snapshot.elapsed + plan.progressInterval
+            route(Self.progressRecord(snapshot, rate: rate.bytesPerSecond))
+        }
+    }
+
+    static func progressRecord(_ snapshot: ProgressSnapshot, rate: Double?) -> LogRecord {
+        var fields = [
+            LogField("done", snapshot.done), LogField("queued", snapshot.queued), LogField("failed", snapshot.problems),
+            LogField("bytes", snapshot.bytes), LogField("elapsed", snapshot.elapsed),
+        ]
+        if let rate { fields.append(LogField("bytesPerSecond", rate.rounded())) }
+        for source in snapshot.sources { fields.append(LogField("pages." + source.name, source.pagesFetched)) }
+        return LogRecord(level: .info, event: "progress", message: "progress: " + ProgressText.logLine(snapshot, bytesPerSecond: rate),
+                         fields: fields)
+    }
+
+    /// Stops the display and waits for a tick in progress to end.
+    private func stop() {
+        if let ticker {
+            ticker.cancel()
+            tickerQueue.sync {}
+            self.ticker = nil
+        }
+        console.clear()
+    }
+
+    /// Ends a run that took place: warnings the sources collected, storage problems, the summary
+    /// (held lines too under --quiet when `status` is not 0), and `--json` on stdout.
+    func finish(report: CrawlReport, status: Int32, notices: [String] = [], warnings: [String] = []) {
+        stop()
+        for source in report.sources {
+            for warning in source.warnings {
+                route(LogRecord(level: .warning, source: source.name, event: "warning", message: warning))
+            }
+        }
+        for warning in warnings { route(LogRecord(level: .warning, event: "warning", message: warning)) }
+        for notice in notices { route(LogRecord(level: .info, event: "notice", message: notice)) }
+        if let problem = report.storageProblem {
+            route(LogRecord(level: .error, event: "error", message: problem))
+        }
+        var fields = [LogField("items", report.itemCount)]
+        for status in ItemStatus.allCases { fields.append(LogField(status.rawValue, report.count(status))) }
+        fields += [LogField("bytes", report.bytesDownloaded), LogField("seconds", report.seconds), LogField("exitStatus", Int(status))]
+        let line = Summary.line(report)
+        let message = line.hasPrefix("feedcrawl: ") ? String(line.dropFirst(11)) : line
+        route(LogRecord(level: .info, event: "summary", message: message, fields: fields), summary: true)
+        flushHeld(status: status)
+        if plan.json {
+            let counts = Dictionary(uniqueKeysWithValues: progress.snapshot().sources.map { ($0.name, $0.counts) })
+            let sheet = FileIO.directoryName(of: report.manifestPath) + "/" + ContactSheet.fileName
+            let summary = RunSummary(report: report, exitStatus: status, sourceCounts: counts,
+                                     contactSheet: FileIO.exists(sheet) ? sheet : nil)
+            if let text = try? summary.jsonLine() { ConsoleWriter.write(fd: 1, text + "\n") }
+        }
+    }
+
+    /// Ends a run that could not take place (lock held, output folder unusable).
+    func fail(_ message: String, status: Int32) {
+        stop()
+        route(LogRecord(level: .error, event: "error", message: message, fields: [LogField("exitStatus", Int(status))]))
+        flushHeld(status: status)
+        if plan.json { ConsoleWriter.write(fd: 1, RunSummary.failureLine(exitStatus: status, message: message) + "\n") }
+    }
+
+    // MARK: routing
+
+    /// Sends a record where the plan says. `chatter` records (pages, retries, transfers) are not
+    /// printed above a live display unless --verbose; the display already shows their effect.
+    private func route(_ record: LogRecord, chatter: Bool = false, summary: Bool = false) {
+        if let logFile {
+            if record.level >= plan.threshold || summary {
+                logFile.write(plan.logFormat.format(record, timestamps: plan.logFormat == .text))
+            }
+            if record.level >= .warning || summary { toConsole(record, format: .text, summary: summary) }
+        } else if record.level >= plan.threshold || summary {
+            if chatter && plan.live && !plan.verbose { return }
+            toConsole(record, format: plan.logFormat, summary: summary)
+        }
+    }
+
+    private func toConsole(_ record: LogRecord, format: LogFormat, summary: Bool) {
+        let line = format.format(record)
+        if plan.quiet {
+            guard record.level >= .warning || summary else { return }
+            lock.withLock {
+                if held.count < Self.heldLimit { held.append(line) } else { heldDropped += 1 }
+            }
+            return
+        }
+        console.line(line)
+    }
+
+    private func flushHeld(status: Int32) {
+        let lines: [String] = lock.withLock {
+            defer { held = [] }
+            return held
+        }
+        guard plan.quiet, status != 0 else { return }
+        for line in lines { console.line(line) }
+        let dropped = lock.withLock { heldDropped }
+        if dropped > 0 { console.line("feedcrawl: (\(dropped) more lines not shown)") }
+    }
+}

@@ -1,0 +1,134 @@
+import FoundationEssentials
+import Testing
+@testable import FeedCrawlKit
+
+@Suite("Configuration file")
+struct ConfigFileTests {
+    static func parse(_ text: String) throws(ConfigError) -> ConfigFile {
+        try ConfigFile.parse(Array(text.utf8), path: "/etc/f.json")
+    }
+
+    static func problem(_ text: String) -> ConfigError? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func readsOptionsAndSources() throws {
+        let file = try Self.parse("""
+            {"pages": 3, "maxImageBytes": "5M", "quiet": true,
+             "sources": [{"type": "pixabay", "url": "https://pixabay.com/api/", "query": "red roses", "perPage": 50,
+                          "keyEnv": "KEY_A", "imageType": "photo", "pageConcurrency": 2, "name": "roses"},
+                         {"type": "launches", "url": "https://x.example/graphql", "pages": 9}]}
+            """)
+        #expect(file.options.map(\.key) == ["maxImageBytes", "pages", "quiet"])
+        #expect(file.options.map(\.optionName) == ["--max-image-bytes", "--pages", "--quiet"])
+        #expect(file.options[1].value == .number(3))
+        let sources = try #require(file.sources)
+        #expect(sources.map(\.name) == ["roses", "launches"])
+        #expect(sources[0].keyEnv == "KEY_A")
+
+        let pixabay = try sources[0].configuration(
+            pages: 5, perPage: 100, overridePages: false, overridePerPage: false,
+            environment: ["KEY_A": "secret"], index: 0, path: file.path)
+        guard case .pixabay(let config) = pixabay else { Issue.record("not pixabay"); return }
+        #expect(config.key == "secret")
+        #expect(config.query == "red roses")
+        #expect(config.perPage == 50)
+        #expect(config.pages == 5)           // the run's pages: the source names none
+        #expect(config.imageType == "photo")
+        #expect(config.pageConcurrency == 2)
+        #expect(config.name == "roses")
+
+        let launches = try sources[1].configuration(
+            pages: 5, perPage: 100, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
+        guard case .launches(let own) = launches else { Issue.record("not launches"); return }
+        #expect(own.pages == 9)
+        let overridden = try sources[1].configuration(
+            pages: 2, perPage: 100, overridePages: true, overridePerPage: false, environment: [:], index: 1, path: file.path)
+        guard case .launches(let flag) = overridden else { Issue.record("not launches"); return }
+        #expect(flag.pages == 2)             // --pages on the command line wins
+    }
+
+    @Test func missingKeyVariableNamesTheSourceAndVariable() throws {
+        let file = try Self.parse(#"{"sources": [{"type": "pixabay", "url": "https://pixabay.com/api/"}]}"#)
+        let source = try #require(file.sources?.first)
+        #expect(throws: ConfigError.self) {
+            try source.configuration(pages: 1, perPage: 10, overridePages: false, overridePerPage: false,
+                                     environment: ["PIXABAY_KEY": ""], index: 0, path: file.path)
+        }
+        do {
+            _ = try source.configuration(pages: 1, perPage: 10, overridePages: false, overridePerPage: false,
+                                         environment: [:], index: 0, path: file.path)
+        } catch {
+            #expect(error.description == "config file /etc/f.json: sources[0].keyEnv: the environment variable PIXABAY_KEY holds no API key; set it (export PIXABAY_KEY=...)")
+        }
+    }
+
+    @Test func launchesAndArraySourceOptions() throws {
+        let file = try Self.parse("""
+            {"sources": [{"type": "launches", "url": "https://x.example/graphql", "patchSize": "large", "details": true},
+                         {"type": "array", "url": "https://y.example/beers", "idField": "beer.id", "imageField": "img",
+                          "titleField": "name", "perPage": 80, "pageTTL": "2h", "name": "beers"}]}
+            """)
+        let sources = try #require(file.sources)
+        let launches = try sources[0].configuration(
+            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 0, path: file.path)
+        guard case .launches(let l) = launches else {
+            Issue.record("expected launches, got \(launches)")
+            return
+        }
+        #expect(l.patchSize == .large && l.details && l.pages == 4)
+        let array = try sources[1].configuration(
+            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
+        guard case .array(let a) = array else {
+            Issue.record("expected array, got \(array)")
+            return
+        }
+        #expect(a.idField == "beer.id" && a.imageField == "img" && a.titleField == "name")
+        #expect(a.perPage == 80 && a.pageTTL == 7200 && a.name == "beers")
+        #expect(Self.problem(#"{"sources": [{"type": "launches", "url": "https://a.example/", "patchSize": "huge"}]}"#)?.key == "sources[0].patchSize")
+        #expect(Self.problem(#"{"sources": [{"type": "array", "url": "https://a.example/", "pageTTL": "soon"}]}"#)?.key == "sources[0].pageTTL")
+    }
+
+    @Test func errorsNameTheKeyAndWhatWasExpected() {
+        let cases: [(String, String, String)] = [
+            ("[]", "", "expected a JSON object at the top level, not an array"),
+            ("{", "", "not valid JSON"),
+            (#"{"sources": {}}"#, "sources", "expected an array of sources, not an object"),
+            (#"{"sources": [3]}"#, "sources[0]", "expected an object"),
+            (#"{"sources": [{"url": "https://a.example/"}]}"#, "sources[0].type", "missing"),
+            (#"{"sources": [{"type": "rss", "url": "https://a.example/"}]}"#, "sources[0].type", "expected one of \"pixabay\", \"launches\", \"array\", not the string \"rss\""),
+            (#"{"sources": [{"type": "launches", "url": "ftp://a.example/"}]}"#, "sources[0].url", "expected an http:// or https:// URL"),
+            (#"{"sources": [{"type": "launches", "url": "https://a.example/", "query": "x"}]}"#, "sources[0].query", "unknown key for a launches source"),
+            (#"{"sources": [{"type": "pixabay", "url": "https://a.example/", "apiKey": "x"}]}"#, "sources[0].apiKey", "secrets may not be written in the file"),
+            (#"{"sources": [{"type": "pixabay", "url": "https://a.example/", "keyEnv": "abc-123!"}]}"#, "sources[0].keyEnv", "expected the NAME of an environment variable"),
+            (#"{"sources": [{"type": "pixabay", "url": "https://a.example/", "perPage": 2.5}]}"#, "sources[0].perPage", "expected a whole number from 3 to 200, not the number 2.5"),
+            (#"{"sources": [{"type": "launches", "url": "https://a.example/", "name": "a b"}]}"#, "sources[0].name", "expected up to 64 letters"),
+            (#"{"sources": [{"type": "launches", "url": "https://a.example/"}, {"type": "launches", "url": "https://b.example/"}]}"#, "sources[1].name", "\"launches\" is used by an earlier source"),
+            (#"{"per-page": 3}"#, "per-page", "unknown key"),
+        ]
+        for (text, key, problem) in cases {
+            let error = Self.problem(text)
+            #expect(error?.path == "/etc/f.json", "\(text)")
+            #expect(error?.key == key, "\(text): \(String(describing: error))")
+            #expect(error?.problem.hasPrefix(problem) == true, "\(text): \(String(describing: error))")
+        }
+    }
+
+    @Test func optionNamesAndKeysConvert() {
+        #expect(ConfigFile.optionName(forKey: "perPage") == "--per-page")
+        #expect(ConfigFile.optionName(forKey: "out") == "--out")
+        #expect(ConfigFile.key(forOptionName: "--max-image-bytes") == "maxImageBytes")
+        #expect(ConfigValue.number(3).argumentText == "3")
+        #expect(ConfigValue.number(0.5).argumentText == "0.5")
+        #expect(ConfigValue.bool(true).argumentText == nil)
+    }
+
+    @Test func loadNamesAMissingFile() {
+        #expect(throws: ConfigError.self) { try ConfigFile.load(path: "/nonexistent/feedcrawl.json") }
+    }
+}

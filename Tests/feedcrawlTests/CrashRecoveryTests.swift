@@ -1,0 +1,98 @@
+import FeedCrawlKit
+import Foundation
+import Testing
+
+/// SIGKILL at several points of a crawl, then a rerun: the cache always ends complete and
+/// consistent (`feedcrawl manifest --verify` clean), with no `.part` file left.
+@Suite("feedcrawl crash recovery")
+struct CrashRecoveryTests {
+    /// Reruns the crawl at full speed and checks the result.
+    func rerunAndCheck(_ feed: SlowFeed, _ out: OutputFolder, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        feed.slow = false
+        let rerun = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+        #expect(rerun.status == 0, "rerun stderr: \(rerun.stderr)", sourceLocation: sourceLocation)
+        let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", out.path])
+        #expect(verify.status == 0, "verify: \(verify.stdout)\(verify.stderr)", sourceLocation: sourceLocation)
+        #expect(verify.stdout.contains("no problems"), sourceLocation: sourceLocation)
+        #expect(out.partFiles().isEmpty, sourceLocation: sourceLocation)
+        #expect(!out.journalExists, sourceLocation: sourceLocation)
+        let manifest = try out.manifest()
+        #expect(manifest.items.filter { $0.source == "pixabay" }.count == 40, sourceLocation: sourceLocation)
+        #expect(manifest.items.filter { $0.source == "launches" }.count == 40, sourceLocation: sourceLocation)
+        let withImage = manifest.items.filter { $0.imageURL != nil }
+        #expect(withImage.count > 70, sourceLocation: sourceLocation)
+        for item in withImage {
+            #expect(item.status == .downloaded || item.status == .fresh, "\(item.id): \(item.status)", sourceLocation: sourceLocation)
+            #expect(item.sha256 == SlowFeed.imageSHA256, sourceLocation: sourceLocation)
+        }
+        #expect(out.cacheFiles() == Set(manifest.items.compactMap(\.file)), sourceLocation: sourceLocation)
+    }
+
+    @Test func killedAtTheStart() async throws {
+        try await BinaryTestGate.run {
+            let feed = try SlowFeed()
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            let process = try BinaryProcess(feed.arguments(out: out.path), environment: feed.environment)
+            #expect(await waitUntil { FileManager.default.fileExists(atPath: out.path + "/.lock") })
+            process.send(SIGKILL)
+            let exit = await process.exit()
+            #expect(exit.signaled && exit.status == SIGKILL)
+            try await rerunAndCheck(feed, out)
+        }
+    }
+
+    @Test func killedMidDownloadTwice() async throws {
+        try await BinaryTestGate.run {
+            let feed = try SlowFeed()
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            for _ in 1...2 {
+                // What the previous round left does not count.
+                let oldParts = Set(out.partFiles())
+                let oldFiles = out.cacheFiles()
+                let process = try BinaryProcess(feed.arguments(out: out.path), environment: feed.environment)
+                // New images are stored, others are arriving.
+                let midway = await waitUntil {
+                    out.cacheFiles().subtracting(oldFiles).count >= 2 && !Set(out.partFiles()).subtracting(oldParts).isEmpty
+                }
+                #expect(midway)
+                process.send(SIGKILL)
+                let exit = await process.exit()
+                #expect(exit.signaled && exit.status == SIGKILL)
+                // Each image takes 0.6 s to arrive: the kill caught some halfway.
+                #expect(!out.partFiles().isEmpty)
+            }
+            // The journal of the second run holds what it finished; the rerun folds it in.
+            #expect(out.journalExists)
+            try await rerunAndCheck(feed, out)
+        }
+    }
+
+    @Test(arguments: CrawlCheckpoint.allCases)
+    func killedDuringTheFinalWrite(at checkpoint: CrawlCheckpoint) async throws {
+        try await BinaryTestGate.run {
+            let feed = try SlowFeed(slow: false)
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            let exit = try await BinaryProcess.run(
+                feed.arguments(out: out.path),
+                environment: feed.environment.merging(["FEEDCRAWL_TEST_KILL_AT": checkpoint.rawValue]) { $1 })
+            #expect(exit.signaled && exit.status == SIGKILL, "stderr: \(exit.stderr)")
+            #expect(out.journalExists)
+            #expect(out.manifestExists == (checkpoint == .manifestWritten))
+            // What a kill inside the atomic manifest write leaves behind.
+            try Data("{\"version\":".utf8).write(to: URL(fileURLWithPath: out.path + "/manifest.json.0123456789ab.part"))
+
+            // Every outcome was journaled: the rerun finds every image fresh and requests none.
+            let imagesBefore = feed.images
+            try await rerunAndCheck(feed, out)
+            #expect(feed.images == imagesBefore)
+            let manifest = try out.manifest()
+            #expect(manifest.items.filter { $0.imageURL != nil }.allSatisfy { $0.status == .fresh })
+        }
+    }
+}

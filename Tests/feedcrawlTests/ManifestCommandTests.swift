@@ -1,0 +1,157 @@
+import FeedCrawlKit
+import Foundation
+import Testing
+
+/// `feedcrawl manifest`: summary, listings in three formats, --verify, errors.
+@Suite("feedcrawl manifest")
+struct ManifestCommandTests {
+    /// A finished crawl of both sources (40 + 40 items) into a fresh folder.
+    func crawled() async throws -> (SlowFeed, OutputFolder) {
+        let feed = try SlowFeed(slow: false)
+        let out = OutputFolder()
+        let crawl = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+        #expect(crawl.status == 0, "stderr: \(crawl.stderr)")
+        return (feed, out)
+    }
+
+    func manifest(_ arguments: [String]) async throws -> BinaryProcess.Exit {
+        try await BinaryProcess.run(["manifest"] + arguments)
+    }
+
+    @Test func summaryListingsAndFormats() async throws {
+        try await BinaryTestGate.run {
+            let (feed, out) = try await crawled()
+            defer { feed.stop(); out.remove() }
+
+            let summary = try await manifest(["--out", out.path])
+            #expect(summary.status == 0)
+            #expect(summary.stderr.isEmpty)
+            #expect(summary.stdout.contains("launches"))
+            #expect(summary.stdout.contains("pixabay"))
+            #expect(summary.stdout.contains("Last run:"))
+            #expect(summary.stdout.contains("Cache: "))
+
+            let json = try await manifest(["--out", out.path, "--json"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(object["items"] as? Int == 80)
+            let totals = try #require(object["totals"] as? [String: Any])
+            let counts = try #require(totals["counts"] as? [String: Int])
+            let stored = try out.manifest()
+            #expect(counts == RunRecord.counts(of: stored.items))
+
+            let listing = try await manifest(["--out", out.path, "--source", "pixabay", "--status", "downloaded"])
+            #expect(listing.status == 0)
+            let lines = listing.stdout.split(separator: "\n")
+            #expect(lines.count == 41)  // header + 40 items
+            #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("pixabay") && $0.contains("downloaded") && $0.contains("cache/") })
+
+            let csv = try await manifest(["--out", out.path, "--status", "no-image", "--format", "csv"])
+            let rows = csv.stdout.split(separator: "\n")
+            #expect(rows.first == "source,id,page,status,title,file,bytes,width,height,sha256,error,imageURL")
+            #expect(rows.count == 1 + stored.items.filter { $0.status == .noImage }.count)
+            #expect(rows.dropFirst().allSatisfy { $0.hasPrefix("launches,") && $0.contains(",no-image,") })
+
+            let listingJSON = try await manifest(["--out", out.path, "--status=failed,rejected", "--format=json"])
+            #expect(listingJSON.status == 0, "stderr: \(listingJSON.stderr)")
+            #expect(listingJSON.stdout == "[]\n")
+            let decoded = try ManifestCoding.decoder().decode([ManifestItem].self, from: Data(listingJSON.stdout.utf8))
+            #expect(decoded.isEmpty)
+        }
+    }
+
+    @Test func verifyFindsCorruptMissingAndOrphanedFiles() async throws {
+        try await BinaryTestGate.run {
+            let (feed, out) = try await crawled()
+            defer { feed.stop(); out.remove() }
+            let clean = try await manifest(["--out", out.path, "--verify"])
+            #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+            #expect(clean.stdout.contains("no problems"))
+
+            let files = try out.manifest().items.compactMap(\.file).sorted()
+            let corrupt = out.path + "/" + files[0]
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: corrupt))
+            bytes[bytes.count - 1] ^= 0x01
+            try bytes.write(to: URL(fileURLWithPath: corrupt))
+            let missing = files.last { $0 != files[0] } ?? files[0]
+            try FileManager.default.removeItem(atPath: out.path + "/" + missing)
+            let orphan = "cache/00/" + String(repeating: "0", count: 64) + ".jpg"
+            try Data([1, 2, 3]).write(to: URL(fileURLWithPath: out.path + "/" + orphan))
+
+            let result = try await manifest(["--out", out.path, "--verify"])
+            #expect(result.status == 1)
+            #expect(result.stdout.contains("corrupt") && result.stdout.contains(files[0]))
+            #expect(result.stdout.contains("missing") && result.stdout.contains(missing))
+            #expect(result.stdout.contains("orphaned") && result.stdout.contains(orphan))
+            let json = try await manifest(["--out", out.path, "--verify", "--json"])
+            #expect(json.status == 1)
+            let decoded = try ManifestCoding.decoder().decode(CacheVerification.self, from: Data(json.stdout.utf8))
+            #expect(decoded.count(.corrupt) == 1 && decoded.count(.missing) == 1 && decoded.count(.orphaned) == 1)
+
+            // A crawl compares sizes, not hashes: the same-size corrupt file stays until someone
+            // deletes it, as the README says to. Then the next crawl refetches what is gone and
+            // removes the orphan.
+            let sameSize = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+            #expect(sameSize.status == 0)
+            #expect(try await manifest(["--out", out.path, "--verify"]).stdout.contains("1 corrupt."))
+            try FileManager.default.removeItem(atPath: corrupt)
+            let repair = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+            #expect(repair.status == 0, "stderr: \(repair.stderr)")
+            let after = try await manifest(["--out", out.path, "--verify"])
+            #expect(after.status == 0, "\(after.stdout)")
+        }
+    }
+
+    @Test func verifyRefusesWhileACrawlHoldsTheLock() async throws {
+        try await BinaryTestGate.run {
+            let (feed, out) = try await crawled()
+            defer { feed.stop(); out.remove() }
+            let lock = try RunLock(outDirectory: out.path)
+            let result = try await manifest(["--out", out.path, "--verify"])
+            lock.release()
+            #expect(result.status == 75)
+            #expect(result.stderr.contains("a feedcrawl run is using"))
+            // Reading does not need the lock.
+            let summary = try await manifest(["--out", out.path])
+            #expect(summary.status == 0)
+        }
+    }
+
+    @Test func helpUsageErrorsAndAMissingManifest() async throws {
+        try await BinaryTestGate.run {
+            let help = try await manifest(["--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("--verify"))
+            #expect(help.stdout.contains("EXAMPLES"))
+            let badStatus = try await manifest(["--status", "broken"])
+            #expect(badStatus.status == 2)
+            #expect(badStatus.stderr.contains("unknown status 'broken'"))
+            let badFormat = try await manifest(["--format", "xml"])
+            #expect(badFormat.status == 2)
+            let both = try await manifest(["--verify", "--status", "failed"])
+            #expect(both.status == 2)
+            let missing = try await manifest(["--out", "/nonexistent/feedcrawl-test"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.contains("no manifest"))
+            #expect(missing.stdout.isEmpty)
+        }
+    }
+
+    @Test func feedTextIsSanitizedForTheTerminal() async throws {
+        try await BinaryTestGate.run {
+            let out = OutputFolder()
+            defer { out.remove() }
+            let evil = "Sunset\u{1B}]0;owned\u{07}\u{1B}[2J over the sea\u{202E}"
+            let item = ManifestItem(
+                source: "pixabay", id: "1", page: 1, title: evil, imageURL: "http://x/1.jpg", status: .failed,
+                error: "HTTP 500\u{1B}[31m")
+            try ManifestStore.save(Manifest(generatedAt: Date(), items: [item]), outDirectory: out.path)
+            for arguments in [["--status", "failed"], ["--status", "failed", "--format", "csv"], []] {
+                let result = try await manifest(["--out", out.path] + arguments)
+                #expect(result.status == 0)
+                #expect(!result.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+            }
+            let listing = try await manifest(["--out", out.path, "--status", "failed"])
+            #expect(listing.stdout.contains("Sunset over the sea"))
+        }
+    }
+}
