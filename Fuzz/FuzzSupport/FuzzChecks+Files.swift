@@ -20,11 +20,19 @@ extension FuzzChecks {
         return v.messages
     }
 
-    /// What a run reads back from OUT: `manifest.json` and `manifest.journal` (which a crash, a
-    /// full disk or a person may have mangled). A manifest that decodes must re-encode stably; a
-    /// `file` value the cache layout accepts can never point outside the cache.
+    /// What feedcrawl reads back from disk: `manifest.json` and `manifest.journal` (which a crash,
+    /// a full disk or a person may have mangled), kept feed pages (`OUT/pages/…`, recordings) and
+    /// the configuration file. A manifest that decodes must re-encode stably; a `file` value the
+    /// cache layout accepts can never point outside the cache; a kept page that decodes must
+    /// survive its own encoding.
     public static func manifest(_ bytes: [UInt8]) -> [String] {
         var v = FuzzViolations()
+        if let exchange = try? FeedExchange.decode(bytes) {
+            _ = exchange.response
+            let again = (try? exchange.encoded()).flatMap { try? FeedExchange.decode($0) }
+            v.check(again == exchange, "a kept page does not survive its own encoding")
+        }
+        _ = try? ConfigFile.parse(bytes, path: "feedcrawl.json")
         let journal = Journal.parse(bytes)
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true).count
         v.check(journal.items.count + journal.skippedLines <= lines, "more journal entries than lines")
