@@ -71,6 +71,7 @@ final class ImageFetcher: Sendable {
         var request = HTTPRequest(url: url, destination: .file(path: temporary))
         request.maxBytes = maxBytes
         request.fsync = true
+        request.digestBody = true
         request.connectTimeoutMs = connectTimeoutMs
         request.lowSpeedTimeSeconds = lowSpeedTimeSeconds
         if let previous {
@@ -125,12 +126,17 @@ final class ImageFetcher: Sendable {
     private func store(
         url: String, temporary: String, response: HTTPResponse, replacing old: CachedImage?
     ) -> Attempt {
+        // The engine hashed the body while writing it; read the file back only if it did not.
         let digest: FileDigest
-        do {
-            digest = try FileDigest.read(path: temporary)
-        } catch {
-            unlink(temporary)
-            return .done(ImageOutcome(status: .failed, error: "\(error)"))
+        if let streamed = response.bodyDigest {
+            digest = FileDigest(size: response.bytesReceived, sha256: streamed.sha256, head: streamed.head)
+        } else {
+            do {
+                digest = try FileDigest.read(path: temporary)
+            } catch {
+                unlink(temporary)
+                return .done(ImageOutcome(status: .failed, error: "\(error)"))
+            }
         }
         let verdict = ImageValidation.validate(
             status: response.status, contentType: response.contentType,

@@ -198,9 +198,12 @@ final class CurlLoop: @unchecked Sendable {
             lock.withLock { openedConnections += connects }
         }
         if result == CURLE_OK {
-            let response = transfer.makeResponse(easy)
+            var response = transfer.makeResponse(easy)
             var pending: PendingFile?
             if case .file(let path) = transfer.request.destination, response.isSuccess {
+                if transfer.request.digestBody {
+                    response.bodyDigest = (transfer.digester ?? BodyDigester()).finish()
+                }
                 pending = PendingFile(fd: transfer.fd, path: path, fsync: transfer.request.fsync)
                 transfer.fd = -1
             }

@@ -76,6 +76,8 @@ final class Transfer: @unchecked Sendable {
     var fd: Int32 = -1
     /// A failure the write callback noted before making curl abort (cap exceeded, file error).
     var failure: HTTPError?
+    /// File sink with `request.digestBody`: hash and head of what was written.
+    var digester: BodyDigester?
 
     init(request: HTTPRequest) {
         self.request = request
@@ -98,7 +100,8 @@ final class Transfer: @unchecked Sendable {
         case .memory:
             body.append(contentsOf: chunk)
         case .file:
-            return writeAll(chunk) ? n : 0
+            guard writeAll(chunk) else { return 0 }
+            if digester != nil { digestChunk(chunk) }
         case .excerpt:
             let room = Transfer.excerptLimit - body.count
             if room > 0 {
@@ -132,7 +135,16 @@ final class Transfer: @unchecked Sendable {
             if fd < 0 {
                 failure = .file(path: path, errno: errno)
             }
+            if request.digestBody { digester = BodyDigester() }
         }
+    }
+
+    private func digestChunk(_ chunk: UnsafeRawBufferPointer) {
+        var expected: Int64?
+        if bytesReceived == Int64(chunk.count), let easy {
+            expected = expectedLength(easy)
+        }
+        digester?.update(chunk, expectedLength: expected)
     }
 
     private func writeAll(_ chunk: UnsafeRawBufferPointer) -> Bool {
