@@ -53,17 +53,8 @@ public enum ManifestStore {
 
     /// Writes `manifest` to `path` atomically and durably.
     public static func save(_ manifest: Manifest, path: String) throws(Error) {
-        let data: Data
-        do {
-            data = try encode(manifest)
-        } catch {
-            throw .encoding(String(describing: error))
-        }
-        do {
-            try AtomicFile.write(data, to: path)
-        } catch {
-            throw .io(error)
-        }
+        // The same bytes as `encode`, streamed item by item (see `ManifestWriter`).
+        try ManifestWriter.save(manifest, sortedItems: manifest.sortedItems, path: path)
     }
 
     /// The manifest as written to disk: pretty-printed JSON, sorted keys, stable item order,
