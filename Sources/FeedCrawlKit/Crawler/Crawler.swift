@@ -74,6 +74,7 @@ public final class Crawler: Sendable {
             limits: .init(
                 concurrency: configuration.concurrency, perHost: configuration.perHost,
                 maxWaiting: configuration.maxWaiting),
+            keepsOutcomes: false,  // the ledger deduplicates URLs (`claim`); memory stays flat
             operation: { request in await fetcher.fetch(request.key) },
             cancelled: { _ in ImageOutcome(status: .cancelled, error: "cancelled") },
             deliver: { outcome, tokens in
@@ -124,15 +125,12 @@ public final class Crawler: Sendable {
         }
         let cancelled = Task.isCancelled
 
-        let items = ledger.finish()
-        var counts: [ItemStatus: Int] = [:]
-        var bytes: Int64 = 0
-        for item in items {
-            counts[item.status, default: 0] += 1
-            if item.status == .downloaded { bytes += item.bytes ?? 0 }
-        }
+        let contents = ledger.finishContents()
+        let counts = contents.counts
+        let bytes = contents.downloadedBytes
         let finished = Date()
-        var manifest = Manifest(generatedAt: finished, items: Self.merge(current: items, previous: previous.items))
+        // Items are streamed into the file from the ledger's compact records (ManifestWriter).
+        var manifest = Manifest(generatedAt: finished)
         manifest.run = RunRecord(
             startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
             counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
@@ -142,7 +140,8 @@ public final class Crawler: Sendable {
             })
         var storageProblem = ledger.journalProblem
         do {
-            try ManifestStore.save(manifest, path: layout.manifestPath)
+            try ManifestWriter.save(
+                manifest, sortedItems: contents.sortedItems(mergedWith: previous.items), path: layout.manifestPath)
             try? Journal.remove(path: layout.journalPath)
         } catch {
             storageProblem = "cannot write the manifest: \(error)"
@@ -171,6 +170,13 @@ public final class Crawler: Sendable {
             layout.fileExists(relativePath: record.file)
         {
             ledger.resolve([token], with: record.outcome(.fresh))
+            return
+        }
+        // A URL listed before: reuse its outcome if it has one (else the queue joins the transfer).
+        if let earlier = ledger.claim(url: url, token: token), let outcome = ledger.outcome(of: earlier),
+            outcome.status != .cancelled
+        {
+            ledger.resolve([token], with: outcome)
             return
         }
         await queue.submit(
@@ -211,21 +217,6 @@ public final class Crawler: Sendable {
             cached[key] = record
         }
         return cached
-    }
-
-    /// This run's items, plus earlier items this run did not see (kept with their last-seen time).
-    static func merge(current: [ManifestItem], previous: [ManifestItem]) -> [ManifestItem] {
-        struct Key: Hashable { var source: String; var id: String }
-        var seen = Set<Key>()
-        var merged: [ManifestItem] = []
-        merged.reserveCapacity(current.count + previous.count)
-        for item in current where seen.insert(Key(source: item.source, id: item.id)).inserted {
-            merged.append(item)
-        }
-        for item in previous where seen.insert(Key(source: item.source, id: item.id)).inserted {
-            merged.append(item)
-        }
-        return merged
     }
 
     private func optionsRecord(_ redactor: SecretRedactor) -> [String: String] {

@@ -29,22 +29,29 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
     private var pendingDeliveries = 0
     private var maxWaitingSeen = 0
 
+    private let keepsOutcomes: Bool
     private let operation: Operation
     private let cancelledOutcome: @Sendable (Request) -> Outcome
     private let deliver: Delivery
 
     /// - Parameters:
     ///   - limits: concurrency (default 16), per-host cap (default 8), waiting bound (default 64).
+    ///   - keepsOutcomes: keep each finished key's outcome, so a later subscriber of that key gets
+    ///     it at once (default `true`). With `false` the queue's memory does not grow with the
+    ///     number of keys, and a key submitted again after it finished runs again: deduplicate
+    ///     finished keys yourself.
     ///   - operation: runs one request; it is cancelled (Swift task cancellation) by `cancel`.
     ///   - cancelled: the outcome for subscribers whose request was cancelled before it started.
     ///   - deliver: called once per finished request with its subscribers, off the queue's lock.
     public init(
         limits: PrefetchScheduler.Limits = .init(),
+        keepsOutcomes: Bool = true,
         operation: @escaping Operation,
         cancelled: @escaping @Sendable (Request) -> Outcome,
         deliver: @escaping Delivery
     ) {
         self.scheduler = PrefetchScheduler(limits: limits)
+        self.keepsOutcomes = keepsOutcomes
         self.operation = operation
         self.cancelledOutcome = cancelled
         self.deliver = deliver
@@ -161,7 +168,7 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
         let (subscribers, rooms): ([Int], [CheckedContinuation<Void, Never>]) = lock.withLock {
             let entry = scheduler.finish(request.key)
             tasks[request.key] = nil
-            if !Task.isCancelled { completed[request.key] = outcome }
+            if keepsOutcomes && !Task.isCancelled { completed[request.key] = outcome }
             pendingDeliveries += 1
             startReadyLocked()
             var rooms: [CheckedContinuation<Void, Never>] = []
