@@ -18,6 +18,10 @@ final class CurlLoop: @unchecked Sendable {
     private var closed = false
     private var openedConnections = 0
     private var thread: pthread_t?
+    /// The loop thread is in (or about to enter) `curl_multi_poll`; only then do commands need
+    /// a `curl_multi_wakeup` (a busy loop drains the inbox on its next turn anyway).
+    private var polling = false
+    private var wakeSent = false
 
     // Loop thread only (set up before the thread starts).
     private let multi: UnsafeMutableRawPointer
@@ -114,13 +118,13 @@ final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    /// Appends a command; wakes the loop if the inbox was empty (a non-empty inbox already has a
-    /// pending wake-up). Called with `lock` held, and never after `closed`, so the multi handle
-    /// is alive.
+    /// Appends a command; wakes the loop if it sleeps in `curl_multi_poll` and no wake-up is on
+    /// its way yet. Called with `lock` held, and never after `closed`, so the multi handle is
+    /// alive.
     private func enqueueLocked(_ command: Command) {
-        let wasEmpty = inbox.isEmpty
         inbox.append(command)
-        if wasEmpty {
+        if polling && !wakeSent {
+            wakeSent = true
             curl_multi_wakeup(multi)
         }
     }
@@ -143,7 +147,16 @@ final class CurlLoop: @unchecked Sendable {
             if stopping { break }
             curl_multi_perform(multi, &running)
             collectFinished()
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            let sleep: Bool = lock.withLock {
+                guard inbox.isEmpty else { return false }
+                polling = true
+                wakeSent = false
+                return true
+            }
+            if sleep {
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+                lock.withLock { polling = false }
+            }
         }
         while let transfer = active.last {
             abort(transfer, with: CancellationError())
