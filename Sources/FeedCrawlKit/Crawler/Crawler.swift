@@ -70,12 +70,20 @@ public final class Crawler: Sendable {
         let fetcher = ImageFetcher(
             engine: engine, layout: layout, configuration: configuration, cached: cached, events: events)
         let events = self.events
+        // Images run without a task each: transfers on the engine's thread, their finish
+        // (fsync, close, validate, rename) on these threads or inline (ImageFetcher.begin).
+        let workers = WorkerThreads(count: Self.finishingThreads(concurrency: configuration.concurrency))
+        defer { workers.stop() }
+        let placement = FinishPlacement()
         let queue = PrefetchQueue<ImageOutcome>(
             limits: .init(
                 concurrency: configuration.concurrency, perHost: configuration.perHost,
                 maxWaiting: configuration.maxWaiting),
             keepsOutcomes: false,  // the ledger deduplicates URLs (`claim`); memory stays flat
-            operation: { request in await fetcher.fetch(request.key) },
+            start: { request, finish in
+                let run = fetcher.begin(request.key, workers: workers, placement: placement, done: finish)
+                return { run.cancel() }
+            },
             cancelled: { _ in ImageOutcome(status: .cancelled, error: "cancelled") },
             deliver: { outcome, tokens in
                 ledger.resolve(tokens, with: outcome)
@@ -151,6 +159,12 @@ public final class Crawler: Sendable {
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
             sources: reports, storageProblem: storageProblem, cancelled: cancelled,
             manifestPath: layout.manifestPath)
+    }
+
+    /// Threads that finish downloads: enough for fsyncs on a slow disk to overlap, few enough
+    /// to stay idle cheaply (2 for 8 or fewer transfers, up to 4).
+    static func finishingThreads(concurrency: Int) -> Int {
+        min(4, max(2, concurrency / 4))
     }
 
     /// Gives the item its outcome now (no image, unusable, fresh in the cache) or queues its image.

@@ -58,12 +58,33 @@ final class ImageFetcher: Sendable {
         }
     }
 
-    private enum Attempt {
+    enum Attempt {
         case done(ImageOutcome)
         case retry(reason: String, retryAfter: Int?)
     }
 
+    /// One attempt's request and what its outcome needs to know.
+    struct PreparedFetch: Sendable {
+        var url: String
+        var request: HTTPRequest
+        var temporary: String
+        var previous: CachedImage?
+    }
+
     private func attemptFetch(_ url: String) async -> Attempt {
+        let prepared = prepare(url)
+        let result: Result<HTTPResponse, any Error>
+        do {
+            result = .success(try await engine.perform(prepared.request))
+        } catch {
+            result = .failure(error)
+        }
+        return conclude(prepared, result)
+    }
+
+    /// The request for one attempt: conditional when a cached copy exists, streamed to a
+    /// temporary file, hashed while it streams.
+    func prepare(_ url: String) -> PreparedFetch {
         let previous = cached[identity(url)].flatMap { record in
             layout.fileExists(relativePath: record.file) ? record : nil
         }
@@ -80,14 +101,22 @@ final class ImageFetcher: Sendable {
                 request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date))
             }
         }
+        return PreparedFetch(url: url, request: request, temporary: temporary, previous: previous)
+    }
+
+    /// What one attempt's result means: an outcome (the file validated and renamed into the
+    /// cache, a 304, a permanent failure) or a reason to retry. The body file, if any, must be
+    /// finished (fsynced and closed) already.
+    func conclude(_ prepared: PreparedFetch, _ result: Result<HTTPResponse, any Error>) -> Attempt {
+        let url = prepared.url, temporary = prepared.temporary, previous = prepared.previous
         let response: HTTPResponse
-        do {
-            response = try await engine.perform(request)
-        } catch is CancellationError {
-            return .done(ImageOutcome(status: .cancelled, error: "cancelled"))
-        } catch let error as HTTPError {
+        switch result {
+        case .success(let value):
+            response = value
+        case .failure(let error as HTTPError):
             return classify(error)
-        } catch {
+        case .failure(let error):
+            if error is CancellationError { return .done(ImageOutcome(status: .cancelled, error: "cancelled")) }
             return .done(ImageOutcome(status: .failed, error: "\(error)"))
         }
 

@@ -91,6 +91,21 @@ final class CurlLoop: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Hands a transfer whose `completion` is set to the loop; a shut-down engine completes it
+    /// at once (on the calling thread) with `HTTPError.engineShutDown`.
+    func submit(_ transfer: Transfer) {
+        lock.lock()
+        if closed || transfer.cancelRequested {
+            let error: any Error = closed ? HTTPError.engineShutDown : CancellationError()
+            lock.unlock()
+            transfer.resume(throwing: error)
+            return
+        }
+        transfer.submitted = true
+        enqueueLocked(.add(transfer))
+        lock.unlock()
+    }
+
     /// Asks the loop to cancel `transfer` (from a task cancellation handler).
     func cancel(_ transfer: Transfer) {
         lock.withLock {
@@ -274,15 +289,20 @@ final class CurlLoop: @unchecked Sendable {
 }
 
 extension Transfer {
-    /// Resumes the waiting task exactly once (loop thread only).
+    /// Resumes the waiting task (or calls the completion) exactly once (loop thread only).
     func resume(returning value: CompletedTransfer) {
         continuation?.resume(returning: value)
         continuation = nil
+        completion?(.success(value))
+        completion = nil
     }
 
-    /// Resumes the waiting task exactly once with an error (loop thread only).
+    /// Resumes the waiting task (or calls the completion) exactly once with an error (loop
+    /// thread only).
     func resume(throwing error: any Error) {
         continuation?.resume(throwing: error)
         continuation = nil
+        completion?(.failure(error))
+        completion = nil
     }
 }

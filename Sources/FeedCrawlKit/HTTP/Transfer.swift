@@ -66,6 +66,8 @@ final class Transfer: @unchecked Sendable {
 
     // Loop thread only.
     var continuation: CheckedContinuation<CompletedTransfer, any Error>?
+    /// Set instead of `continuation` for `HTTPEngine.start(_:completion:)`.
+    var completion: (@Sendable (Result<CompletedTransfer, any Error>) -> Void)?
     var easy: EasyHandle?
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// Index in the loop's `active` array, or -1 when not in the multi handle.
