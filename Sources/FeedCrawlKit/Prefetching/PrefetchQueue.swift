@@ -235,7 +235,9 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
             pendingDeliveries += 1
             toStart = startReadyLocked()
             var rooms: [CheckedContinuation<Void, Never>] = []
-            if scheduler.hasRoom {
+            // Wake blocked submitters once the waiting list is half empty, not at every free
+            // slot: they then submit a batch per wake-up instead of one request each.
+            if !roomWaiters.isEmpty && scheduler.waitingCount <= scheduler.limits.maxWaiting / 2 {
                 rooms = roomWaiters
                 roomWaiters.removeAll()
             }
