@@ -48,13 +48,16 @@ public final class Crawler: Sendable {
         }
         defer { withExtendedLifetime(lock) {} }
 
+        // Every run keeps OUT/manifest.journal until its manifest is saved, so a journal here
+        // means the last run was killed and may have left partial downloads behind.
+        let interrupted = FileIO.exists(layout.journalPath)
         let previous = try loadPrevious(layout)
         do {
             try layout.createFanOutDirectories()
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
-        layout.removeTemporaryFiles()
+        if interrupted { layout.removeTemporaryFiles() }
 
         let journal = try? Journal(path: layout.journalPath)
         let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
@@ -154,7 +157,8 @@ public final class Crawler: Sendable {
         } catch {
             storageProblem = "cannot write the manifest: \(error)"
         }
-        layout.removeTemporaryFiles()
+        // Without a journal a later run could not tell that this one left anything behind.
+        if journal == nil { layout.removeTemporaryFiles() }
         return CrawlReport(
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
             sources: reports, storageProblem: storageProblem, cancelled: cancelled,
