@@ -41,11 +41,14 @@ struct JSONText {
     mutating func key(_ key: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
         if depth == nil {
-            bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+            bytes.append(UInt8(ascii: ":"))
         } else {
-            bytes.append(contentsOf: [UInt8(ascii: "\""), 0x20, UInt8(ascii: ":"), 0x20])
+            bytes.append(0x20)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(0x20)
         }
     }
 
@@ -83,13 +86,14 @@ struct JSONText {
     }
 
     private mutating func indent(_ level: Int) {
-        for _ in 0..<max(0, level) { bytes.append(contentsOf: [0x20, 0x20]) }
+        for _ in 0..<max(0, 2 * level) { bytes.append(0x20) }
     }
 
     // MARK: Values
 
     mutating func null() {
-        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        let word: StaticString = "null"
+        bytes.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
     }
 
     /// A signed integer in decimal.
@@ -114,6 +118,11 @@ struct JSONText {
         var value = value
         value.withUTF8 { utf8 in
             bytes.append(UInt8(ascii: "\""))
+            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                bytes.append(contentsOf: utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return
+            }
             var start = 0
             for index in utf8.indices {
                 let byte = utf8[index]
@@ -130,12 +139,11 @@ struct JSONText {
                 case 0x0C: bytes.append(UInt8(ascii: "f"))
                 default:
                     let hex: StaticString = "0123456789abcdef"
-                    hex.withUTF8Buffer { digits in
-                        bytes.append(contentsOf: [
-                            UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                            digits[Int(byte >> 4)], digits[Int(byte & 0x0F)],
-                        ])
-                    }
+                    bytes.append(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(hex.utf8Start[Int(byte >> 4)])
+                    bytes.append(hex.utf8Start[Int(byte & 0x0F)])
                 }
             }
             if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
@@ -183,7 +191,8 @@ struct JSONText {
         digits(secondOfDay / 60 % 60, 2)
         bytes.append(UInt8(ascii: ":"))
         digits(secondOfDay % 60, 2)
-        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        bytes.append(UInt8(ascii: "Z"))
+        bytes.append(UInt8(ascii: "\""))
     }
 
     private mutating func digits(_ value: Int64, _ width: Int) {
