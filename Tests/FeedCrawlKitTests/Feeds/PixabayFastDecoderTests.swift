@@ -82,3 +82,33 @@ struct PixabayFastDecoderTests {
         #expect(page.total == 1954 && page.totalHits == 500)
     }
 }
+
+@Suite("FeedText image URL check")
+struct FeedTextImageURLTests {
+    /// The ASCII fast path must agree with the general rules (trim, scheme, host, no controls).
+    @Test(arguments: [
+        "http://x", "https://x", "https://", "http://", "HTTPS://CDN.example/A.JPG", "hTTp://a/b?c=d&e=f",
+        " https://a/b", "https://a/b ", "https://a b", "https:/a", "https:a", "ftp://a", "httpx://a",
+        "https://a/\u{7f}", "https://a/é", "", "   ", "javascript:alert(1)", "https://a\t/b", "https//a",
+        "http:://a", "https:///", String(repeating: "a", count: 9000),
+        "https://" + String(repeating: "a", count: 8200),
+    ])
+    func fastPathAgreesWithTheRules(url: String) {
+        let result = FeedText.checkImageURL(url)
+        // The rules spelled out independently of either path.
+        let scalars = url.unicodeScalars
+        let kept = scalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }.reversed()
+        let trimmed = String(String.UnicodeScalarView(kept))
+        let lower = trimmed.lowercased()
+        let scheme = lower.hasPrefix("https://") ? 8 : (lower.hasPrefix("http://") ? 7 : 0)
+        let clean = !trimmed.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F }
+        if trimmed.isEmpty {
+            #expect(result == .absent)
+        } else if trimmed.utf8.count <= FeedText.maxURLBytes, scheme > 0, trimmed.utf8.count > scheme, clean {
+            #expect(result == .ok(trimmed))
+        } else if case .invalid = result {
+        } else {
+            Issue.record("\(url.prefix(40)): expected invalid, got \(result)")
+        }
+    }
+}

@@ -92,6 +92,7 @@ enum FeedText {
     /// Accepts absolute http(s) URLs without spaces or control characters; `""` is absent.
     static func checkImageURL(_ raw: String?) -> URLCheck {
         guard let raw else { return .absent }
+        if plainHTTPURL(raw) { return .ok(raw) }
         let trimmed = trimmedASCIIWhitespace(raw)
         if trimmed.isEmpty { return .absent }
         if trimmed.utf8.count > maxURLBytes {
@@ -108,6 +109,25 @@ enum FeedText {
             return .invalid("image URL is not an http(s) URL: \(clip(collapsingControls(trimmed), to: 80))")
         }
         return .ok(trimmed)
+    }
+
+    /// The common case of `checkImageURL` without allocating: printable ASCII (no space),
+    /// `http://` or `https://` in any case, something after it, not too long.
+    private static func plainHTTPURL(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { b in
+            guard b.count > 7, b.count <= maxURLBytes else { return false }
+            for byte in b where byte <= 0x20 || byte >= 0x7F { return false }
+            // `| 0x20` lowercases letters; no other byte turns into h, t, p or s.
+            guard b[0] | 0x20 == 0x68, b[1] | 0x20 == 0x74, b[2] | 0x20 == 0x74, b[3] | 0x20 == 0x70 else {
+                return false
+            }
+            let colon = b[4] | 0x20 == 0x73 ? 5 : 4
+            guard b.count > colon + 3, b[colon] == 0x3A, b[colon + 1] == 0x2F, b[colon + 2] == 0x2F else {
+                return false
+            }
+            return true
+        }
     }
 
     static func trimmedASCIIWhitespace(_ s: String) -> String {
