@@ -67,6 +67,9 @@ public enum ManifestStore {
 
     /// Decodes a manifest (unknown keys ignored).
     public static func decode(_ bytes: [UInt8]) throws -> Manifest {
-        try ManifestCoding.decoder().decode(Manifest.self, from: Data(bytes))
+        // The items of a manifest in the usual form take a direct scanner (ManifestFastDecoder);
+        // anything else, and every error, goes through JSONDecoder.
+        if let manifest = ManifestFastDecoder.decode(bytes) { return manifest }
+        return try ManifestCoding.decoder().decode(Manifest.self, from: Data(bytes))
     }
 }
