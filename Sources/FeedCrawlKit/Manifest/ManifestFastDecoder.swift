@@ -95,16 +95,29 @@ enum ManifestFastDecoder {
 
     private static let detailKeys: [StaticString] = [
         "rocketName", "rocketType", "site", "largePatchURL", "largePatchFile", "largePatchStatus", "largePatchSHA256",
+        "largePatchBytes", "largePatchETag", "largePatchLastModified", "largePatchFetchedAt", "largePatchError", "error",
     ]
 
     private static func optionalDetails(_ scanner: inout StrictJSONScanner) -> LaunchDetails?? {
         if scanner.literal("null") { return .some(nil) }
         var details = LaunchDetails()
-        var seen: UInt8 = 0
+        var seen: UInt32 = 0
         let ok = scanner.members { scanner, key in
             guard let slot = detailKeys.firstIndex(where: { scanner.matches(key, $0) }) else { return scanner.skipValue() }
             guard seen & (1 << slot) == 0 else { return false }
             seen |= 1 << slot
+            switch slot {
+            case 7:
+                guard let v = optionalInt(&scanner) else { return false }
+                details.largePatchBytes = v
+                return true
+            case 10:
+                guard let v = optionalDate(&scanner) else { return false }
+                details.largePatchFetchedAt = v
+                return true
+            default:
+                break
+            }
             if slot == 5 {
                 if scanner.literal("null") { return true }
                 guard let v = scanner.string(), let status = ItemStatus(rawValue: v) else { return false }
@@ -118,7 +131,11 @@ enum ManifestFastDecoder {
             case 2: details.site = value
             case 3: details.largePatchURL = value
             case 4: details.largePatchFile = value
-            default: details.largePatchSHA256 = value
+            case 6: details.largePatchSHA256 = value
+            case 8: details.largePatchETag = value
+            case 9: details.largePatchLastModified = value
+            case 11: details.largePatchError = value
+            default: details.error = value
             }
             return true
         }
