@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Adds feedcrawl's ratios to curl and to the physical floor, and the issue-6 targets, to a
-run.py table. Usage: bench-summary.py BENCH_DIR results.json table.md out.md out.json"""
+run.py table. Usage: bench-summary.py BENCH_DIR results.json table.md out.md out.json [README.md]
+(the README's text between <!-- bench:begin --> and <!-- bench:end --> is replaced)."""
 import json
 import shutil
 import statistics
 import sys
 
 bench_dir, results_path, table_path, out_md, out_json = sys.argv[1:6]
+readme = sys.argv[6] if len(sys.argv) > 6 else None
 sys.path.insert(0, bench_dir)
 import run  # noqa: E402  (../shared/bench/run.py: the workloads and the floor formula)
 
@@ -77,14 +79,22 @@ for w in workloads:
 
 head = ["workload", "feedcrawl wall s", "curl wall s", "wall / curl", "floor s", "wall / floor",
         "feedcrawl CPU s", "curl CPU s", "CPU / curl", "feedcrawl peak RSS MiB", "targets (issue 6)"]
-lines = ["## feedcrawl against curl and the floor", "",
+lines = ["### feedcrawl against curl and the floor", "",
          f"Medians of {meta['reps']} interleaved runs from one `run.py` invocation; nproc {meta['nproc']}; "
          f"output under {meta['workdir']}. Floor: run.py's crawl floor (requests / 16 x latency, at least the "
          "launch cursor chain).", "",
          "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 lines += ["| " + " | ".join(r) + " |" for r in rows]
-lines += ["", "## run.py's table", ""]
+lines += ["", "### run.py's table", ""]
 lines += open(table_path).read().rstrip("\n").splitlines()
 text = "\n".join(lines) + "\n"
 open(out_md, "w").write(text)
 shutil.copyfile(results_path, out_json)
+
+if readme:
+    begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+    doc = open(readme).read()
+    if begin in doc and end in doc:
+        head_part, rest = doc.split(begin, 1)
+        _, tail_part = rest.split(end, 1)
+        open(readme, "w").write(head_part + begin + "\n" + text + end + tail_part)
