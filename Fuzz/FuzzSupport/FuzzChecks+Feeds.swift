@@ -14,8 +14,7 @@ public enum FuzzChecks {
         }
         v.check(item.title.count <= 1_001, "title of \(item.title.count) characters")
         if let url = item.imageURL {
-            let lower = url.lowercased()
-            v.check(lower.hasPrefix("http://") || lower.hasPrefix("https://"), "image URL \(url.debugDescription)")
+            v.check(FuzzInput.hasHTTPScheme(url), "image URL \(url.debugDescription)")
             v.check(!url.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F },
                     "space or control in image URL \(url.debugDescription)")
             v.check(url.utf8.count <= 8_192, "image URL of \(url.utf8.count) bytes")
@@ -58,8 +57,7 @@ public enum FuzzChecks {
             }
         }
         if let detail = try? LaunchDetailResponse.decode(bytes), let url = detail.largePatchURL {
-            let lower = url.lowercased()
-            v.check(lower.hasPrefix("http://") || lower.hasPrefix("https://"), "patch URL \(url.debugDescription)")
+            v.check(FuzzInput.hasHTTPScheme(url), "patch URL \(url.debugDescription)")
         }
         return v.messages
     }

@@ -43,8 +43,7 @@ extension FuzzChecks {
         #if DEBUG
         let url = f[5]
         if (try? HTTPRequest.validateURL(url)) != nil {
-            let lower = url.lowercased()
-            v.check(lower.hasPrefix("http://") || lower.hasPrefix("https://"), "accepted \(url.debugDescription)")
+            v.check(FuzzInput.hasHTTPScheme(url), "accepted \(url.debugDescription)")
         }
         if URLCheck.isHTTP(url) {
             v.check(!URLCheck.host(of: url).contains("/"), "host of \(url.debugDescription)")

@@ -25,6 +25,15 @@ public enum FuzzInput {
         return parts
     }
 
+    /// Whether `url`'s bytes start with `http://` or `https://` (ASCII case-insensitive). Byte
+    /// semantics on purpose: `String.hasPrefix` compares grapheme clusters, so
+    /// "https://" + U+0312 (a combining mark joins the last "/") has no "https://" prefix
+    /// although its bytes start with it, which is what libcurl sees.
+    public static func hasHTTPScheme(_ url: String) -> Bool {
+        let head = url.utf8.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return head.starts(with: "http://".utf8) || head.starts(with: "https://".utf8)
+    }
+
     /// Whether `text` holds a C0/C1 control character or DEL (which must never reach the
     /// manifest or a terminal from feed data).
     public static func hasControl(_ text: String) -> Bool {
