@@ -46,13 +46,13 @@ let package = Package(
         ),
         // libFuzzer targets (scripts/fuzz builds each alone with -sanitize=fuzzer -DFUZZING);
         // a normal build makes them replayers of the files named on their command line.
-        .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit", "DemoFeed"], path: "Fuzz/FuzzSupport"),
-        .executableTarget(name: "FuzzImageSniffer", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzImageSniffer"),
-        .executableTarget(name: "FuzzPixabayPage", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzPixabayPage"),
-        .executableTarget(name: "FuzzLaunchesPage", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzLaunchesPage"),
-        .executableTarget(name: "FuzzArrayPage", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzArrayPage"),
-        .executableTarget(name: "FuzzManifest", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzManifest"),
-        .executableTarget(name: "FuzzHeaders", dependencies: ["FuzzSupport"], path: "Fuzz/FuzzHeaders"),
+        .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit", "DemoFeed"], path: "Sources/Fuzz/FuzzSupport"),
+        .executableTarget(name: "FuzzImageSniffer", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzImageSniffer"),
+        .executableTarget(name: "FuzzPixabayPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzPixabayPage"),
+        .executableTarget(name: "FuzzLaunchesPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzLaunchesPage"),
+        .executableTarget(name: "FuzzArrayPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzArrayPage"),
+        .executableTarget(name: "FuzzManifest", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzManifest"),
+        .executableTarget(name: "FuzzHeaders", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzHeaders"),
     ],
     swiftLanguageModes: [.v6]
 )

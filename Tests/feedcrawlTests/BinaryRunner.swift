@@ -32,17 +32,19 @@ struct BinaryRunner {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // Read both pipes concurrently so a chatty child never blocks on a full pipe.
+        // Read both pipes concurrently so a chatty child never blocks on a full pipe, on threads
+        // of their own: blocking reads on the dispatch pool would take the threads Swift
+        // concurrency runs every other test on (two on a 2-core machine).
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data()
         nonisolated(unsafe) var errData = Data()
         group.enter()
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             outData = out.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
         group.enter()
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             errData = err.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }

@@ -93,10 +93,24 @@ public struct CacheLayout: Sendable, Hashable {
     /// (`cache/ab/<64 hex starting with ab>.<ext>`). Use it before trusting a `file` value read
     /// back from disk, so a tampered manifest cannot point outside the cache.
     public static func isValidRelativePath(_ relative: String) -> Bool {
-        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == cacheDirectoryName,
-              let entry = parseEntryName(String(parts[2])) else { return false }
-        return entry.key.prefix(2) == parts[1]
+        // Byte by byte (it runs for every cached item of every run):
+        // "cache/" ab "/" <64 hex, starting with ab> "." <extension of an ImageFormat>
+        var relative = relative
+        return relative.withUTF8 { b in
+            let head: StaticString = "cache/"
+            guard cacheDirectoryName == "cache", b.count > 74, b[8] == 0x2F, b[73] == 0x2E else { return false }
+            for i in 0..<6 where b[i] != head.utf8Start[i] { return false }
+            for i in 9..<73 where !isLowerHex(b[i]) { return false }
+            guard b[6] == b[9], b[7] == b[10] else { return false }
+            for i in 74..<b.count where b[i] == 0x2F || b[i] == 0x2E { return false }
+            let ext = String(decoding: UnsafeBufferPointer(rebasing: b[74...]), as: UTF8.self)
+            guard let format = ImageFormat(fileExtension: ext) else { return false }
+            return format.fileExtension == ext
+        }
+    }
+
+    private static func isLowerHex(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x61...0x66).contains(c)
     }
 
     static func isHexKey(_ s: Substring) -> Bool {

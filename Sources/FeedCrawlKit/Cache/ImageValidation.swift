@@ -95,6 +95,11 @@ public enum ImageValidation {
     /// The lowercase media type of a `Content-Type` value, without parameters or spaces:
     /// `"Image/PNG; charset=x"` → `"image/png"`.
     public static func mediaType(_ contentType: String) -> String {
+        // Common case: already lowercase ASCII without spaces or parameters.
+        if contentType.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2F || $0 == 0x2D || $0 == 0x2E
+            || $0 == 0x2B || ($0 >= 0x30 && $0 <= 0x39) }) {
+            return contentType
+        }
         let bare = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return bare.filter { $0 != " " && $0 != "\t" }.lowercased()
     }

@@ -15,9 +15,12 @@ extension CacheLayout {
         }
     }
 
-    /// A fresh temporary path for downloading `url`, in the folder of its cache entry.
+    /// A fresh temporary path for downloading `url`, in the folder of its cache entry:
+    /// `"<entry without extension>.<12 hex digits>.part"`. The digits come from a per-process
+    /// sequence with a random start (no system call per download, unlike `AtomicFile`'s).
     func temporaryPath(forURL url: String) -> String {
-        Self.temporaryPath(for: absolutePath(Self.cacheDirectoryName + "/" + Self.key(forURL: url).prefix(2) + "/" + Self.key(forURL: url)))
+        let key = Self.key(forURL: url)
+        return absolutePath(Self.cacheDirectoryName + "/" + key.prefix(2) + "/" + key) + "." + TemporaryName.next() + ".part"
     }
 
     /// Whether the manifest's `file` value names an existing file of this cache's shape.
@@ -57,6 +60,25 @@ extension CacheLayout {
     private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
         withUnsafePointer(to: entry.pointee.d_name) { pointer in
             pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+    }
+}
+
+/// Unique 12-hex-digit suffixes for temporary downloads (internal).
+enum TemporaryName {
+    private static let state = Locked<UInt64>(UInt64.random(in: 0...UInt64.max))
+
+    /// The next suffix: a random start stepped by an odd constant, so no two repeat within
+    /// 2^48 downloads of one process.
+    static func next() -> String {
+        let value = state.withLock { value -> UInt64 in
+            value &+= 0x9E37_79B9_7F4A_7C15
+            return value & 0xFFFF_FFFF_FFFF
+        }
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 12) { out in
+            for i in 0..<12 { out[i] = digits.utf8Start[Int((value >> UInt64(44 - 4 * i)) & 0xF)] }
+            return 12
         }
     }
 }

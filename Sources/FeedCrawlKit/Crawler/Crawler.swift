@@ -54,13 +54,17 @@ public final class Crawler: Sendable {
 
         CrawlStorage.removeLeftoverReserve(layout)
         var leftovers = layout.removeTemporaryManifests()
+        // Every run keeps OUT/manifest.journal until its manifest is saved, so a journal here
+        // means the last run was killed and may have left partial downloads behind. (Any other
+        // `.part` file is found by the end-of-run scan, `finish`.)
+        let interrupted = FileIO.exists(layout.journalPath)
         let previous = try loadPrevious(layout)
         do {
             try layout.createFanOutDirectories()
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
-        leftovers += layout.removeTemporaryFiles()
+        if interrupted { leftovers += layout.removeTemporaryFiles() }
         let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
 
         let journal = try? Journal(path: layout.journalPath)
@@ -79,18 +83,26 @@ public final class Crawler: Sendable {
             storage: storage)
         let events = self.events
         let deadlineReached = Locked(false)
+        // Images run without a task each: transfers on the engine's thread, their finish
+        // (fsync, close, validate, rename) on these threads or inline (ImageFetcher.begin).
+        let workers = WorkerThreads(count: Self.finishingThreads(concurrency: configuration.concurrency))
+        defer { workers.stop() }
+        let placement = FinishPlacement()
         let queue = PrefetchQueue<ImageOutcome>(
             limits: .init(
                 concurrency: configuration.concurrency, perHost: configuration.perHost,
                 maxWaiting: configuration.maxWaiting),
-            operation: { request in
+            keepsOutcomes: false,  // the ledger deduplicates URLs (`claim`); memory stays flat
+            start: { request, finish in
                 let started = ContinuousClock.now
-                let outcome = await fetcher.fetch(request.key)
-                let elapsed = ContinuousClock.now - started
-                events(.imageFetched(
-                    url: redactor.redactURL(request.key), outcome: outcome,
-                    seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
-                return outcome
+                let run = fetcher.begin(request.key, workers: workers, placement: placement) { outcome in
+                    let elapsed = ContinuousClock.now - started
+                    events(.imageFetched(
+                        url: redactor.redactURL(request.key), outcome: outcome,
+                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                    finish(outcome)
+                }
+                return { run.cancel() }
             },
             cancelled: { request in fetcher.cancelledOutcome(request.key) },
             deliver: { outcome, tokens in
@@ -190,6 +202,12 @@ public final class Crawler: Sendable {
         report.overCacheMax = done.plan.overCap
         report.peakWaiting = queue.maxWaitingObserved
         return report
+    }
+
+    /// Threads that finish downloads: enough for fsyncs on a slow disk to overlap, few enough
+    /// to stay idle cheaply (2 for 8 or fewer transfers, up to 4).
+    static func finishingThreads(concurrency: Int) -> Int {
+        min(4, max(2, concurrency / 4))
     }
 
     /// Folds a journal left by a killed run into the previous manifest, and saves the result.

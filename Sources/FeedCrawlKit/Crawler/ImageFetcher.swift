@@ -39,7 +39,7 @@ final class ImageFetcher: Sendable {
         if let problem = URLCheck.problem(url) {
             return ImageOutcome(status: .rejected, error: problem)
         }
-        let previous = cached[identity(url)].flatMap { layout.holds($0) ? $0 : nil }
+        let previous = previousCopy(url)
         if let error = storage?.itemError {
             return ImageOutcome(status: .failed, error: error).keepingCopy(previous)
         }
@@ -48,8 +48,13 @@ final class ImageFetcher: Sendable {
 
     /// The outcome of `url` when it was cancelled before it started.
     func cancelledOutcome(_ url: String) -> ImageOutcome {
-        let previous = cached[identity(url)].flatMap { layout.holds($0) ? $0 : nil }
+        let previous = previousCopy(url)
         return ImageOutcome(status: .cancelled, error: "cancelled").keepingCopy(previous)
+    }
+
+    /// The copy an earlier run cached for `url`, when the cache still holds it.
+    func previousCopy(_ url: String) -> CachedImage? {
+        cached[identity(url)].flatMap { layout.holds($0) ? $0 : nil }
     }
 
     private func fetchRetrying(_ url: String, previous: CachedImage?) async -> ImageOutcome {
@@ -76,16 +81,38 @@ final class ImageFetcher: Sendable {
         }
     }
 
-    private enum Attempt {
+    enum Attempt {
         case done(ImageOutcome)
         case retry(reason: String, retryAfter: Int?)
     }
 
+    /// One attempt's request and what its outcome needs to know.
+    struct PreparedFetch: Sendable {
+        var url: String
+        var request: HTTPRequest
+        var temporary: String
+        var previous: CachedImage?
+    }
+
     private func attemptFetch(_ url: String, previous: CachedImage?) async -> Attempt {
+        let prepared = prepare(url, previous: previous)
+        let result: Result<HTTPResponse, any Error>
+        do {
+            result = .success(try await engine.perform(prepared.request))
+        } catch {
+            result = .failure(error)
+        }
+        return conclude(prepared, result)
+    }
+
+    /// The request for one attempt: conditional when a cached copy exists, streamed to a
+    /// temporary file, hashed while it streams.
+    func prepare(_ url: String, previous: CachedImage?) -> PreparedFetch {
         let temporary = layout.temporaryPath(forURL: identity(url))
         var request = HTTPRequest(url: url, destination: .file(path: temporary))
         request.maxBytes = maxBytes
         request.fsync = true
+        request.digestBody = true
         request.connectTimeoutMs = connectTimeoutMs
         request.lowSpeedTimeSeconds = lowSpeedTimeSeconds
         if let previous {
@@ -94,15 +121,23 @@ final class ImageFetcher: Sendable {
                 request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date))
             }
         }
+        return PreparedFetch(url: url, request: request, temporary: temporary, previous: previous)
+    }
+
+    /// What one attempt's result means: an outcome (the file validated and renamed into the
+    /// cache, a 304, a permanent failure) or a reason to retry. The body file, if any, must be
+    /// finished (fsynced and closed) already.
+    func conclude(_ prepared: PreparedFetch, _ result: Result<HTTPResponse, any Error>) -> Attempt {
+        let url = prepared.url, temporary = prepared.temporary, previous = prepared.previous
         let response: HTTPResponse
-        do {
-            response = try await engine.perform(request)
-        } catch is CancellationError {
-            return .done(ImageOutcome(status: .cancelled, error: "cancelled"))
-        } catch let error as HTTPError {
+        switch result {
+        case .success(let value):
+            response = value
+        case .failure(let error as HTTPError):
             if case .file(let path, let code) = error { storage?.noteWriteFailure(path: path, code: code) }
             return classify(error)
-        } catch {
+        case .failure(let error):
+            if error is CancellationError { return .done(ImageOutcome(status: .cancelled, error: "cancelled")) }
             return .done(ImageOutcome(status: .failed, error: "\(error)"))
         }
 
@@ -141,12 +176,17 @@ final class ImageFetcher: Sendable {
     private func store(
         url: String, temporary: String, response: HTTPResponse, replacing old: CachedImage?
     ) -> Attempt {
+        // The engine hashed the body while writing it; read the file back only if it did not.
         let digest: FileDigest
-        do {
-            digest = try FileDigest.read(path: temporary)
-        } catch {
-            unlink(temporary)
-            return .done(ImageOutcome(status: .failed, error: "\(error)"))
+        if let streamed = response.bodyDigest {
+            digest = FileDigest(size: response.bytesReceived, sha256: streamed.sha256, head: streamed.head)
+        } else {
+            do {
+                digest = try FileDigest.read(path: temporary)
+            } catch {
+                unlink(temporary)
+                return .done(ImageOutcome(status: .failed, error: "\(error)"))
+            }
         }
         let verdict = ImageValidation.validate(
             status: response.status, contentType: response.contentType,

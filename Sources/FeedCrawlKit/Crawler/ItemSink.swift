@@ -55,6 +55,14 @@ struct ItemSink: Sendable {
             ledger.resolve([subscriber], with: record.outcome(.fresh))
             return
         }
+        // A URL listed before: reuse its outcome if it has one (else the queue joins the
+        // transfer). The queue does not remember finished URLs; the ledger does (`claim`).
+        if let earlier = ledger.claim(url: url, token: subscriber), let outcome = ledger.outcome(of: earlier),
+            outcome.status != .cancelled
+        {
+            ledger.resolve([subscriber], with: outcome)
+            return
+        }
         await queue.submit(
             key: url, host: URLCheck.host(of: url), group: group, priority: priority, subscriber: subscriber)
     }

@@ -50,9 +50,12 @@ extension CurlLoop {
             lock.withLock { openedConnections += connects }
         }
         if result == CURLE_OK {
-            let response = transfer.makeResponse(easy)
+            var response = transfer.makeResponse(easy)
             var pending: PendingFile?
             if case .file(let path) = transfer.request.destination, response.isSuccess {
+                if transfer.request.digestBody {
+                    response.bodyDigest = (transfer.digester ?? BodyDigester()).finish()
+                }
                 pending = PendingFile(fd: transfer.fd, path: path, fsync: transfer.request.fsync)
                 transfer.fd = -1
             }
@@ -110,15 +113,20 @@ extension CurlLoop {
 }
 
 extension Transfer {
-    /// Resumes the waiting task exactly once (loop thread only).
+    /// Resumes the waiting task (or calls the completion) exactly once (loop thread only).
     func resume(returning value: CompletedTransfer) {
         continuation?.resume(returning: value)
         continuation = nil
+        completion?(.success(value))
+        completion = nil
     }
 
-    /// Resumes the waiting task exactly once with an error (loop thread only).
+    /// Resumes the waiting task (or calls the completion) exactly once with an error (loop
+    /// thread only).
     func resume(throwing error: any Error) {
         continuation?.resume(throwing: error)
         continuation = nil
+        completion?(.failure(error))
+        completion = nil
     }
 }

@@ -21,6 +21,11 @@ final class CurlLoop: @unchecked Sendable {
     private var closed = false
     var openedConnections = 0
     private var thread: pthread_t?
+    /// The loop thread is in (or about to enter) `poll` with a non-zero timeout; only then do
+    /// commands need a wake-up byte (a busy loop drains the inbox on its next turn anyway, and
+    /// completions that submit the next transfer run on the loop thread itself).
+    private var polling = false
+    private var wakeSent = false
 
     // Loop thread only (set up before the thread starts).
     let multi: UnsafeMutableRawPointer
@@ -118,6 +123,21 @@ final class CurlLoop: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Hands a transfer whose `completion` is set to the loop; a shut-down engine (or a transfer
+    /// already cancelled) completes it at once, on the calling thread.
+    func submit(_ transfer: Transfer) {
+        lock.lock()
+        if closed || transfer.cancelRequested {
+            let error: any Error = closed ? HTTPError.engineShutDown : CancellationError()
+            lock.unlock()
+            transfer.resume(throwing: error)
+            return
+        }
+        transfer.submitted = true
+        enqueueLocked(.add(transfer))
+        lock.unlock()
+    }
+
     /// Asks the loop to cancel `transfer` (from a task cancellation handler).
     func cancel(_ transfer: Transfer) {
         lock.withLock {
@@ -145,13 +165,12 @@ final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    /// Appends a command and wakes the loop if the inbox was empty (a non-empty inbox already has
-    /// a wake-up byte on its way). Called with `lock` held and never after `closed`, so the pipe
-    /// is open.
+    /// Appends a command and wakes the loop if it sleeps in `poll` and no wake-up byte is on its
+    /// way yet. Called with `lock` held and never after `closed`, so the pipe is open.
     private func enqueueLocked(_ command: Command) {
-        let wasEmpty = inbox.isEmpty
         inbox.append(command)
-        if wasEmpty {
+        if polling && !wakeSent {
+            wakeSent = true
             var byte: UInt8 = 1
             // A full pipe (EAGAIN) already guarantees a wake-up.
             _ = write(wakeWrite, &byte, 1)
@@ -176,7 +195,16 @@ final class CurlLoop: @unchecked Sendable {
             if stopping { break }
             let curlTimeout = runDueTimers()
             collectFinished()
-            waitForEvents(timeoutMs: curlTimeout < 0 ? 1000 : min(curlTimeout, 1000))
+            let timeoutMs = curlTimeout < 0 ? 1000 : min(curlTimeout, 1000)
+            // Commands waiting: only look at the sockets, do not sleep.
+            let sleep: Bool = lock.withLock {
+                guard inbox.isEmpty, timeoutMs > 0 else { return false }
+                polling = true
+                wakeSent = false
+                return true
+            }
+            waitForEvents(timeoutMs: sleep ? timeoutMs : 0)
+            if sleep { lock.withLock { polling = false } }
         }
         while let transfer = active.last {
             abort(transfer, with: CancellationError())

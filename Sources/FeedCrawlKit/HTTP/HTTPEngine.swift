@@ -28,7 +28,7 @@ public final class HTTPEngine: @unchecked Sendable {
         }
     }
 
-    private let loop: CurlLoop
+    let loop: CurlLoop
 
     /// Initialises libcurl (once per process) and starts the engine's thread.
     /// Throws `HTTPError.curl` when libcurl or the thread cannot be set up.

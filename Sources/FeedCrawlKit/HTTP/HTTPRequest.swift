@@ -45,6 +45,9 @@ public struct HTTPRequest: Sendable {
     public var totalTimeoutMs: Int? = nil
     /// File destination: `fsync` the file before closing it on success. Default `false`.
     public var fsync: Bool = false
+    /// File destination: hash the body while it is written and keep its first bytes, returned in
+    /// `HTTPResponse.bodyDigest` for a 2xx response (saves reading the file back). Default `false`.
+    public var digestBody: Bool = false
     /// `true` returns every header of the final response in `HTTPResponse.headers`; `false`
     /// (default) returns only `HTTPResponse.standardHeaderNames`, which is cheaper.
     public var allResponseHeaders: Bool = false

@@ -32,6 +32,9 @@ public struct HTTPResponse: Sendable {
     public var lastModified: String?
     /// The `Content-Length` header as sent, if present and numeric.
     public var contentLength: Int64?
+    /// File destination with `HTTPRequest.digestBody` and a 2xx status: the body's SHA-256 and
+    /// first bytes, computed as it streamed to the file. `nil` otherwise.
+    public var bodyDigest: BodyDigest?
 
     /// Creates a response (the engine builds these; public for tests of callers). `contentType`,
     /// `etag`, `lastModified` and `contentLength` are taken from `headers`.

@@ -36,17 +36,38 @@ extension Transfer {
         return length >= 0 ? Int64(length) : nil
     }
 
+    /// The first occurrence of each of `HTTPResponse.standardHeaderNames`, in that order. One
+    /// pass over the headers (`curl_easy_header` per name would scan them all nine times).
     private func standardHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {
+        let names = HTTPResponse.standardHeaderNames
+        var values = [String?](repeating: nil, count: names.count)
+        var previous: UnsafeMutablePointer<curl_header>?
+        while let header = curl_easy_nextheader(h, UInt32(CURLH_HEADER), -1, previous) {
+            previous = header
+            guard let name = header.pointee.name, let value = header.pointee.value else { continue }
+            for (index, wanted) in names.enumerated() where values[index] == nil && Self.matches(name, wanted) {
+                values[index] = String(cString: value)
+                break
+            }
+        }
         var result: [HTTPHeader] = []
-        result.reserveCapacity(4)
-        var header: UnsafeMutablePointer<curl_header>?
-        for name in HTTPResponse.standardHeaderNames {
-            guard curl_easy_header(h, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
-                  let value = header?.pointee.value
-            else { continue }
-            result.append(HTTPHeader(name: name, value: String(cString: value)))
+        result.reserveCapacity(6)
+        for (index, value) in values.enumerated() {
+            if let value { result.append(HTTPHeader(name: names[index], value: value)) }
         }
         return result
+    }
+
+    /// Whether the C string `name` equals the lowercase ASCII `wanted`, ignoring ASCII case.
+    private static func matches(_ name: UnsafePointer<CChar>, _ wanted: String) -> Bool {
+        var i = 0
+        for w in wanted.utf8 {
+            var c = UInt8(bitPattern: name[i])
+            if c >= 0x41 && c <= 0x5A { c |= 0x20 }
+            if c != w { return false }
+            i += 1
+        }
+        return name[i] == 0
     }
 
     private func allHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {

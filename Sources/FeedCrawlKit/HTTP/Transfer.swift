@@ -66,6 +66,8 @@ final class Transfer: @unchecked Sendable {
 
     // Loop thread only.
     var continuation: CheckedContinuation<CompletedTransfer, any Error>?
+    /// Set instead of `continuation` for `HTTPEngine.start(_:completion:)`.
+    var completion: (@Sendable (Result<CompletedTransfer, any Error>) -> Void)?
     var easy: EasyHandle?
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// Index in the loop's `active` array, or -1 when not in the multi handle.
@@ -76,6 +78,8 @@ final class Transfer: @unchecked Sendable {
     var fd: Int32 = -1
     /// A failure the write callback noted before making curl abort (cap exceeded, file error).
     var failure: HTTPError?
+    /// File sink with `request.digestBody`: hash and head of what was written.
+    var digester: BodyDigester?
 
     init(request: HTTPRequest) {
         self.request = request
@@ -98,7 +102,8 @@ final class Transfer: @unchecked Sendable {
         case .memory:
             body.append(contentsOf: chunk)
         case .file:
-            return writeAll(chunk) ? n : 0
+            guard writeAll(chunk) else { return 0 }
+            if digester != nil { digestChunk(chunk) }
         case .excerpt:
             let room = Transfer.excerptLimit - body.count
             if room > 0 {
@@ -132,7 +137,16 @@ final class Transfer: @unchecked Sendable {
             if fd < 0 {
                 failure = .file(path: path, errno: errno)
             }
+            if request.digestBody { digester = BodyDigester() }
         }
+    }
+
+    private func digestChunk(_ chunk: UnsafeRawBufferPointer) {
+        var expected: Int64?
+        if bytesReceived == Int64(chunk.count), let easy {
+            expected = expectedLength(easy)
+        }
+        digester?.update(chunk, expectedLength: expected)
     }
 
     private func writeAll(_ chunk: UnsafeRawBufferPointer) -> Bool {

@@ -46,7 +46,6 @@ public final class Journal: @unchecked Sendable {
     public let policy: FlushPolicy
 
     private let mutex = Lock()
-    private let encoder = ManifestCoding.compactEncoder()
     private var fd: Int32
     private var buffer: [UInt8] = []
     private var pending = 0
@@ -84,10 +83,10 @@ public final class Journal: @unchecked Sendable {
 
     /// Buffers one item as a JSON line. Throws only if the item cannot be encoded.
     public func append(_ item: ManifestItem, now: ContinuousClock.Instant = .now) throws {
-        var line = try encoder.encode(item)
-        line.append(0x0A)
+        var line = JSONText(pretty: false, capacity: 768)
+        item.journalLine(into: &line)
         mutex.withLock {
-            buffer.append(contentsOf: line)
+            buffer.append(contentsOf: line.bytes)
             pending += 1
             if oldestPending == nil { oldestPending = now }
         }

@@ -53,17 +53,8 @@ public enum ManifestStore {
 
     /// Writes `manifest` to `path` atomically and durably.
     public static func save(_ manifest: Manifest, path: String) throws(Error) {
-        let data: Data
-        do {
-            data = try encode(manifest)
-        } catch {
-            throw .encoding(String(describing: error))
-        }
-        do {
-            try AtomicFile.write(data, to: path)
-        } catch {
-            throw .io(error)
-        }
+        // The same bytes as `encode`, streamed item by item (see `ManifestWriter`).
+        try ManifestWriter.save(manifest, sortedItems: manifest.sortedItems, path: path)
     }
 
     /// The manifest as written to disk: pretty-printed JSON, sorted keys, stable item order,
@@ -76,6 +67,9 @@ public enum ManifestStore {
 
     /// Decodes a manifest (unknown keys ignored).
     public static func decode(_ bytes: [UInt8]) throws -> Manifest {
-        try ManifestCoding.decoder().decode(Manifest.self, from: Data(bytes))
+        // The items of a manifest in the usual form take a direct scanner (ManifestFastDecoder);
+        // anything else, and every error, goes through JSONDecoder.
+        if let manifest = ManifestFastDecoder.decode(bytes) { return manifest }
+        return try ManifestCoding.decoder().decode(Manifest.self, from: Data(bytes))
     }
 }

@@ -16,11 +16,18 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
     }
 
     public typealias Operation = @Sendable (Request) async -> Outcome
+    /// Starts one request without a task: call `finish` exactly once, from any thread (also
+    /// synchronously), with its outcome; return a closure that cancels it.
+    public typealias StartOperation =
+        @Sendable (Request, _ finish: @escaping @Sendable (Outcome) -> Void) -> @Sendable () -> Void
     public typealias Delivery = @Sendable (Outcome, [Int]) -> Void
 
     private let lock = Lock()
     private var scheduler: PrefetchScheduler
     private var tasks: [String: Task<Void, Never>] = [:]
+    /// Callback mode: how to cancel each running key, and running keys that were cancelled.
+    private var cancellers: [String: @Sendable () -> Void] = [:]
+    private var cancelledRunning: Set<String> = []
     private var completed: [String: Outcome] = [:]
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -29,23 +36,51 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
     private var pendingDeliveries = 0
     private var maxWaitingSeen = 0
 
-    private let operation: Operation
+    private let keepsOutcomes: Bool
+    private let operation: Operation?
+    private let startOperation: StartOperation?
     private let cancelledOutcome: @Sendable (Request) -> Outcome
     private let deliver: Delivery
 
     /// - Parameters:
     ///   - limits: concurrency (default 16), per-host cap (default 8), waiting bound (default 64).
+    ///   - keepsOutcomes: keep each finished key's outcome, so a later subscriber of that key gets
+    ///     it at once (default `true`). With `false` the queue's memory does not grow with the
+    ///     number of keys, and a key submitted again after it finished runs again: deduplicate
+    ///     finished keys yourself.
     ///   - operation: runs one request; it is cancelled (Swift task cancellation) by `cancel`.
     ///   - cancelled: the outcome for subscribers whose request was cancelled before it started.
     ///   - deliver: called once per finished request with its subscribers, off the queue's lock.
     public init(
         limits: PrefetchScheduler.Limits = .init(),
+        keepsOutcomes: Bool = true,
         operation: @escaping Operation,
         cancelled: @escaping @Sendable (Request) -> Outcome,
         deliver: @escaping Delivery
     ) {
         self.scheduler = PrefetchScheduler(limits: limits)
+        self.keepsOutcomes = keepsOutcomes
         self.operation = operation
+        self.startOperation = nil
+        self.cancelledOutcome = cancelled
+        self.deliver = deliver
+    }
+
+    /// A queue whose requests run without a task each: `start` begins one and reports its
+    /// outcome through a callback (see `StartOperation`). Limits, deduplication, back-pressure,
+    /// cancellation and delivery are as for the task-based queue; `start` is called without the
+    /// queue's lock held.
+    public init(
+        limits: PrefetchScheduler.Limits = .init(),
+        keepsOutcomes: Bool = true,
+        start: @escaping StartOperation,
+        cancelled: @escaping @Sendable (Request) -> Outcome,
+        deliver: @escaping Delivery
+    ) {
+        self.scheduler = PrefetchScheduler(limits: limits)
+        self.keepsOutcomes = keepsOutcomes
+        self.operation = nil
+        self.startOperation = start
         self.cancelledOutcome = cancelled
         self.deliver = deliver
     }
@@ -62,6 +97,7 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
     ) async {
         let request = Request(key: key, host: host, group: group, priority: priority)
         while true {
+            var toStart: [Request] = []
             let step: SubmitStep = lock.withLock {
                 if cancelledAll || cancelledGroups.contains(group) { return .cancelled }
                 if let outcome = completed[key] { return .finished(outcome) }
@@ -70,11 +106,12 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
                 _ = scheduler.submit(
                     key: key, host: host, group: group, priority: priority, subscriber: subscriber)
                 maxWaitingSeen = max(maxWaitingSeen, scheduler.waitingCount)
-                startReadyLocked()
+                toStart = startReadyLocked()
                 return .done
             }
             switch step {
             case .done:
+                startCallbacks(toStart)
                 return
             case .cancelled:
                 deliver(cancelledOutcome(request), [subscriber])
@@ -129,16 +166,24 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
     private var isIdleLocked: Bool { scheduler.isIdle && pendingDeliveries == 0 }
 
     private func cancel(where matches: @escaping (PrefetchScheduler.Entry) -> Bool) {
-        let (removed, running, rooms): ([PrefetchScheduler.Entry], [Task<Void, Never>], [CheckedContinuation<Void, Never>]) =
+        let (removed, running, stoppers, rooms):
+            ([PrefetchScheduler.Entry], [Task<Void, Never>], [@Sendable () -> Void], [CheckedContinuation<Void, Never>]) =
             lock.withLock {
                 let removed = scheduler.removeWaiting(where: matches)
                 pendingDeliveries += removed.count
-                let running = scheduler.runningKeys(where: matches).compactMap { tasks[$0] }
+                let keys = scheduler.runningKeys(where: matches)
+                let running = keys.compactMap { tasks[$0] }
+                let stoppers = keys.compactMap { key -> (@Sendable () -> Void)? in
+                    guard let stop = cancellers[key] else { return nil }
+                    cancelledRunning.insert(key)
+                    return stop
+                }
                 let rooms = roomWaiters
                 roomWaiters.removeAll()
-                return (removed, running, rooms)
+                return (removed, running, stoppers, rooms)
             }
         for task in running { task.cancel() }
+        for stop in stoppers { stop() }
         for entry in removed {
             let request = Request(key: entry.key, host: entry.host, group: entry.group, priority: entry.priority)
             deliver(cancelledOutcome(request), entry.subscribers)
@@ -146,31 +191,59 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
         finishDeliveries(removed.count, resuming: rooms)
     }
 
-    /// Starts what the limits allow. Called with the lock held.
-    private func startReadyLocked() {
+    /// Starts what the limits allow. Called with the lock held. Task mode starts the tasks here;
+    /// callback mode returns the requests for `startCallbacks`, to be called after unlocking.
+    private func startReadyLocked() -> [Request] {
+        var toStart: [Request] = []
         while let entry = scheduler.startNext() {
             let request = Request(key: entry.key, host: entry.host, group: entry.group, priority: entry.priority)
-            tasks[entry.key] = Task { [self] in
-                let outcome = await operation(request)
-                complete(request, outcome)
+            if let operation {
+                tasks[entry.key] = Task { [self] in
+                    let outcome = await operation(request)
+                    complete(request, outcome)
+                }
+            } else {
+                toStart.append(request)
             }
+        }
+        return toStart
+    }
+
+    /// Callback mode: begins each request and records how to cancel it.
+    private func startCallbacks(_ requests: [Request]) {
+        guard let startOperation else { return }
+        for request in requests {
+            let stop = startOperation(request) { [self] outcome in complete(request, outcome) }
+            let cancelNow: Bool = lock.withLock {
+                guard scheduler.isRunning(request.key) else { return false }  // already finished
+                if cancelledRunning.contains(request.key) { return true }
+                cancellers[request.key] = stop
+                return false
+            }
+            if cancelNow { stop() }
         }
     }
 
     private func complete(_ request: Request, _ outcome: Outcome) {
+        var toStart: [Request] = []
         let (subscribers, rooms): ([Int], [CheckedContinuation<Void, Never>]) = lock.withLock {
             let entry = scheduler.finish(request.key)
             tasks[request.key] = nil
-            if !Task.isCancelled { completed[request.key] = outcome }
+            cancellers[request.key] = nil
+            let wasCancelled = cancelledRunning.remove(request.key) != nil || Task.isCancelled
+            if keepsOutcomes && !wasCancelled { completed[request.key] = outcome }
             pendingDeliveries += 1
-            startReadyLocked()
+            toStart = startReadyLocked()
             var rooms: [CheckedContinuation<Void, Never>] = []
-            if scheduler.hasRoom {
+            // Wake blocked submitters once the waiting list is half empty, not at every free
+            // slot: they then submit a batch per wake-up instead of one request each.
+            if !roomWaiters.isEmpty && scheduler.waitingCount <= scheduler.limits.maxWaiting / 2 {
                 rooms = roomWaiters
                 roomWaiters.removeAll()
             }
             return (entry?.subscribers ?? [], rooms)
         }
+        startCallbacks(toStart)
         deliver(outcome, subscribers)
         finishDeliveries(1, resuming: rooms)
     }

@@ -83,22 +83,24 @@ public struct PrefetchScheduler: Sendable {
 
     /// Picks the best waiting entry that the limits allow to start, and marks it running.
     public mutating func startNext() -> Entry? {
-        guard running.count < limits.concurrency else { return nil }
-        var best: Int?
+        guard running.count < limits.concurrency, !waiting.isEmpty else { return nil }
+        // While fewer than `perHost` run in all, no host can be at its cap: skip the lookups.
+        let hostsMayBeFull = running.count >= limits.perHost
+        var best = -1
+        var bestPriority = PrefetchPriority(page: 0)
+        var bestSequence = 0
         for index in waiting.indices {
-            let candidate = waiting[index]
-            guard runningPerHost[candidate.host, default: 0] < limits.perHost else { continue }
-            if let current = best {
-                let other = waiting[current]
-                if (candidate.priority, candidate.sequence) < (other.priority, other.sequence) {
-                    best = index
-                }
-            } else {
+            if hostsMayBeFull && runningPerHost[waiting[index].host, default: 0] >= limits.perHost { continue }
+            let priority = waiting[index].priority
+            let sequence = waiting[index].sequence
+            if best < 0 || priority < bestPriority || (priority == bestPriority && sequence < bestSequence) {
                 best = index
+                bestPriority = priority
+                bestSequence = sequence
             }
         }
-        guard let index = best else { return nil }
-        let entry = removeWaiting(at: index)
+        guard best >= 0 else { return nil }
+        let entry = removeWaiting(at: best)
         running[entry.key] = entry
         runningPerHost[entry.host, default: 0] += 1
         return entry

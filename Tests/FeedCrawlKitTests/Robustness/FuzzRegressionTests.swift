@@ -3,8 +3,8 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 
-/// Replays the fuzz targets' seeds (`Fuzz/Corpus/<target>/`) and every input a fuzz run once
-/// failed on (`Fuzz/Regressions/<target>/`) through the same checks the targets run.
+/// Replays the fuzz targets' seeds (`Sources/Fuzz/Corpus/<target>/`) and every input a fuzz run once
+/// failed on (`Sources/Fuzz/Regressions/<target>/`) through the same checks the targets run.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
     static let checks: [String: @Sendable ([UInt8]) -> [String]] = [
@@ -16,11 +16,11 @@ struct FuzzRegressionTests {
         "FuzzHeaders": FuzzChecks.headers,
     ]
 
-    /// The package's `Fuzz/` folder.
+    /// The package's `Sources/Fuzz/` folder.
     static var fuzzDirectory: String {
         var path = #filePath
         for _ in 0..<4 { path = FileIO.directoryName(of: path) }
-        return path + "/Fuzz"
+        return path + "/Sources/Fuzz"
     }
 
     static func inputs(_ target: String) -> [String] {

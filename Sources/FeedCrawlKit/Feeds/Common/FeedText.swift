@@ -7,6 +7,7 @@ enum FeedText {
 
     /// Replaces every run of control characters and whitespace by one space and trims the ends.
     static func collapsingControls(_ s: String) -> String {
+        if let ascii = collapsingControlsASCII(s) { return ascii }
         var out = String.UnicodeScalarView()
         var pendingSpace = false
         for scalar in s.unicodeScalars {
@@ -21,9 +22,42 @@ enum FeedText {
         return String(out)
     }
 
+    /// `collapsingControls` for pure ASCII text without Unicode property lookups (ASCII controls
+    /// are 0x00–0x1F and 0x7F; ASCII whitespace 0x09–0x0D and 0x20); nil for other text.
+    private static func collapsingControlsASCII(_ s: String) -> String? {
+        var s = s
+        return s.withUTF8 { utf8 -> String? in
+            var clean = true  // already collapsed: no control, no leading/trailing/double space
+            var previousSpace = true
+            for byte in utf8 {
+                if byte >= 0x80 { return nil }
+                let space = byte <= 0x20 || byte == 0x7F
+                if space && (byte != 0x20 || previousSpace) { clean = false }
+                previousSpace = space
+            }
+            if clean && !previousSpace { return String(decoding: utf8, as: UTF8.self) }
+            if clean && utf8.isEmpty { return "" }
+            var out: [UInt8] = []
+            out.reserveCapacity(utf8.count)
+            var pendingSpace = false
+            for byte in utf8 {
+                if byte <= 0x20 || byte == 0x7F {
+                    pendingSpace = !out.isEmpty
+                } else {
+                    if pendingSpace { out.append(0x20) }
+                    pendingSpace = false
+                    out.append(byte)
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
     /// Clips `s` to at most `limit` characters, appending "…" when something was cut.
     static func clip(_ s: String, to limit: Int) -> String {
         guard limit > 0 else { return "" }
+        // At most `limit` UTF-8 bytes means at most `limit` characters: no need to count them.
+        if s.utf8.count <= limit { return s }
         guard s.count > limit else { return s }
         return String(s.prefix(limit)) + "…"
     }
@@ -61,6 +95,7 @@ enum FeedText {
     /// Accepts absolute http(s) URLs without spaces or control characters; `""` is absent.
     static func checkImageURL(_ raw: String?) -> URLCheck {
         guard let raw else { return .absent }
+        if plainHTTPURL(raw) { return .ok(raw) }
         let trimmed = trimmedASCIIWhitespace(raw)
         if trimmed.isEmpty { return .absent }
         if trimmed.utf8.count > maxURLBytes {
@@ -79,7 +114,31 @@ enum FeedText {
         return .ok(trimmed)
     }
 
+    /// The common case of `checkImageURL` without allocating: printable ASCII (no space),
+    /// `http://` or `https://` in any case, something after it, not too long.
+    private static func plainHTTPURL(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { b in
+            guard b.count > 7, b.count <= maxURLBytes else { return false }
+            for byte in b where byte <= 0x20 || byte >= 0x7F { return false }
+            // `| 0x20` lowercases letters; no other byte turns into h, t, p or s.
+            guard b[0] | 0x20 == 0x68, b[1] | 0x20 == 0x74, b[2] | 0x20 == 0x74, b[3] | 0x20 == 0x70 else {
+                return false
+            }
+            let colon = b[4] | 0x20 == 0x73 ? 5 : 4
+            guard b.count > colon + 3, b[colon] == 0x3A, b[colon + 1] == 0x2F, b[colon + 2] == 0x2F else {
+                return false
+            }
+            return true
+        }
+    }
+
     static func trimmedASCIIWhitespace(_ s: String) -> String {
+        // Common case: printable ASCII at both ends, nothing to trim.
+        if let first = s.utf8.first, let last = s.utf8.last,
+           first > 0x20, first < 0x7F, last > 0x20, last < 0x7F {
+            return s
+        }
         let scalars = s.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }

@@ -72,13 +72,17 @@ struct PixabayRawHit: Decodable {
             itemID = synthetic
             problems.append(FeedIDProblem.describe(id))
         }
-        let checks: [PixabayImageField: FeedText.URLCheck] = [
-            .preview: FeedText.checkImageURL(previewURL),
-            .webformat: FeedText.checkImageURL(webformatURL),
-            .large: FeedText.checkImageURL(largeImageURL),
-        ]
-        let order = [imageField] + PixabayImageField.allCases.filter { $0 != imageField }
-        let chosen = FeedImageChoice.pick(order.compactMap { checks[$0] })
+        let preview = FeedText.checkImageURL(previewURL)
+        let webformat = FeedText.checkImageURL(webformatURL)
+        let large = FeedText.checkImageURL(largeImageURL)
+        // The chosen field first, then the others in declaration order.
+        let order: [FeedText.URLCheck]
+        switch imageField {
+        case .preview: order = [preview, webformat, large]
+        case .webformat: order = [webformat, preview, large]
+        case .large: order = [large, preview, webformat]
+        }
+        let chosen = FeedImageChoice.pick(order)
         if let problem = chosen.problem { problems.append(problem) }
         let item = FeedItem(
             source: source,
@@ -93,9 +97,9 @@ struct PixabayRawHit: Decodable {
             item: item,
             pageURL: FeedText.checkImageURL(pageURL).okValue,
             type: FeedText.optionalField(type),
-            previewURL: checks[.preview]?.okValue,
-            webformatURL: checks[.webformat]?.okValue,
-            largeImageURL: checks[.large]?.okValue,
+            previewURL: preview.okValue,
+            webformatURL: webformat.okValue,
+            largeImageURL: large.okValue,
             isAiGenerated: isAiGenerated,
             isLowQuality: isLowQuality
         )

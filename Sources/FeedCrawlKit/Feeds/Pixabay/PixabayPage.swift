@@ -86,7 +86,9 @@ public struct PixabayPage: Sendable, Equatable {
         imageField: PixabayImageField = .preview,
         source: String = "pixabay"
     ) throws -> PixabayPage {
-        let raw = try FeedJSON.decode(PixabayRawPage.self, from: bytes, what: "Pixabay page")
+        // The common shape takes a direct scanner; anything else (and every error) JSONDecoder.
+        let raw = try PixabayFastDecoder.decode(bytes)
+            ?? FeedJSON.decode(PixabayRawPage.self, from: bytes, what: "Pixabay page")
         let hits = raw.hits.enumerated().map { index, hit in
             hit.makeHit(source: source, page: page, index: index, imageField: imageField)
         }

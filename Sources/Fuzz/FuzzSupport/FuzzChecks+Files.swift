@@ -1,3 +1,4 @@
+import FoundationEssentials
 import FeedCrawlKit
 
 extension FuzzChecks {
@@ -36,7 +37,15 @@ extension FuzzChecks {
         let journal = Journal.parse(bytes)
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true).count
         v.check(journal.items.count + journal.skippedLines <= lines, "more journal entries than lines")
-        var manifest = (try? ManifestStore.decode(bytes)) ?? Manifest.empty
+        let decoded = try? ManifestStore.decode(bytes)
+        // The strict fast scanner ManifestStore tries first must agree with JSONDecoder.
+        let reference = try? ManifestCoding.decoder().decode(Manifest.self, from: Data(bytes))
+        if let reference {
+            v.check(decoded == reference, "the fast manifest reader disagrees with JSONDecoder")
+        } else {
+            v.check(decoded == nil, "the fast manifest reader accepts what JSONDecoder rejects")
+        }
+        var manifest = decoded ?? Manifest.empty
         manifest = manifest.folding(journal.items)
         for item in manifest.items {
             guard let file = item.file, CacheLayout.isValidRelativePath(file) else { continue }

@@ -1,5 +1,6 @@
-/// Writing JSON text by hand, for log lines that must be cheap and byte-stable.
-public enum JSONText {
+/// Writing JSON text by hand, for log lines that must be cheap and byte-stable (string helpers;
+/// the byte-buffer writer for the journal and manifest is in Manifest/JSONText.swift).
+extension JSONText {
     /// Appends `s` as a JSON string literal. Quotes, backslashes and every control character
     /// (C0, DEL, C1) are escaped, as are U+2028/U+2029, so the output is one safe line.
     public static func appendString(_ s: String, to out: inout String) {

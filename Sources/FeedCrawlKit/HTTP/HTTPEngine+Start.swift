@@ -1,0 +1,33 @@
+/// A transfer started with `HTTPEngine.start(_:completion:)`; pass it to `cancel(_:)`.
+struct TransferHandle: Sendable {
+    fileprivate let transfer: Transfer
+}
+
+extension HTTPEngine {
+    /// Starts `request` without a task or continuation: `completion` runs exactly once, on the
+    /// engine's thread (so it must be short and never block), with the finished transfer or the
+    /// error. For a 2xx file destination the result holds the `PendingFile` still to be finished
+    /// (fsync, close) by the caller, off the engine's thread. Cancelling completes it with
+    /// `CancellationError` and unlinks a partial file. On a shut-down engine `completion` runs at
+    /// once on the calling thread with `HTTPError.engineShutDown`.
+    ///
+    /// This is the image pipeline's path: one closure per transfer instead of a task, two
+    /// continuations and a cancellation handler.
+    ///
+    /// - Throws: `HTTPError` when the request is invalid (nothing is started then).
+    func start(
+        _ request: HTTPRequest, completion: @escaping @Sendable (Result<CompletedTransfer, any Error>) -> Void
+    ) throws(HTTPError) -> TransferHandle {
+        try request.validate()
+        let transfer = Transfer(request: request)
+        transfer.completion = completion
+        loop.submit(transfer)
+        return TransferHandle(transfer: transfer)
+    }
+
+    /// Cancels a transfer started with `start(_:completion:)`; its completion gets
+    /// `CancellationError` unless it already finished.
+    func cancel(_ handle: TransferHandle) {
+        loop.cancel(handle.transfer)
+    }
+}

@@ -1,0 +1,221 @@
+import FoundationEssentials
+
+/// A JSON text being written into a byte buffer, byte for byte as `ManifestCoding`'s encoders
+/// write it (sorted keys are the caller's job; slashes not escaped; control characters as
+/// `\n`, `\t`, ... or `\u00xx`; dates ISO-8601 in UTC, whole seconds). Used for the journal lines
+/// and the manifest, where `JSONEncoder` was the largest cost per item and its value tree the
+/// largest transient allocation.
+///
+/// Pretty form (`indent != nil`): `"key" : value`, two spaces per level, empty containers as
+/// `[`/`{`, a blank line and the closing bracket, as `JSONEncoder`'s `.prettyPrinted`.
+public struct JSONText {
+    /// The text so far.
+    var bytes: [UInt8] = []
+    /// Pretty printing: the current nesting depth; `nil` writes compact JSON.
+    private var depth: Int?
+    /// Whether the innermost open container has a member yet.
+    private var hasMember: [Bool] = []
+
+    /// Creates an empty text; `pretty` adds newlines and indentation, starting at `depth`.
+    init(pretty: Bool, depth: Int = 0, capacity: Int = 1024) {
+        self.depth = pretty ? depth : nil
+        bytes.reserveCapacity(capacity)
+    }
+
+    var isPretty: Bool { depth != nil }
+
+    /// Drops the text written so far (keeping capacity); the nesting must be back at its start.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Containers
+
+    mutating func beginObject() { open(UInt8(ascii: "{")) }
+    mutating func endObject() { close(UInt8(ascii: "}")) }
+    mutating func beginArray() { open(UInt8(ascii: "[")) }
+    mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// Starts an object member: separator, indentation, the quoted key and the colon.
+    /// `key` must not need escaping (the manifest's keys are ASCII identifiers).
+    mutating func key(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        if depth == nil {
+            bytes.append(UInt8(ascii: ":"))
+        } else {
+            bytes.append(0x20)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(0x20)
+        }
+    }
+
+    /// Starts an array element: separator and indentation.
+    mutating func element() {
+        separate()
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
+        hasMember.append(false)
+        if let d = depth { depth = d + 1 }
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let had = hasMember.popLast() ?? false
+        if let d = depth {
+            depth = d - 1
+            bytes.append(0x0A)
+            if !had { bytes.append(0x0A) }
+            indent(d - 1)
+        }
+        bytes.append(bracket)
+    }
+
+    private mutating func separate() {
+        if let last = hasMember.indices.last {
+            if hasMember[last] { bytes.append(UInt8(ascii: ",")) }
+            hasMember[last] = true
+        }
+        if let d = depth {
+            bytes.append(0x0A)
+            indent(d)
+        }
+    }
+
+    private mutating func indent(_ level: Int) {
+        for _ in 0..<max(0, 2 * level) { bytes.append(0x20) }
+    }
+
+    // MARK: Values
+
+    mutating func null() {
+        let word: StaticString = "null"
+        bytes.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+    }
+
+    /// A signed integer in decimal.
+    mutating func int<T: BinaryInteger & FixedWidthInteger>(_ value: T) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                let digit = UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+                raw[23 - count] = UInt8(ascii: "0") + digit
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[(24 - count)...]))
+        }
+    }
+
+    /// A string, quoted and escaped.
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            bytes.append(UInt8(ascii: "\""))
+            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                bytes.append(contentsOf: utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return
+            }
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if start < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index])) }
+                start = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    bytes.append(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(hex.utf8Start[Int(byte >> 4)])
+                    bytes.append(hex.utf8Start[Int(byte & 0x0F)])
+                }
+            }
+            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
+            bytes.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// A date as a quoted ISO-8601 UTC timestamp with whole seconds (rounded down), as
+    /// `JSONEncoder`'s `.iso8601` strategy writes it.
+    mutating func date(_ value: Date) {
+        let seconds = value.timeIntervalSince1970.rounded(.down)
+        // Proleptic Gregorian arithmetic matches Foundation from 1583 (after the Julian switch)
+        // to 9999; anything else goes through Foundation itself.
+        guard seconds >= -12_212_553_600, seconds <= 253_402_300_799 else {
+            string(Self.foundationISO8601(value))
+            return
+        }
+        let total = Int64(seconds)
+        var days = total / 86_400
+        var secondOfDay = total % 86_400
+        if secondOfDay < 0 {
+            secondOfDay += 86_400
+            days -= 1
+        }
+        // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+
+        bytes.append(UInt8(ascii: "\""))
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        bytes.append(UInt8(ascii: "Z"))
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func digits(_ value: Int64, _ width: Int) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Appends bytes that are already JSON text (for example another encoder's output).
+    mutating func raw(_ text: [UInt8]) {
+        bytes.append(contentsOf: text)
+    }
+
+    /// The date exactly as `ManifestCoding`'s encoders write it, for dates outside 1583...9999.
+    static func foundationISO8601(_ date: Date) -> String {
+        let encoder = ManifestCoding.compactEncoder()
+        guard let data = try? encoder.encode([date]), data.count > 4 else { return "" }
+        // ["...."] -> ....
+        return String(decoding: data.dropFirst(2).dropLast(2), as: UTF8.self)
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file being written through a buffer by `AtomicFile.stream(to:durable:_:)`.
+public struct AtomicFileStream {
+    /// Bytes buffered before each `write(2)` (64 KiB).
+    public static let bufferSize = 64 * 1024
+
+    let fd: Int32
+    let path: String
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    /// Appends bytes; full buffers are written out.
+    public mutating func write(_ bytes: [UInt8]) throws(FileSystemError) {
+        if buffer.count + bytes.count > Self.bufferSize { try flush() }
+        if bytes.count >= Self.bufferSize {
+            try writeOut(bytes)
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// Writes out what is buffered.
+    public mutating func flush() throws(FileSystemError) {
+        guard !buffer.isEmpty else { return }
+        try writeOut(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeOut(_ bytes: [UInt8]) throws(FileSystemError) {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(FileSystemError) in try FileIO.writeAll(fd, raw, path: path) }
+        }
+        try result.get()
+    }
+}
+
+extension AtomicFile {
+    /// Writes `path` atomically like `write(_:to:permissions:durable:)`, but the content is
+    /// produced piecewise by `body` through a 64 KiB buffer, so it never needs to be in memory
+    /// whole. If `body` throws, the temporary file is removed and the destination is untouched.
+    public static func stream(
+        to path: String, permissions: mode_t = 0o644, durable: Bool = true,
+        _ body: (inout AtomicFileStream) throws(FileSystemError) -> Void
+    ) throws(FileSystemError) {
+        let temp = temporaryPath(for: path)
+        let fd = try FileIO.open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: permissions)
+        do {
+            var stream = AtomicFileStream(fd: fd, path: temp)
+            try body(&stream)
+            try stream.flush()
+            if durable { try FileIO.sync(fd, path: temp) }
+        } catch {
+            _ = Glibc.close(fd)
+            _ = unlink(temp)
+            throw error
+        }
+        do throws(FileSystemError) {
+            try FileIO.close(fd, path: temp)
+            if rename(temp, path) != 0 { throw FileSystemError("rename", path: path) }
+        } catch {
+            _ = unlink(temp)
+            throw error
+        }
+        if durable { try FileIO.syncDirectory(FileIO.directoryName(of: path)) }
+    }
+}
