@@ -50,25 +50,10 @@ extension AtomicFile {
         to path: String, permissions: mode_t = 0o644, durable: Bool = true,
         _ body: (inout AtomicFileStream) throws(FileSystemError) -> Void
     ) throws(FileSystemError) {
-        let temp = temporaryPath(for: path)
-        let fd = try FileIO.open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: permissions)
-        do {
+        try replace(path, permissions: permissions, durable: durable) { (fd, temp) throws(FileSystemError) in
             var stream = AtomicFileStream(fd: fd, path: temp)
             try body(&stream)
             try stream.flush()
-            if durable { try FileIO.sync(fd, path: temp) }
-        } catch {
-            _ = Glibc.close(fd)
-            _ = unlink(temp)
-            throw error
         }
-        do throws(FileSystemError) {
-            try FileIO.close(fd, path: temp)
-            if rename(temp, path) != 0 { throw FileSystemError("rename", path: path) }
-        } catch {
-            _ = unlink(temp)
-            throw error
-        }
-        if durable { try FileIO.syncDirectory(FileIO.directoryName(of: path)) }
     }
 }

@@ -23,10 +23,22 @@ public enum AtomicFile {
     public static func write(
         _ bytes: UnsafeRawBufferPointer, to path: String, permissions: mode_t = 0o644, durable: Bool = true
     ) throws(FileSystemError) {
+        try replace(path, permissions: permissions, durable: durable) { (fd, temp) throws(FileSystemError) in
+            try FileIO.writeAll(fd, bytes, path: temp)
+        }
+    }
+
+    /// The one atomic-replace sequence: a new temporary file in the same folder, `fill`, fsync,
+    /// close, rename over `path`, fsync the folder. On any failure the temporary file is removed
+    /// and `path` is untouched.
+    static func replace(
+        _ path: String, permissions: mode_t, durable: Bool,
+        fill: (Int32, String) throws(FileSystemError) -> Void
+    ) throws(FileSystemError) {
         let temp = temporaryPath(for: path)
         let fd = try FileIO.open(temp, O_WRONLY | O_CREAT | O_EXCL, mode: permissions)
         do {
-            try FileIO.writeAll(fd, bytes, path: temp)
+            try fill(fd, temp)
             if durable { try FileIO.sync(fd, path: temp) }
         } catch {
             _ = Glibc.close(fd)
