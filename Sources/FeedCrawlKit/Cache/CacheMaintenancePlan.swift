@@ -14,10 +14,13 @@ import FoundationEssentials
 /// - carried-over items without a file (failed, no image) stay, with their `lastSeen`;
 /// - files on disk that no remaining item references are orphans, to be removed.
 ///
-/// Sizes come from the manifest's `bytes`, so planning needs no `stat` per file.
+/// Sizes come from the manifest's `bytes`, so planning needs no `stat` per file. This run's items
+/// are read once, one at a time, and not kept: a 20,000-item run can hand them over as compact
+/// records decoded on demand (`CrawlLedger.Contents`).
 public struct CacheMaintenancePlan: Sendable, Equatable {
-    /// The manifest's items after the run: this run's, then the carried-over ones kept.
-    public var items: [ManifestItem]
+    /// The carried-over items kept, reconciled (this run's items stay as they are, so the
+    /// manifest after the run is this run's items plus these).
+    public var carried: [ManifestItem]
     /// Files (relative to OUT) to evict, in eviction order.
     public var evicted: [String]
     /// Bytes of the evicted files.
@@ -39,20 +42,33 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
     ///     same `(source, id)` as a current item are superseded by it.
     ///   - present: cache files on disk, relative to OUT (`cache/ab/<key>.<ext>`).
     ///   - capBytes: the cache size cap (`--cache-max`).
-    public init(current: [ManifestItem], previous: [ManifestItem], present: Set<String>, capBytes: Int64) {
-        var currentKeys = Set<ItemKey>()
-        var usedByRun: [String: ManifestItem] = [:]
-        var usedStems: [Substring: ManifestItem] = [:]
+    public init<Current: Collection<ManifestItem>>(
+        current: Current, previous: [ManifestItem], present: Set<String>, capBytes: Int64
+    ) {
+        // Only stems that a previous item's file has can matter for reconciling.
+        var previousStems = Set<Substring>()
+        for item in previous {
+            if let file = item.file { previousStems.insert(Self.stem(file)) }
+        }
+        var currentKeys = Set<ItemKey>(minimumCapacity: current.count)
+        var usedStems: [Substring: Current.Index] = [:]
         var usedSizes: [String: Int64] = [:]
-        for item in current {
+        usedSizes.reserveCapacity(current.count)
+        var index = current.startIndex
+        while index != current.endIndex {
+            let item = current[index]
             currentKeys.insert(item.key)
-            if let file = item.file, usedByRun[file] == nil {
-                usedByRun[file] = item
-                usedStems[Self.stem(file)] = item
+            if let file = item.file, !previousStems.isEmpty {
+                let stem = Self.stem(file)
+                if previousStems.contains(stem), usedStems[stem] == nil { usedStems[stem] = index }
             }
-            for reference in item.cacheReferences where usedSizes[reference.file] == nil {
-                usedSizes[reference.file] = max(0, reference.bytes ?? 0)
+            if let file = item.file, usedSizes[file] == nil {
+                usedSizes[file] = max(0, item.bytes ?? 0)
             }
+            if let details = item.details, let file = details.largePatchFile, usedSizes[file] == nil {
+                usedSizes[file] = max(0, details.largePatchBytes ?? 0)
+            }
+            current.formIndex(after: &index)
         }
 
         // Carried-over items: reconcile, or drop when the file is gone.
@@ -63,7 +79,7 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
             guard seenCarried.insert(item.key).inserted else { continue }
             if let file = item.file {
                 if let owner = usedStems[Self.stem(file)] {
-                    item.takeFileFacts(from: owner)
+                    item.takeFileFacts(from: current[owner])
                 } else if !present.contains(file) {
                     dropped += 1
                     continue
@@ -110,8 +126,8 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
             }
         }
         let evictedSet = Set(evicted)
-        var kept: [ManifestItem] = current
-        kept.reserveCapacity(current.count + carried.count)
+        var kept: [ManifestItem] = []
+        kept.reserveCapacity(carried.count)
         for var item in carried {
             if let file = item.file, evictedSet.contains(file) {
                 dropped += 1
@@ -123,16 +139,18 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
             kept.append(item)
         }
 
-        var referenced = Set<String>()
+        var referencedByCarried = Set<String>()
         for item in kept {
-            for reference in item.cacheReferences { referenced.insert(reference.file) }
+            for reference in item.cacheReferences { referencedByCarried.insert(reference.file) }
         }
 
-        self.items = kept
+        self.carried = kept
         self.evicted = evicted
         self.evictedBytes = evictedBytes
         self.droppedItems = dropped
-        self.orphans = present.subtracting(referenced).subtracting(evictedSet).sorted()
+        self.orphans = present.filter {
+            usedSizes[$0] == nil && !referencedByCarried.contains($0) && !evictedSet.contains($0)
+        }.sorted()
         self.cacheBytes = total
         self.overCap = total > capBytes
     }

@@ -14,6 +14,8 @@ final class CrawlLedger: @unchecked Sendable {
     private var store = CompactItems()
     private var counts: [ItemStatus: Int] = [:]
     private var downloadedBytes: Int64 = 0
+    /// Hashes of the files downloaded this run, so a file shared by several items counts once.
+    private var downloadedFiles = Set<Int>()
     /// The first token scheduled with an image URL, by the URL's hash (see `claim`).
     private var firstTokenByURL: [Int: Int] = [:]
     /// Token by source and id: a repeated listing is dropped (the first wins).
@@ -81,7 +83,10 @@ final class CrawlLedger: @unchecked Sendable {
                 journalLocked(item)
                 records[token] = store.append(item)
                 counts[item.status, default: 0] += 1
-                if item.status == .downloaded { downloadedBytes += item.bytes ?? 0 }
+                // Items that share an image share its one download.
+                if item.status == .downloaded, downloadedFiles.insert((item.file ?? "").hashValue).inserted {
+                    downloadedBytes += item.bytes ?? 0
+                }
             }
             flushIfDueLocked()
         }
@@ -199,32 +204,25 @@ final class CrawlLedger: @unchecked Sendable {
         var downloadedBytes: Int64
 
         /// This run's items, decoded one at a time, in registration order.
-        var items: some Sequence<ManifestItem> {
+        var items: LazyMapCollection<[CompactItems.Ref], ManifestItem> {
             let store = self.store
             return refs.lazy.map { store.item($0) }
         }
 
-        /// This run's items plus earlier items it did not see (kept as they were), in
-        /// `ManifestItem.stableOrder`, decoded one at a time as the manifest is written.
-        func sortedItems(mergedWith previous: [ManifestItem]) -> some Sequence<ManifestItem> {
-            struct Entry {
-                var source: String
-                var page: Int
-                var id: String
-                /// Index into `refs` (>= 0) or into `previous` (-1 - index).
-                var index: Int
-            }
-            var entries: [Entry] = []
-            entries.reserveCapacity(refs.count + previous.count)
+        /// This run's items plus `carried` (earlier items it did not see, kept as they are), in
+        /// `ManifestItem.stableOrder`, decoded one at a time as they are read.
+        func sortedItems(mergedWith carried: [ManifestItem]) -> SortedItems {
+            var entries: [SortedItems.Entry] = []
+            entries.reserveCapacity(refs.count + carried.count)
             var seen = Set<ItemKey>(minimumCapacity: refs.count)
             for (index, ref) in refs.enumerated() {
                 let item = store.item(ref)
                 if seen.insert(item.key).inserted {
-                    entries.append(Entry(source: item.source, page: item.page, id: item.id, index: index))
+                    entries.append(.init(source: item.source, page: item.page, id: item.id, index: index))
                 }
             }
-            for (index, item) in previous.enumerated() where seen.insert(item.key).inserted {
-                entries.append(Entry(source: item.source, page: item.page, id: item.id, index: -1 - index))
+            for (index, item) in carried.enumerated() where seen.insert(item.key).inserted {
+                entries.append(.init(source: item.source, page: item.page, id: item.id, index: -1 - index))
             }
             seen = []
             entries.sort { a, b in
@@ -232,11 +230,35 @@ final class CrawlLedger: @unchecked Sendable {
                 if a.page != b.page { return a.page < b.page }
                 return ManifestItem.idOrder(a.id, b.id)
             }
-            let store = self.store, refs = self.refs
-            return entries.lazy.map { entry in
-                entry.index >= 0 ? store.item(refs[entry.index]) : previous[-1 - entry.index]
-            }
+            return SortedItems(entries: entries, store: store, refs: refs, carried: carried)
         }
+    }
+
+    /// Items in `ManifestItem.stableOrder`, each decoded from its compact record when read.
+    struct SortedItems: RandomAccessCollection {
+        struct Entry {
+            var source: String
+            var page: Int
+            var id: String
+            /// Index into `refs` (>= 0) or into `carried` (-1 - index).
+            var index: Int
+        }
+
+        fileprivate let entries: [Entry]
+        fileprivate let store: CompactItems
+        fileprivate let refs: [CompactItems.Ref]
+        fileprivate let carried: [ManifestItem]
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { entries.count }
+
+        subscript(position: Int) -> ManifestItem {
+            let index = entries[position].index
+            return index >= 0 ? store.item(refs[index]) : carried[-1 - index]
+        }
+
+        /// Each item's source and page, without decoding it.
+        var keys: some Sequence<(String, Int)> { entries.lazy.map { ($0.source, $0.page) } }
     }
 
     /// Ends the run: items never resolved (which should not happen) are recorded as cancelled,

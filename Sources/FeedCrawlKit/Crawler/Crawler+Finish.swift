@@ -6,8 +6,8 @@ extension Crawler {
         var plan: CacheMaintenancePlan
         var orphansRemoved = 0
         var storageProblem: String?
-        /// The manifest written, when it was.
-        var manifest: Manifest?
+        /// Whether the manifest was written.
+        var manifestWritten = false
     }
 
     /// The final phase of a run: plans eviction and orphan removal, writes the manifest
@@ -15,27 +15,35 @@ extension Crawler {
     ///
     /// Files are deleted only after the manifest that no longer references them is on disk, so
     /// a kill at any point leaves every referenced file in place (at worst some orphans, which
-    /// the next run removes). When the manifest cannot be written nothing is deleted.
+    /// the next run removes). When the manifest cannot be written nothing is deleted. Then
+    /// `OUT/index.html` is written from the same items (a failure there is only a warning).
+    ///
+    /// This run's items are read from the ledger's compact records one at a time; only the
+    /// carried-over items (already in memory as the previous manifest) are held as values.
     func finish(
-        items: [ManifestItem], previous: [ManifestItem], layout: CacheLayout, run: RunRecord
+        contents: CrawlLedger.Contents, previous: [ManifestItem], layout: CacheLayout, run: RunRecord
     ) -> Finish {
         let scan = layout.scanCache()
         let plan = CacheMaintenancePlan(
-            current: items, previous: previous, present: scan.entries, capBytes: configuration.cacheMaxBytes)
+            current: contents.items, previous: previous, present: scan.entries,
+            capBytes: configuration.cacheMaxBytes)
         var result = Finish(plan: plan)
         var record = run
         record.evicted = plan.evicted.count
         record.evictedBytes = plan.evictedBytes
         record.orphansRemoved = (run.orphansRemoved ?? 0) + plan.orphans.count + scan.temporary.count
-        let manifest = Manifest(generatedAt: run.finishedAt ?? run.startedAt, run: record, items: plan.items)
+        let generatedAt = run.finishedAt ?? run.startedAt
+        var manifest = Manifest(generatedAt: generatedAt)
+        manifest.run = record
+        let sorted = contents.sortedItems(mergedWith: plan.carried)
         configuration.checkpoint?(.outcomesJournaled)
         do {
-            try ManifestStore.save(manifest, path: layout.manifestPath)
+            try ManifestWriter.save(manifest, sortedItems: sorted, path: layout.manifestPath)
         } catch {
             result.storageProblem = "cannot write the manifest: \(error)"
             return result
         }
-        result.manifest = manifest
+        result.manifestWritten = true
         configuration.checkpoint?(.manifestWritten)
         try? Journal.remove(path: layout.journalPath)
         for file in plan.evicted {
@@ -43,6 +51,18 @@ extension Crawler {
         }
         for file in plan.orphans + scan.temporary where unlink(layout.absolutePath(file)) == 0 {
             result.orphansRemoved += 1
+        }
+        // The scan already tells which cache files exist: no `stat` per figure.
+        let evicted = Set(plan.evicted)
+        let outline = ContactSheet.Outline(
+            keys: sorted.keys, earlier: plan.carried.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count)
+        do {
+            try ContactSheet.write(
+                generatedAt: generatedAt, run: record, sortedItems: sorted, outline: outline,
+                outDirectory: layout.outDirectory,
+                fileExists: { scan.entries.contains($0) && !evicted.contains($0) })
+        } catch {
+            events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
         }
         return result
     }

@@ -10,7 +10,7 @@ import Glibc
 /// references (and `.part` files) are removed; see `CacheMaintenancePlan`.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
-    private let events: @Sendable (CrawlEvent) -> Void
+    let events: @Sendable (CrawlEvent) -> Void
 
     /// Errors that stop a crawl before it starts.
     public enum SetupError: Error, CustomStringConvertible {
@@ -157,17 +157,11 @@ public final class Crawler: Sendable {
         let cancelled = Task.isCancelled
         let deadline = deadlineReached.withLock { $0 }
 
-        let items = ledger.finish()
-        var counts: [ItemStatus: Int] = [:]
-        var bytes: Int64 = 0
-        var downloadedFiles = Set<String>()
-        for item in items {
-            counts[item.status, default: 0] += 1
-            // Items that share an image share its one download.
-            if item.status == .downloaded, let file = item.file, downloadedFiles.insert(file).inserted {
-                bytes += item.bytes ?? 0
-            }
-        }
+        // Items stay compact records, decoded one at a time as the manifest and the contact
+        // sheet are written (see `finish`), so the end of a large run needs little memory.
+        let contents = ledger.finishContents()
+        let counts = contents.counts
+        let bytes = contents.downloadedBytes
         let finished = Date()
         var run = RunRecord(
             startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
@@ -181,14 +175,7 @@ public final class Crawler: Sendable {
         if deadline { run.deadlineReached = true }
         run.orphansRemoved = leftovers
         storage.releaseForFinalWrite()
-        let done = finish(items: items, previous: previous.items, layout: layout, run: run)
-        if let manifest = done.manifest {
-            do {
-                try ContactSheet.write(manifest, outDirectory: out)
-            } catch {
-                events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
-            }
-        }
+        let done = finish(contents: contents, previous: previous.items, layout: layout, run: run)
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
             sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? ledger.journalProblem,

@@ -40,55 +40,86 @@ public struct ContactSheet {
         try writer.commit()
     }
 
+    /// Writes `OUT/index.html` from items already in `ManifestItem.stableOrder`, read once each in
+    /// order (they may be decoded on demand), with `outline` computed beforehand; see
+    /// `write(_:outDirectory:)`.
+    static func write<Items: Sequence<ManifestItem>>(
+        generatedAt: Date, run: RunRecord?, sortedItems: Items, outline: Outline, outDirectory: String,
+        fileExists: @escaping (String) -> Bool
+    ) throws(FileSystemError) {
+        let writer = try ChunkedFileWriter(path: outDirectory + "/" + fileName)
+        var sheet = ContactSheet(manifest: Manifest(generatedAt: generatedAt), fileExists: fileExists)
+        sheet.manifest.run = run
+        sheet.render(sortedItems: sortedItems, outline: outline) { writer.append($0) }
+        try writer.commit()
+    }
+
     /// Renders the page in pieces, in order.
     public func render(_ emit: (String) -> Void) {
         let items = manifest.sortedItems
-        let groups = Self.groups(items)
+        let outline = Outline(
+            keys: items.lazy.map { ($0.source, $0.page) },
+            earlier: manifest.run.map { run in items.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count } ?? 0)
+        render(sortedItems: items, outline: outline, emit)
+    }
+
+    /// Renders `sortedItems` (whose sources and pages `outline` describes) in pieces, in order.
+    func render<Items: Sequence<ManifestItem>>(sortedItems: Items, outline: Outline, _ emit: (String) -> Void) {
         emit(head())
-        emit(header(items: items, groups: groups))
+        emit(header(outline))
         emit("<main>\n")
-        for (sourceIndex, group) in groups.enumerated() {
-            let count = group.pages.reduce(0) { $0 + $1.range.count }
+        var iterator = sortedItems.makeIterator()
+        for (sourceIndex, group) in outline.groups.enumerated() {
+            let count = group.pages.reduce(0) { $0 + $1.count }
             emit("<section id=\"s\(sourceIndex)\"><h2>\(HTMLText.escape(group.source, limit: 80)) <small>\(count) items</small></h2>\n")
             for page in group.pages {
-                emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(page.range.count) items</small></h3>\n<div class=\"grid\">\n")
-                for index in page.range { emit(figure(items[index])) }
+                emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(page.count) items</small></h3>\n<div class=\"grid\">\n")
+                for _ in 0..<page.count {
+                    guard let item = iterator.next() else { break }
+                    emit(figure(item))
+                }
                 emit("</div>\n")
             }
             emit("</section>\n")
         }
-        if items.isEmpty { emit("<p class=\"empty\">The manifest lists no items yet.</p>\n") }
+        if outline.count == 0 { emit("<p class=\"empty\">The manifest lists no items yet.</p>\n") }
         emit("</main>\n</body>\n</html>\n")
     }
 
-    struct PageGroup {
+    struct PageGroup: Equatable {
         var page: Int
-        var range: Range<Int>
+        var count: Int
     }
 
-    struct SourceGroup {
+    struct SourceGroup: Equatable {
         var source: String
         var pages: [PageGroup]
     }
 
-    /// Consecutive runs of (source, page) in stably ordered items.
-    static func groups(_ items: [ManifestItem]) -> [SourceGroup] {
+    /// What the header and the section headings need to know before the first figure: the
+    /// consecutive runs of (source, page) in the stably ordered items, how many items there are,
+    /// and how many the last run did not list.
+    struct Outline: Equatable {
         var groups: [SourceGroup] = []
-        var start = 0
-        for index in items.indices {
-            let item = items[index]
-            let isLast = index == items.count - 1
-            if isLast || items[index + 1].source != item.source || items[index + 1].page != item.page {
-                let page = PageGroup(page: item.page, range: start..<(index + 1))
-                if groups.last?.source == item.source {
-                    groups[groups.count - 1].pages.append(page)
+        var count = 0
+        var earlier = 0
+
+        init<Keys: Sequence>(keys: Keys, earlier: Int) where Keys.Element == (String, Int) {
+            for (source, page) in keys {
+                count += 1
+                if groups.last?.source == source {
+                    let last = groups.count - 1
+                    if groups[last].pages.last?.page == page {
+                        groups[last].pages[groups[last].pages.count - 1].count += 1
+                    } else {
+                        groups[last].pages.append(PageGroup(page: page, count: 1))
+                    }
                 } else {
-                    groups.append(SourceGroup(source: item.source, pages: [page]))
+                    groups.append(SourceGroup(source: source, pages: [PageGroup(page: page, count: 1)]))
                 }
-                start = index + 1
             }
+            self.earlier = earlier
         }
-        return groups
     }
 
     func head() -> String {
@@ -108,7 +139,8 @@ public struct ContactSheet {
         """
     }
 
-    func header(items: [ManifestItem], groups: [SourceGroup]) -> String {
+    func header(_ outline: Outline) -> String {
+        let groups = outline.groups
         var out = "<header>\n<h1>feedcrawl contact sheet</h1>\n"
         if let run = manifest.run {
             let seconds = run.finishedAt.map { ($0.timeIntervalSince(run.startedAt) * 10).rounded() / 10 }
@@ -136,8 +168,8 @@ public struct ContactSheet {
         } else {
             out += "<p class=\"run\">No run recorded.</p>\n"
         }
-        let earlier = manifest.run.map { run in items.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count } ?? 0
-        out += "<p>The <a href=\"manifest.json\">manifest</a> holds \(items.count) items"
+        let earlier = outline.earlier
+        out += "<p>The <a href=\"manifest.json\">manifest</a> holds \(outline.count) items"
         if earlier > 0 { out += " (\(earlier) not listed by the last run, shown faded)" }
         out += "; generated \(Self.time(manifest.generatedAt)).</p>\n"
         out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"

@@ -33,7 +33,7 @@ struct CacheMaintenancePlanTests {
         #expect(plan.cacheBytes == 200)
         #expect(!plan.overCap)
         #expect(plan.droppedItems == 3)
-        #expect(Set(plan.items.map(\.id)) == ["a", "e"])
+        #expect(Set(plan.carried.map(\.id)) == ["a", "e"])
         #expect(plan.orphans.isEmpty)
     }
 
@@ -42,7 +42,7 @@ struct CacheMaintenancePlanTests {
         let plan = CacheMaintenancePlan(
             current: [], previous: previous, present: [Self.file(1), Self.file(2)], capBytes: 200)
         #expect(plan.evicted.isEmpty)
-        #expect(plan.items.count == 2)
+        #expect(plan.carried.count == 2)
         #expect(plan.cacheBytes == 200)
     }
 
@@ -58,7 +58,7 @@ struct CacheMaintenancePlanTests {
         #expect(plan.evicted == [Self.file(2)])
         #expect(plan.overCap)
         #expect(plan.cacheBytes == 1000)
-        #expect(Set(plan.items.map(\.id)) == ["new", "shared"])
+        #expect(Set((current + plan.carried).map(\.id)) == ["new", "shared"])
     }
 
     @Test func aSharedFileIsAsRecentAsItsNewestItem() {
@@ -90,7 +90,7 @@ struct CacheMaintenancePlanTests {
         let old = Self.item("then", source: "s", file: Self.file(7, ext: "jpg"), seen: 1, status: .fresh)
         let plan = CacheMaintenancePlan(
             current: [fresh], previous: [old], present: [Self.file(7, ext: "png")], capBytes: 1 << 30)
-        let carried = plan.items.first { $0.id == "then" }
+        let carried = plan.carried.first { $0.id == "then" }
         #expect(carried?.file == Self.file(7, ext: "png"))
         #expect(carried?.sha256 == "new-sha")
         #expect(carried?.bytes == 555)
@@ -106,7 +106,7 @@ struct CacheMaintenancePlanTests {
             Self.item("kept", file: Self.file(2)),
         ]
         let plan = CacheMaintenancePlan(current: [], previous: previous, present: [Self.file(2)], capBytes: 1 << 30)
-        #expect(Set(plan.items.map(\.id)) == ["failed", "kept"])
+        #expect(Set(plan.carried.map(\.id)) == ["failed", "kept"])
         #expect(plan.droppedItems == 1)
     }
 
@@ -114,8 +114,8 @@ struct CacheMaintenancePlanTests {
         let previous = [Self.item("x", source: "s", file: Self.file(1), seen: 0)]
         let current = [Self.item("x", source: "s", file: nil, seen: 5, status: .failed)]
         let plan = CacheMaintenancePlan(current: current, previous: previous, present: [Self.file(1)], capBytes: 1 << 30)
-        #expect(plan.items.count == 1)
-        #expect(plan.items.first?.status == .failed)
+        #expect(plan.carried.isEmpty)
+        #expect((current + plan.carried).first?.status == .failed)
         #expect(plan.orphans == [Self.file(1)])
     }
 

@@ -102,6 +102,38 @@ struct ContactSheetTests {
         #expect(html.contains("lists no items yet"))
     }
 
+    @Test func outlineGroupsConsecutiveSourcesAndPages() {
+        let keys = [("launches", 1), ("launches", 1), ("launches", 2), ("pixabay", 1), ("pixabay", 3), ("pixabay", 3)]
+        let outline = ContactSheet.Outline(keys: keys, earlier: 2)
+        #expect(outline.count == 6)
+        #expect(outline.earlier == 2)
+        #expect(outline.groups == [
+            .init(source: "launches", pages: [.init(page: 1, count: 2), .init(page: 2, count: 1)]),
+            .init(source: "pixabay", pages: [.init(page: 1, count: 1), .init(page: 3, count: 2)]),
+        ])
+    }
+
+    /// The crawler renders from items decoded one at a time, read once each, with an outline
+    /// made beforehand: the page is the same as the one made from the whole manifest.
+    @Test func streamedRenderingMatchesTheManifestsPage() {
+        let items = [
+            Self.item("pixabay", "20", page: 2, status: .downloaded),
+            Self.item("pixabay", "10", page: 1, status: .fresh),
+            Self.item("pixabay", "11", page: 1, status: .failed, error: "HTTP 404"),
+            Self.item("launches", "7", page: 1, status: .noImage, seen: Self.runStart.addingTimeInterval(-86400)),
+        ]
+        let manifest = Self.manifest(items)
+        let sheet = ContactSheet(manifest: manifest)
+        let sorted = manifest.sortedItems
+        var reads = 0
+        let once = sorted.lazy.map { item -> ManifestItem in reads += 1; return item }
+        let outline = ContactSheet.Outline(keys: sorted.map { ($0.source, $0.page) }, earlier: 1)
+        var streamed = ""
+        sheet.render(sortedItems: once, outline: outline) { streamed += $0 }
+        #expect(streamed == sheet.html())
+        #expect(reads == items.count)
+    }
+
     @Test func tenThousandItemsStayLight() {
         let items = (0..<10_000).map { index in
             Self.item(index % 2 == 0 ? "pixabay" : "launches", String(index), page: index / 200 + 1,
