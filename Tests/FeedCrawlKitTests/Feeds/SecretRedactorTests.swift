@@ -50,4 +50,24 @@ import Testing
         #expect(!shown.contains("47_x"))
         #expect(shown == "https://pixabay.com/api/?q=cat&image_type=all&per_page=100&page=1")
     }
+
+    @Test func redactsAtBothEndsBackToBackAndAfterNearMisses() {
+        let r = SecretRedactor(secrets: ["abab"])
+        #expect(r.redact("abab") == "***")
+        #expect(r.redact("ababab") == "***ab")          // leftmost first, no overlap
+        #expect(r.redact("abababab") == "******")
+        #expect(r.redact("aba abab") == "aba ***")      // a near miss before a hit
+        #expect(r.redact("xabaXabab") == "xabaX***")
+        #expect(r.redact("aba") == "aba")               // shorter than the secret
+        #expect(r.redact("") == "")
+        let bytes = Array("...abab\u{0}\u{FF}abab".utf8) + [0xFF, 0x00]
+        #expect(r.redact(bytes: bytes) == Array("...***\u{0}\u{FF}***".utf8) + [0xFF, 0x00])
+    }
+
+    @Test func textWithoutASecretComesBackUnchanged() {
+        let r = SecretRedactor(secrets: ["SECRETKEY1"])
+        let text = String(repeating: "SECRETKEY0 ", count: 1_000)
+        #expect(r.redact(text) == text)
+        #expect(r.redact(bytes: Array(text.utf8)) == Array(text.utf8))
+    }
 }

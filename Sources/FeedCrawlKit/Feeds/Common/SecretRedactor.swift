@@ -1,3 +1,5 @@
+import Glibc
+
 /// Hides secrets (API keys) in text and URLs before they reach logs or the manifest.
 ///
 /// Every occurrence of each secret is replaced by `***`, in its plain form and in its
@@ -26,6 +28,10 @@ public struct SecretRedactor: Sendable, Equatable {
     /// Returns `s` with every occurrence of every secret form replaced by `***`.
     public func redact(_ s: String) -> String {
         guard !patterns.isEmpty else { return s }
+        // Most text holds no secret: look first, copy only when there is one.
+        var text = s
+        let clean = text.withUTF8 { utf8 in !patterns.contains { Self.firstOffset(of: $0, in: utf8) != nil } }
+        if clean { return s }
         var bytes = Array(s.utf8)
         for pattern in patterns {
             bytes = Self.replacing(pattern, in: bytes)
@@ -70,22 +76,47 @@ public struct SecretRedactor: Sendable, Equatable {
         return redact(rebuilt)
     }
 
+    /// `bytes` with every occurrence of `pattern` replaced by the mask; `bytes` itself (no copy)
+    /// when there is none. Occurrences are found with `memchr` and `memcmp`, and the text between them is
+    /// copied in runs.
     private static func replacing(_ pattern: [UInt8], in bytes: [UInt8]) -> [UInt8] {
         let n = pattern.count
         guard n > 0, bytes.count >= n else { return bytes }
-        let mask = Array(SecretRedactor.mask.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == pattern[0], i + n <= bytes.count, bytes[i..<(i + n)].elementsEqual(pattern) {
+        return bytes.withUnsafeBufferPointer { input -> [UInt8] in
+            guard var found = firstOffset(of: pattern, in: input) else { return bytes }
+            let mask = Array(SecretRedactor.mask.utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var copied = 0
+            while true {
+                out.append(contentsOf: input[copied..<found])
                 out.append(contentsOf: mask)
-                i += n
-            } else {
-                out.append(bytes[i])
-                i += 1
+                copied = found + n
+                guard let next = firstOffset(of: pattern, in: UnsafeBufferPointer(rebasing: input[copied...])) else {
+                    break
+                }
+                found = copied + next
             }
+            out.append(contentsOf: input[copied...])
+            return out
         }
-        return out
+    }
+
+    /// Where `pattern` first occurs in `haystack`, or nil: `memchr` to each candidate first byte,
+    /// then `memcmp`.
+    private static func firstOffset(of pattern: [UInt8], in haystack: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = haystack.baseAddress, !pattern.isEmpty, haystack.count >= pattern.count else { return nil }
+        return pattern.withUnsafeBufferPointer { needle -> Int? in
+            let first = Int32(needle[0])
+            let last = haystack.count - needle.count  // the last offset a match can start at
+            var offset = 0
+            while offset <= last {
+                guard let hit = memchr(base + offset, first, last - offset + 1) else { return nil }
+                let at = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+                if memcmp(base + at, needle.baseAddress!, needle.count) == 0 { return at }
+                offset = at + 1
+            }
+            return nil
+        }
     }
 }
