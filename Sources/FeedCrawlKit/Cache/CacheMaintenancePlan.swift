@@ -45,37 +45,47 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
     public init<Current: Collection<ManifestItem>>(
         current: Current, previous: [ManifestItem], present: Set<String>, capBytes: Int64
     ) {
-        // Only stems that a previous item's file has can matter for reconciling.
+        // What of the previous manifest this run's items can supersede (same key) or share a
+        // cache entry with (same stem): sets as large as the previous manifest, not this run.
+        var previousKeys = Set<ItemKey>(minimumCapacity: previous.count)
         var previousStems = Set<Substring>()
         for item in previous {
+            previousKeys.insert(item.key)
             if let file = item.file { previousStems.insert(Self.stem(file)) }
         }
-        var currentKeys = Set<ItemKey>(minimumCapacity: current.count)
+        var superseded = Set<ItemKey>()
         var usedStems: [Substring: Current.Index] = [:]
-        var usedSizes: [String: Int64] = [:]
-        usedSizes.reserveCapacity(current.count)
+        // The files this run's items reference, by the hash of their path (no copy of each path;
+        // two paths with equal 64-bit hashes would only count as one file), and their total size.
+        var used = Set<Int>(minimumCapacity: current.count)
+        var usedBytes: Int64 = 0
+        func use(_ file: String, bytes: Int64?) {
+            if used.insert(file.hashValue).inserted { usedBytes += max(0, bytes ?? 0) }
+        }
         var index = current.startIndex
         while index != current.endIndex {
             let item = current[index]
-            currentKeys.insert(item.key)
-            if let file = item.file, !previousStems.isEmpty {
-                let stem = Self.stem(file)
-                if previousStems.contains(stem), usedStems[stem] == nil { usedStems[stem] = index }
+            if !previousKeys.isEmpty, previousKeys.contains(item.key) { superseded.insert(item.key) }
+            if let file = item.file {
+                if !previousStems.isEmpty {
+                    let stem = Self.stem(file)
+                    if previousStems.contains(stem), usedStems[stem] == nil { usedStems[stem] = index }
+                }
+                use(file, bytes: item.bytes)
             }
-            if let file = item.file, usedSizes[file] == nil {
-                usedSizes[file] = max(0, item.bytes ?? 0)
-            }
-            if let details = item.details, let file = details.largePatchFile, usedSizes[file] == nil {
-                usedSizes[file] = max(0, details.largePatchBytes ?? 0)
+            if let details = item.details, let file = details.largePatchFile {
+                use(file, bytes: details.largePatchBytes)
             }
             current.formIndex(after: &index)
         }
+        previousKeys = []
+        func usedByRun(_ file: String) -> Bool { used.contains(file.hashValue) }
 
         // Carried-over items: reconcile, or drop when the file is gone.
         var carried: [ManifestItem] = []
         var dropped = 0
         var seenCarried = Set<ItemKey>()
-        for var item in previous where !currentKeys.contains(item.key) {
+        for var item in previous where !superseded.contains(item.key) {
             guard seenCarried.insert(item.key).inserted else { continue }
             if let file = item.file {
                 if let owner = usedStems[Self.stem(file)] {
@@ -85,17 +95,17 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
                     continue
                 }
             }
-            if let file = item.details?.largePatchFile, usedSizes[file] == nil, !present.contains(file) {
+            if let file = item.details?.largePatchFile, !usedByRun(file), !present.contains(file) {
                 item.dropDetailFile(reason: "large patch file gone from the cache")
             }
             carried.append(item)
         }
 
         // Sizes and last use of every referenced file.
-        var sizes: [String: Int64] = usedSizes
+        var sizes: [String: Int64] = [:]
         var lastUse: [String: (seen: Date, fetched: Date)] = [:]
         for item in carried {
-            for reference in item.cacheReferences where usedSizes[reference.file] == nil {
+            for reference in item.cacheReferences where !usedByRun(reference.file) {
                 let file = reference.file
                 let seen = item.lastSeen ?? .distantPast
                 let fetched = (reference.isPrimary ? item.fetchedAt : item.details?.largePatchFetchedAt) ?? .distantPast
@@ -107,7 +117,7 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
                 }
             }
         }
-        var total = sizes.values.reduce(0, +)
+        var total = usedBytes + sizes.values.reduce(0, +)
 
         // Evict the least recently used files not used by this run.
         var evicted: [String] = []
@@ -149,7 +159,7 @@ public struct CacheMaintenancePlan: Sendable, Equatable {
         self.evictedBytes = evictedBytes
         self.droppedItems = dropped
         self.orphans = present.filter {
-            usedSizes[$0] == nil && !referencedByCarried.contains($0) && !evictedSet.contains($0)
+            !usedByRun($0) && !referencedByCarried.contains($0) && !evictedSet.contains($0)
         }.sorted()
         self.cacheBytes = total
         self.overCap = total > capBytes

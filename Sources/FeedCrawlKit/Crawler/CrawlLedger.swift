@@ -210,21 +210,27 @@ final class CrawlLedger: @unchecked Sendable {
         }
 
         /// This run's items plus `carried` (earlier items it did not see, kept as they are), in
-        /// `ManifestItem.stableOrder`, decoded one at a time as they are read.
+        /// `ManifestItem.stableOrder`, decoded one at a time as they are read. A carried item with
+        /// the key of one of this run's items is left out (the run's wins); the ledger already
+        /// holds each key once.
         func sortedItems(mergedWith carried: [ManifestItem]) -> SortedItems {
             var entries: [SortedItems.Entry] = []
             entries.reserveCapacity(refs.count + carried.count)
-            var seen = Set<ItemKey>(minimumCapacity: refs.count)
+            // Keys of the carried items only: a set as large as the previous manifest.
+            var carriedKeys = Set<ItemKey>(minimumCapacity: carried.count)
+            for item in carried { carriedKeys.insert(item.key) }
+            var superseded = Set<ItemKey>()
             for (index, ref) in refs.enumerated() {
                 let item = store.item(ref)
-                if seen.insert(item.key).inserted {
-                    entries.append(.init(source: item.source, page: item.page, id: item.id, index: index))
-                }
+                if !carriedKeys.isEmpty, carriedKeys.contains(item.key) { superseded.insert(item.key) }
+                entries.append(.init(source: item.source, page: item.page, id: item.id, index: index))
             }
-            for (index, item) in carried.enumerated() where seen.insert(item.key).inserted {
+            carriedKeys = []
+            var seenCarried = Set<ItemKey>()
+            for (index, item) in carried.enumerated()
+            where !superseded.contains(item.key) && seenCarried.insert(item.key).inserted {
                 entries.append(.init(source: item.source, page: item.page, id: item.id, index: -1 - index))
             }
-            seen = []
             entries.sort { a, b in
                 if a.source != b.source { return a.source < b.source }
                 if a.page != b.page { return a.page < b.page }
