@@ -29,6 +29,10 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
     private var cancellers: [String: @Sendable () -> Void] = [:]
     private var cancelledRunning: Set<String> = []
     private var completed: [String: Outcome] = [:]
+    /// Outcomes of finished keys while they are being delivered: a subscriber that comes in
+    /// between the finish and the end of the delivery gets this outcome instead of a second run
+    /// (without `keepsOutcomes` the caller only knows the outcome once it is delivered).
+    private var delivering: [String: Outcome] = [:]
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var cancelledGroups: Set<String> = []
@@ -100,7 +104,7 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
             var toStart: [Request] = []
             let step: SubmitStep = lock.withLock {
                 if cancelledAll || cancelledGroups.contains(group) { return .cancelled }
-                if let outcome = completed[key] { return .finished(outcome) }
+                if let outcome = completed[key] ?? delivering[key] { return .finished(outcome) }
                 let known = scheduler.isRunning(key) || scheduler.isWaiting(key)
                 guard known || scheduler.hasRoom else { return .wait }
                 _ = scheduler.submit(
@@ -232,6 +236,7 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
             cancellers[request.key] = nil
             let wasCancelled = cancelledRunning.remove(request.key) != nil || Task.isCancelled
             if keepsOutcomes && !wasCancelled { completed[request.key] = outcome }
+            if !keepsOutcomes && !wasCancelled { delivering[request.key] = outcome }
             pendingDeliveries += 1
             toStart = startReadyLocked()
             var rooms: [CheckedContinuation<Void, Never>] = []
@@ -245,6 +250,7 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
         }
         startCallbacks(toStart)
         deliver(outcome, subscribers)
+        if !keepsOutcomes { lock.withLock { _ = delivering.removeValue(forKey: request.key) } }
         finishDeliveries(1, resuming: rooms)
     }
 
