@@ -3,6 +3,7 @@
 run.py table. Usage: bench-summary.py BENCH_DIR results.json table.md out.md out.json [README.md]
 (the README's text between <!-- bench:begin --> and <!-- bench:end --> is replaced)."""
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -85,6 +86,9 @@ lines = ["### feedcrawl against curl and the floor", "",
          "launch cursor chain).", "",
          "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 lines += ["| " + " | ".join(r) + " |" for r in rows]
+extra = os.environ.get("FEEDCRAWL_BENCH_EXTRA")  # bench-extra.py's section (flat memory, cold start)
+if extra and os.path.exists(extra):
+    lines += [""] + open(extra).read().rstrip("\n").splitlines()
 lines += ["", "### run.py's table", ""]
 lines += open(table_path).read().rstrip("\n").splitlines()
 text = "\n".join(lines) + "\n"
