@@ -2,7 +2,9 @@ import FoundationEssentials
 
 /// Manifest items kept as compact binary records in large chunks, so a crawl's memory grows by
 /// about 300 bytes per item instead of the ~1.5 KB a `ManifestItem` with its strings takes
-/// (20,000 items: ~6 MB instead of ~30 MB). Append-only; records are decoded on demand.
+/// (20,000 items: ~6 MB instead of ~30 MB). With a `CompactSpill`, every full chunk moves to an
+/// anonymous file, and memory does not grow with the item count at all. Append-only; records are
+/// decoded on demand.
 ///
 /// Record: a presence mask (varint), then the present fields in declaration order. Strings are
 /// a varint length and UTF-8; integers zigzag varints; dates the 8 bytes of their
@@ -11,22 +13,41 @@ struct CompactItems {
     /// Where a record is: chunk index (high 32 bits) and byte offset.
     typealias Ref = UInt64
 
-    /// Bytes per chunk (a larger record gets a chunk of its own).
-    static let chunkSize = 256 * 1024
+    /// Bytes per chunk by default, 64 KiB (a larger record gets a chunk of its own).
+    static let chunkSize = 64 * 1024
 
+    private let chunkBytes: Int
     private var chunks: [[UInt8]] = []
+    /// Per chunk: where it is in `spill`, or nil while it is in `chunks`.
+    private var spilled: [(offset: Int64, length: Int)?] = []
+    private var spill: CompactSpill?
+    /// False once a write to `spill` failed (a full disk): later chunks stay in memory.
+    private var spilling: Bool
     private var scratch: [UInt8] = []
     /// Records stored.
     private(set) var count = 0
+
+    /// A store with chunks of `chunkSize` bytes (default 64 KiB) that moves each full chunk to
+    /// `spill` when there is one (default: none, everything stays in memory).
+    init(chunkSize: Int = CompactItems.chunkSize, spill: CompactSpill? = nil) {
+        chunkBytes = max(1, chunkSize)
+        self.spill = spill
+        spilling = spill != nil
+    }
+
+    /// Chunks moved to the spill file.
+    var spilledChunks: Int { spilled.count { $0 != nil } }
 
     /// Stores `item` and returns where it is.
     mutating func append(_ item: ManifestItem) -> Ref {
         scratch.removeAll(keepingCapacity: true)
         Self.encode(item, into: &scratch)
-        if chunks.isEmpty || chunks[chunks.count - 1].count + scratch.count > Self.chunkSize {
+        if chunks.isEmpty || chunks[chunks.count - 1].count + scratch.count > chunkBytes {
+            if !chunks.isEmpty { spillLastChunk() }
             var chunk: [UInt8] = []
-            chunk.reserveCapacity(max(Self.chunkSize, scratch.count))
+            chunk.reserveCapacity(max(chunkBytes, scratch.count))
             chunks.append(chunk)
+            spilled.append(nil)
         }
         let index = chunks.count - 1
         let offset = chunks[index].count
@@ -37,10 +58,34 @@ struct CompactItems {
 
     /// The item stored at `ref`.
     func item(_ ref: Ref) -> ManifestItem {
-        chunks[Int(ref >> 32)].withUnsafeBufferPointer { chunk in
-            var reader = Reader(bytes: chunk, position: Int(ref & 0xFFFF_FFFF))
+        let index = Int(ref >> 32)
+        let position = Int(ref & 0xFFFF_FFFF)
+        if let place = spilled[index] {
+            let item = spill?.withChunk(index, offset: place.offset, length: place.length) { chunk in
+                var reader = Reader(bytes: chunk, position: position)
+                return Self.decode(&reader)
+            }
+            // Our own file could not be read back (an I/O error): say so rather than guess.
+            return item ?? ManifestItem(
+                source: "feedcrawl", id: "unreadable-\(ref)", page: 0, title: "", imageURL: nil, status: .cancelled,
+                error: "this item's record could not be read back from the run's spill file")
+        }
+        return chunks[index].withUnsafeBufferPointer { chunk in
+            var reader = Reader(bytes: chunk, position: position)
             return Self.decode(&reader)
         }
+    }
+
+    /// Moves the last chunk (full: a new one is about to start) to the spill file.
+    private mutating func spillLastChunk() {
+        guard spilling, let spill else { return }
+        let index = chunks.count - 1
+        guard let offset = spill.write(chunks[index]) else {
+            spilling = false
+            return
+        }
+        spilled[index] = (offset, chunks[index].count)
+        chunks[index] = []
     }
 
     // MARK: Encoding

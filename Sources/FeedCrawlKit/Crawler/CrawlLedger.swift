@@ -4,14 +4,15 @@ import FoundationEssentials
 /// resolution is journaled (flushed in small batches) so a killed run loses at most a batch.
 ///
 /// Memory: an item waits as a `ManifestItem` only while it is unresolved; resolved items are kept
-/// as compact records (`CompactItems`), about 300 bytes each.
+/// as compact records (`CompactItems`), about 300 bytes each, which move to a spill file in
+/// chunks when the ledger is given one.
 final class CrawlLedger: @unchecked Sendable {
     private let lock = Lock()
     /// Registered items still waiting for their outcome, by token.
     private var pending: [Int: ManifestItem] = [:]
     /// Per token: where its resolved record is, or `unresolved`.
     private var records: [CompactItems.Ref] = []
-    private var store = CompactItems()
+    private var store: CompactItems
     private var counts: [ItemStatus: Int] = [:]
     private var downloadedBytes: Int64 = 0
     /// Hashes of the files downloaded this run, so a file shared by several items counts once.
@@ -32,8 +33,14 @@ final class CrawlLedger: @unchecked Sendable {
     static let flushEvery = 32
     static let flushInterval: Duration = .milliseconds(200)
 
-    init(journal: Journal?, runStarted: Date, events: @escaping @Sendable (CrawlEvent) -> Void) {
+    /// - Parameter store: where resolved items are kept (default: in memory; the crawler gives
+    ///   it a `CompactSpill` in the output folder, so memory stays flat however many items).
+    init(
+        journal: Journal?, runStarted: Date, store: CompactItems = CompactItems(),
+        events: @escaping @Sendable (CrawlEvent) -> Void
+    ) {
         self.journal = journal
+        self.store = store
         self.runStarted = runStarted
         self.events = events
     }

@@ -68,7 +68,11 @@ public final class Crawler: Sendable {
         let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
 
         let journal = try? Journal(path: layout.journalPath)
-        let ledger = CrawlLedger(journal: journal, runStarted: started, events: events)
+        // Finished items go to an anonymous file in OUT in 64 KiB chunks (in memory where the
+        // file system cannot make one), so a crawl's memory does not grow with its size.
+        let ledger = CrawlLedger(
+            journal: journal, runStarted: started, store: CompactItems(spill: CompactSpill(directory: out)),
+            events: events)
         let cached = Self.cachedImages(previous.items, identity: configuration.cacheIdentity)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
