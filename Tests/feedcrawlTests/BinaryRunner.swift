@@ -16,47 +16,19 @@ struct BinaryRunner {
         return root.appendingPathComponent(".build/debug/feedcrawl").path
     }
 
+    /// Runs the binary to its end (SIGKILL after `timeout` seconds), blocking the caller.
     static func run(
         _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binaryPath)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["PIXABAY_KEY"] = nil
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes concurrently so a chatty child never blocks on a full pipe, on threads
-        // of their own: blocking reads on the dispatch pool would take the threads Swift
-        // concurrency runs every other test on (two on a 2-core machine).
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        group.enter()
-        Thread.detachNewThread {
-            outData = out.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        group.enter()
-        Thread.detachNewThread {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        if group.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            _ = group.wait(timeout: .now() + 5)
-        }
-        process.waitUntilExit()
+        var changes: [String: String?] = ["PIXABAY_KEY": nil]
+        for (key, value) in environment { changes[key] = value }
+        let child = try ChildProcess(
+            executable: binaryPath, arguments: arguments, environment: ChildProcess.environment(changes))
+        let exit = child.waitForExit(timeout: timeout)
         return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            status: exit.status,
+            stdout: String(decoding: exit.stdout, as: UTF8.self),
+            stderr: String(decoding: exit.stderr, as: UTF8.self))
     }
 
     static func temporaryDirectory() -> String {

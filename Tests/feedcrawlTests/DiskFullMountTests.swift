@@ -19,20 +19,17 @@ struct DiskFullMountTests {
     }
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        var changes: [String: String?] = [:]
+        for (key, value) in environment { changes[key] = value }
+        do {
+            let child = try ChildProcess(
+                executable: executable, arguments: arguments, environment: ChildProcess.environment(changes),
+                mergeStderr: true)
+            let exit = child.waitForExit(timeout: 300)
+            return (exit.status, String(decoding: exit.stdout, as: UTF8.self))
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 
     /// Inside a private mount namespace: a 4 MiB tmpfs, nearly filled by a filler file; a crawl

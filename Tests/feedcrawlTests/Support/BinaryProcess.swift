@@ -10,72 +10,31 @@ final class BinaryProcess: @unchecked Sendable {
         var stderr: String
     }
 
-    private let process = Process()
-    private let lock = NSLock()
-    private var outData = Data()
-    private var errData = Data()
-    private let readers = DispatchGroup()
+    private let child: ChildProcess
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: BinaryRunner.binaryPath)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["PIXABAY_KEY"] = nil
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        read(out.fileHandleForReading, isError: false)
-        read(err.fileHandleForReading, isError: true)
+        var changes: [String: String?] = ["PIXABAY_KEY": nil]
+        for (key, value) in environment { changes[key] = value }
+        child = try ChildProcess(
+            executable: BinaryRunner.binaryPath, arguments: arguments,
+            environment: ChildProcess.environment(changes))
     }
 
-    private func read(_ handle: FileHandle, isError: Bool) {
-        readers.enter()
-        // A thread of its own: blocking reads on the dispatch pool (as many threads as cores)
-        // would hold up every other reader and test.
-        Thread.detachNewThread { [self] in
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                lock.lock()
-                if isError { errData.append(data) } else { outData.append(data) }
-                lock.unlock()
-            }
-            readers.leave()
-        }
-    }
-
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.pid }
 
     /// What the process wrote to stderr so far.
-    var stderrSoFar: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: errData, as: UTF8.self)
-    }
+    var stderrSoFar: String { String(decoding: child.stderrSoFar, as: UTF8.self) }
 
     func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        child.send(signal)
     }
 
     /// Waits for the process to end (SIGKILL after `timeout` seconds), without blocking a thread.
     func exit(timeout: TimeInterval = 60) async -> Exit {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-        if process.isRunning { send(SIGKILL) }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
-        // The readers end at EOF, right after the exit.
-        for _ in 0..<1000 where readers.wait(timeout: .now()) == .timedOut {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        let (out, err) = lock.withLock { (outData, errData) }
+        let exit = await child.exit(timeout: timeout)
         return Exit(
-            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-            stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+            status: exit.status, signaled: exit.signaled,
+            stdout: String(decoding: exit.stdout, as: UTF8.self), stderr: String(decoding: exit.stderr, as: UTF8.self))
     }
 
     /// Runs the binary to its end.
