@@ -10,6 +10,7 @@ import Glibc
 /// Thread-safe.
 final class CompactSpill: @unchecked Sendable {
     private let fd: Int32
+    private let faultPath: String
     private let lock = Lock()
     private var end: Int64 = 0
     /// Recently read chunks, most recent last: (chunk index, bytes).
@@ -25,6 +26,8 @@ final class CompactSpill: @unchecked Sendable {
         let fd = open(directory, oTmpfile | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
         self.fd = fd
+        // The file has no name; injected write faults (`WriteFaults`) see it as this path.
+        faultPath = directory + "/.spill"
     }
 
     deinit {
@@ -35,6 +38,7 @@ final class CompactSpill: @unchecked Sendable {
     /// caller keeps them in memory.
     func write(_ bytes: [UInt8]) -> Int64? {
         lock.withLock {
+            if WriteFaults.check(path: faultPath, count: bytes.count) != nil { return nil }
             let offset = end
             let written = bytes.withUnsafeBytes { raw -> Bool in
                 var done = 0

@@ -94,4 +94,17 @@ struct CompactItemsTests {
         #expect(store.spilledChunks == 0)
         #expect(zip(refs, 0..<500).allSatisfy { store.item($0) == Self.pixabayItem($1) })
     }
+
+    /// A full disk (an injected ENOSPC) stops the spilling; later chunks stay in memory and every
+    /// record still reads back.
+    @Test func aFailedSpillWriteKeepsLaterChunksInMemory() throws {
+        let dir = TestDirectory()
+        let spill = try #require(CompactSpill(directory: dir.path))
+        WriteFaults.arm(directory: dir.path, allowBytes: 3 * 4096)
+        defer { WriteFaults.disarm(directory: dir.path) }
+        var store = CompactItems(chunkSize: 4096, spill: spill)
+        let refs = (0..<1000).map { store.append(Self.pixabayItem($0)) }
+        #expect(store.spilledChunks == 3)
+        #expect(zip(refs, 0..<1000).allSatisfy { store.item($0) == Self.pixabayItem($1) })
+    }
 }
