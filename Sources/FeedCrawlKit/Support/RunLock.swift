@@ -45,6 +45,9 @@ public final class RunLock: @unchecked Sendable {
             let code = errno
             if code == EINTR { continue }
             _ = Glibc.close(fd)
+            // Every stored property is set, so deinit runs after the throw: it must not close
+            // this number again (by then another thread may have opened something under it).
+            fd = -1
             if code == EWOULDBLOCK { throw .held }
             throw .io(FileSystemError("flock", path: path, code: code))
         }

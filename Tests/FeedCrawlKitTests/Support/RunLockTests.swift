@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Testing
 @testable import FeedCrawlKit
 
@@ -50,5 +51,40 @@ struct RunLockTests {
         }
         #expect(io.isNotFound)
         #expect(RunLock.Error.held.description.contains("lock held"))
+    }
+
+    /// A refused lock closes its descriptor exactly once. (Closing it again in deinit, after the
+    /// number was reused, closed other threads' files and sockets: the test suite's "couldn't
+    /// connect" and "send failed" flakes.) Another thread keeps opening descriptors, which take
+    /// the lowest free number, and checks they stay open while locks are refused.
+    @Test func aRefusedLockClosesItsDescriptorOnce() throws {
+        let dir = TestDirectory()
+        let holder = try RunLock(outDirectory: dir.path)
+        defer { holder.release() }
+        let stop = Locked(false)
+        let lost = Locked(0)
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            defer { finished.signal() }
+            while !stop.withLock({ $0 }) {
+                let fd = open("/dev/null", O_RDONLY)
+                guard fd >= 0 else { continue }
+                var closedBehindOurBack = false
+                for _ in 0..<50 where fcntl(fd, F_GETFD) == -1 {
+                    closedBehindOurBack = true
+                    break
+                }
+                // Closed behind our back: the number may be someone else's by now; leave it.
+                if closedBehindOurBack { lost.withLock { $0 += 1 } } else { close(fd) }
+            }
+        }
+        var refused = 0
+        for _ in 0..<20_000 {
+            do { _ = try RunLock(outDirectory: dir.path) } catch .held { refused += 1 } catch {}
+        }
+        stop.withLock { $0 = true }
+        finished.wait()
+        #expect(refused == 20_000)
+        #expect(lost.withLock { $0 } == 0)
     }
 }
