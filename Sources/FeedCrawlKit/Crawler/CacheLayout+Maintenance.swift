@@ -25,19 +25,19 @@ extension CacheLayout {
         return scan
     }
 
-    /// Removes `OUT/manifest.json.<random>.part` files an interrupted manifest write left.
-    /// Returns how many.
+    /// Removes the `OUT/manifest.json.<random>.part` and `OUT/index.html.<random>.part` files an
+    /// interrupted manifest or contact-sheet write left. Returns how many.
     @discardableResult
     func removeTemporaryManifests() -> Int {
         guard let dir = opendir(outDirectory) else { return 0 }
         defer { closedir(dir) }
-        let prefix = Self.manifestFileName + "."
+        let prefixes = [Self.manifestFileName + ".", ContactSheet.fileName + "."]
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
                 pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
-            if name.hasPrefix(prefix), Self.isTemporary(name) { names.append(name) }
+            if prefixes.contains(where: { name.hasPrefix($0) }), Self.isTemporary(name) { names.append(name) }
         }
         return names.filter { unlink(absolutePath($0)) == 0 }.count
     }

@@ -80,7 +80,8 @@ extension CrawlerTests {
             let orphan = CacheLayout.relativePath(forURL: "http://crash.example/x.jpg", format: .jpeg)
             let part = orphan + ".0123456789ab.part"
             let foreign = "cache/ab/README.txt"
-            for path in [orphan, part, foreign, "manifest.json.00000000abcd.part"] {
+            let sheetPart = "index.html.00000000abcd.part"  // a contact sheet write that was killed
+            for path in [orphan, part, foreign, "manifest.json.00000000abcd.part", sheetPart] {
                 try AtomicFile.write(Array("x".utf8), to: layout.absolutePath(path))
             }
             // The user deleted one cached file by hand: its item leaves the manifest.
@@ -91,9 +92,10 @@ extension CrawlerTests {
             #expect(!FileIO.exists(layout.absolutePath(orphan)))
             #expect(!FileIO.exists(layout.absolutePath(part)))
             #expect(!FileIO.exists(out.file("manifest.json.00000000abcd.part")))
+            #expect(!FileIO.exists(out.file(sheetPart)))
             #expect(FileIO.exists(layout.absolutePath(foreign)))
-            #expect(report.orphansRemoved == 3)
-            #expect(manifest.run?.orphansRemoved == 3)
+            #expect(report.orphansRemoved == 4)
+            #expect(manifest.run?.orphansRemoved == 4)
             #expect(manifest.items.map(\.id) == ["0"])
             #expect(FileIO.exists(layout.absolutePath(try #require(seeded[0].file))))
         }
