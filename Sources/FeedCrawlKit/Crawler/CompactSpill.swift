@@ -26,7 +26,7 @@ final class CompactSpill: @unchecked Sendable {
         let fd = open(directory, oTmpfile | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
         self.fd = fd
-        // The file has no name; injected write faults (`WriteFaults`) see it as this path.
+        // The file has no name: errors and injected write faults (`WriteFaults`) use this path.
         faultPath = directory + "/.spill"
     }
 
@@ -38,21 +38,14 @@ final class CompactSpill: @unchecked Sendable {
     /// caller keeps them in memory.
     func write(_ bytes: [UInt8]) -> Int64? {
         lock.withLock {
-            if WriteFaults.check(path: faultPath, count: bytes.count) != nil { return nil }
-            let offset = end
-            let written = bytes.withUnsafeBytes { raw -> Bool in
-                var done = 0
-                while done < raw.count {
-                    let n = pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t(offset) + off_t(done))
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { return false }
-                    done += n
-                }
-                return true
+            // Only this method writes, always at the end; reads use `pread`, which leaves the
+            // file position alone. After a failed write the caller stops spilling.
+            let written = bytes.withUnsafeBytes { raw in
+                Result { () throws(FileSystemError) in try FileIO.writeAll(fd, raw, path: faultPath) }
             }
-            guard written else { return nil }
-            end += Int64(bytes.count)
-            return offset
+            guard case .success = written else { return nil }
+            defer { end += Int64(bytes.count) }
+            return end
         }
     }
 

@@ -59,14 +59,13 @@ extension Crawler {
         }
         // Every item left references files the scan found (the plan drops items whose file is
         // gone or evicted; this run's files were just stored or checked): no `stat` per figure.
-        let evicted = Set(plan.evicted)
         let outline = ContactSheet.Outline(
             keys: sorted.keys, earlier: plan.carried.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count)
         do {
             try ContactSheet.write(
                 generatedAt: generatedAt, run: record, sortedItems: sorted, outline: outline,
                 outDirectory: layout.outDirectory,
-                fileExists: { !evicted.contains($0) })
+                fileExists: { _ in true })
         } catch {
             events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
         }

@@ -55,36 +55,44 @@ public final class PrefetchQueue<Outcome: Sendable>: @unchecked Sendable {
     ///   - operation: runs one request; it is cancelled (Swift task cancellation) by `cancel`.
     ///   - cancelled: the outcome for subscribers whose request was cancelled before it started.
     ///   - deliver: called once per finished request with its subscribers, off the queue's lock.
-    public init(
+    public convenience init(
         limits: PrefetchScheduler.Limits = .init(),
         keepsOutcomes: Bool = true,
         operation: @escaping Operation,
         cancelled: @escaping @Sendable (Request) -> Outcome,
         deliver: @escaping Delivery
     ) {
-        self.scheduler = PrefetchScheduler(limits: limits)
-        self.keepsOutcomes = keepsOutcomes
-        self.operation = operation
-        self.startOperation = nil
-        self.cancelledOutcome = cancelled
-        self.deliver = deliver
+        self.init(
+            limits: limits, keepsOutcomes: keepsOutcomes, operation: operation, startOperation: nil,
+            cancelled: cancelled, deliver: deliver)
     }
 
     /// A queue whose requests run without a task each: `start` begins one and reports its
     /// outcome through a callback (see `StartOperation`). Limits, deduplication, back-pressure,
     /// cancellation and delivery are as for the task-based queue; `start` is called without the
     /// queue's lock held.
-    public init(
+    public convenience init(
         limits: PrefetchScheduler.Limits = .init(),
         keepsOutcomes: Bool = true,
         start: @escaping StartOperation,
         cancelled: @escaping @Sendable (Request) -> Outcome,
         deliver: @escaping Delivery
     ) {
+        self.init(
+            limits: limits, keepsOutcomes: keepsOutcomes, operation: nil, startOperation: start,
+            cancelled: cancelled, deliver: deliver)
+    }
+
+    /// Exactly one of `operation` (task mode) and `startOperation` (callback mode) is set.
+    private init(
+        limits: PrefetchScheduler.Limits, keepsOutcomes: Bool, operation: Operation?,
+        startOperation: StartOperation?, cancelled: @escaping @Sendable (Request) -> Outcome,
+        deliver: @escaping Delivery
+    ) {
         self.scheduler = PrefetchScheduler(limits: limits)
         self.keepsOutcomes = keepsOutcomes
-        self.operation = nil
-        self.startOperation = start
+        self.operation = operation
+        self.startOperation = startOperation
         self.cancelledOutcome = cancelled
         self.deliver = deliver
     }
