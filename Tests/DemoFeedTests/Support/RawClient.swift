@@ -16,8 +16,11 @@ final class RawClient {
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:port with a receive timeout (seconds).
+    /// `fd` is assigned only once connected: a class whose stored properties are all set runs
+    /// `deinit` even when `init` throws, which would close the descriptor a second time (by then
+    /// perhaps another test's socket).
     init(port: UInt16, timeoutSeconds: Int = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -31,9 +34,11 @@ final class RawClient {
             }
         }
         guard rc == 0 else {
+            let code = errno
             close(fd)
-            throw Failure(description: "connect failed: errno \(errno)")
+            throw Failure(description: "connect failed: errno \(code)")
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }
