@@ -28,15 +28,26 @@ public enum HTMLText {
     /// `/`-separated names of letters, digits, `.`, `_` and `-` only, none of them `.` or `..`.
     /// Such a path needs no escaping and cannot leave OUT or name a scheme.
     public static func isSafeRelativePath(_ path: String) -> Bool {
-        guard !path.isEmpty, path.utf8.count <= 512, !path.hasPrefix("/") else { return false }
-        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
-            guard !component.isEmpty, component != ".", component != ".." else { return false }
-            let ok = component.utf8.allSatisfy { b in
-                (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+        var path = path
+        return path.withUTF8 { bytes in
+            guard !bytes.isEmpty, bytes.count <= 512 else { return false }
+            // One pass: the current name's length and whether it is all dots so far.
+            var length = 0
+            var allDots = true
+            for b in bytes {
+                if b == 0x2F { // "/"
+                    guard length > 0, !(allDots && length <= 2) else { return false }
+                    length = 0
+                    allDots = true
+                    continue
+                }
+                let ok = (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
                     || b == 0x2E || b == 0x5F || b == 0x2D
+                guard ok else { return false }
+                length += 1
+                if b != 0x2E { allDots = false }
             }
-            guard ok else { return false }
+            return length > 0 && !(allDots && length <= 2)
         }
-        return true
     }
 }

@@ -103,6 +103,28 @@ extension CrawlerTests {
             #expect(TestDirectory.list(out.path + "/pages/launches").isEmpty)
         }
 
+        /// The hand-written encoder keeps every field exactly: text with quotes, backslashes,
+        /// control characters, slashes and non-ASCII; a POST body; a fractional time.
+        @Test func exchangeFilesRoundTripTextBodiesExactly() throws {
+            let identity = FeedRequestIdentity(method: "POST", url: "http://127.0.0.1/graphql?a=\"b\"", body: "{\"q\":\"x\\ny\"}")
+            let text = "{\"hits\":[{\"t\":\"a\\\"b\\\\c/d\tе\u{1}\u{1F600}\"}]}\r\n"
+            let response = HTTPResponse(status: 200, headers: [
+                HTTPHeader(name: "Content-Type", value: "application/json; charset=\"utf-8\""),
+                HTTPHeader(name: "ETag", value: "W/\"1\""),
+            ], body: Array(text.utf8))
+            let exchange = FeedExchange(source: "pixabay", request: identity, response: response,
+                                        redactor: SecretRedactor(secrets: []), fetchedAt: Date(timeIntervalSince1970: 1_732_950_123.456789))
+            let bytes = try exchange.encoded()
+            let back = try FeedExchange.decode(bytes)
+            #expect(back == exchange)
+            #expect(back.body == text)
+            #expect(back.fetchedAt == 1_732_950_123.456789)
+            #expect(back.headers.map(\.name) == ["content-type", "etag"])
+            // Foundation reads it as the same value as its own encoding.
+            let foundation = try JSONDecoder().decode(FeedExchange.self, from: JSONEncoder().encode(exchange))
+            #expect(try JSONDecoder().decode(FeedExchange.self, from: Data(bytes)) == foundation)
+        }
+
         @Test func exchangeFilesRoundTripBinaryBodiesAndErrors() throws {
             let identity = FeedRequestIdentity(method: "GET", url: "http://127.0.0.1/api/?page=1", body: nil)
             let binary: [UInt8] = [0xFF, 0xFE, 0x00, 0x41]

@@ -35,6 +35,21 @@ import Testing
         #expect(r.redactURL("https://h/api/?KEY=other&page=1#frag") == "https://h/api/?page=1#frag")
     }
 
+    /// The one-pass check that lets most URLs skip the query rebuild: never says "no" for a URL
+    /// with a `key` parameter.
+    @Test func keyParameterCheck() {
+        let with = ["h/?key=1", "h/?KEY=1", "h/?Key", "h/?a=1&key=2", "h/?a=1&kEy&b", "h/?&key=1", "h/?key#f",
+                    "h/?\u{212A}ey=1", "h/?a=1&\u{212A}EY=2"]
+        let without = ["h/", "h/?", "h/?a=1", "h/?apikey=1&monkey=2", "h/?keys=1", "h/?ke=1", "h/#?key=1", "h/?a=1#&key=2",
+                       "h/key=1", "h/?a=key", "h/?a=1&k"]
+        for url in with { #expect(SecretRedactor.mayHaveKeyParameter(url), "\(url)") }
+        for url in without { #expect(!SecretRedactor.mayHaveKeyParameter(url), "\(url)") }
+        // Where the check says "no", the full rebuild would have changed nothing either.
+        let r = SecretRedactor(secrets: [])
+        for url in without { #expect(r.redactURL(url) == url) }
+        #expect(r.redactURL("h/?\u{212A}ey=1&a=2") == "h/?a=2")
+    }
+
     @Test func redactURLAlsoRedactsSecretsElsewhere() {
         let r = SecretRedactor(secrets: ["my key"])
         #expect(r.redactURL("https://h/p/my%20key/?key=my%20key&echo=my%20key") == "https://h/p/***/?echo=***")

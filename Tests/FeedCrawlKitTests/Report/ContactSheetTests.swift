@@ -90,8 +90,12 @@ struct ContactSheetTests {
     }
 
     @Test func safeRelativePaths() {
-        #expect(HTMLText.isSafeRelativePath("cache/ab/0123abcd.jpg"))
-        for bad in ["", "/etc/passwd", "cache/../x", "./x", "cache//x", "a b", "javascript:alert(1)", "c/%2e%2e", "c/\"x"] {
+        for good in ["cache/ab/0123abcd.jpg", "a", "a/.../b.jpg", "A-b_c.d/E9", ".hidden/x", String(repeating: "a", count: 512)] {
+            #expect(HTMLText.isSafeRelativePath(good), "\(good)")
+        }
+        let bads = ["", "/etc/passwd", "cache/../x", "./x", "cache//x", "a b", "javascript:alert(1)", "c/%2e%2e", "c/\"x",
+                    ".", "..", "x/", "x/..", "x/.", "../x", "caf\u{E9}/x", "a\u{0}b", "a\\b", String(repeating: "a", count: 513)]
+        for bad in bads {
             #expect(!HTMLText.isSafeRelativePath(bad), "\(bad)")
         }
     }

@@ -58,6 +58,8 @@ public struct SecretRedactor: Sendable, Equatable {
     /// Removes every `key` query parameter (name compared case-insensitively) from `url`,
     /// then redacts the remaining text. Drops the `?` when nothing is left of the query.
     public func redactURL(_ url: String) -> String {
+        // Most URLs (every image URL) have no `key` parameter: one pass over the bytes decides.
+        guard Self.mayHaveKeyParameter(url) else { return redact(url) }
         var rest = url[...]
         var fragment = ""
         if let hash = rest.firstIndex(of: "#") {
@@ -74,6 +76,38 @@ public struct SecretRedactor: Sendable, Equatable {
         let keptQuery = kept.joined(separator: "&")
         let rebuilt = keptQuery.isEmpty ? String(base) + fragment : String(base) + "?" + keptQuery + fragment
         return redact(rebuilt)
+    }
+
+    /// Whether a query parameter of `url` (before any `#`) is named `key` in any case; false
+    /// means `redactURL` has no parameter to drop.
+    static func mayHaveKeyParameter(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            var inQuery = false
+            var i = 0
+            while i < bytes.count {
+                let b = bytes[i]
+                if b == UInt8(ascii: "#") { return false }
+                if b == UInt8(ascii: "?") && !inQuery {
+                    inQuery = true
+                } else if inQuery && (b == UInt8(ascii: "&") || bytes[i - 1] == UInt8(ascii: "?")) {
+                    // At the start of a pair (just after `?` or `&`): is its name `key`?
+                    let start = b == UInt8(ascii: "&") ? i + 1 : i
+                    // Non-ASCII could lowercase to ASCII (the Kelvin sign to `k`): let the full
+                    // comparison decide.
+                    if start < bytes.count, bytes[start] >= 0x80 { return true }
+                    if start + 3 <= bytes.count,
+                       bytes[start] | 0x20 == UInt8(ascii: "k"), bytes[start + 1] | 0x20 == UInt8(ascii: "e"),
+                       bytes[start + 2] | 0x20 == UInt8(ascii: "y"),
+                       start + 3 == bytes.count || bytes[start + 3] == UInt8(ascii: "=")
+                        || bytes[start + 3] == UInt8(ascii: "&") || bytes[start + 3] == UInt8(ascii: "#") {
+                        return true
+                    }
+                }
+                i += 1
+            }
+            return false
+        }
     }
 
     /// `bytes` with every occurrence of `pattern` replaced by the mask; `bytes` itself (no copy)
