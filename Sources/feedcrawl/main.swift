@@ -14,5 +14,6 @@ case "manifest":
     ManifestCommand.run(Array(arguments.dropFirst()))
 default:
     SignalWatcher.unblockOnThisThread()  // on the main thread, before any other starts
+    MemoryTuning.apply()
     await CrawlCommand.run(arguments)
 }
