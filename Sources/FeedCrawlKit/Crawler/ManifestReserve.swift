@@ -34,10 +34,12 @@ final class ManifestReserve {
             throw FileSystemError("fallocate", path: path, code: code)
         }
         // posix_fallocate returns the error number instead of setting errno; glibc falls back to
-        // writing zeros where the file system has no fallocate.
+        // writing zeros where the file system has no fallocate. Only the new part: allocating
+        // from 0 again made the file system look up every page already held (on tmpfs, 4 % of
+        // a 20,000-image crawl's CPU, growing with the square of the manifest's size).
         var rc: Int32
         repeat {
-            rc = posix_fallocate(fd, 0, off_t(bytes))
+            rc = posix_fallocate(fd, off_t(reservedBytes), off_t(bytes - reservedBytes))
         } while rc == EINTR
         if rc != 0 { throw FileSystemError("fallocate", path: path, code: rc) }
         reservedBytes = bytes

@@ -123,6 +123,27 @@ struct CrawlStorageTests {
         #expect(storage.problem == nil)
     }
 
+    /// Page after page, the reserve keeps up: each step allocates only what is new, and the
+    /// whole file stays allocated (real blocks) up to what was admitted.
+    @Test func reserveKeepsUpPageAfterPage() throws {
+        let dir = TestDirectory()
+        let layout = CacheLayout(outDirectory: dir.path)
+        let storage = try CrawlStorage(layout: layout, previousManifestBytes: 0) { _ in }
+        let path = CrawlStorage.reservePath(layout)
+        var needed = CrawlStorage.margin
+        for page in 0..<12 {
+            let items = (0..<200).map { Self.item(page * 200 + $0, title: String(repeating: "t", count: page * 40)) }
+            #expect(storage.admit(items))
+            needed += items.reduce(0) { $0 + CrawlStorage.estimatedBytes($1) }
+            var st = stat()
+            #expect(stat(path, &st) == 0)
+            #expect(Int64(st.st_size) >= needed, "page \(page)")
+            #expect(Self.allocatedBytes(path) >= Int64(st.st_size), "page \(page): no hole")
+        }
+        storage.releaseForFinalWrite()
+        #expect(!fileExists(path))
+    }
+
     @Test func estimateCoversTheEncodedItemWithBoundedOutcome() throws {
         let long = String(repeating: "é\"\\", count: 300)
         let feedItem = FeedItem(source: "pixabay", id: "42", page: 3, title: long,
