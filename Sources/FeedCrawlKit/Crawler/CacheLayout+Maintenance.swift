@@ -18,7 +18,7 @@ extension CacheLayout {
             let relative = Self.cacheDirectoryName + "/" + fan + "/" + name
             if Self.isTemporary(name) {
                 scan.temporary.append(relative)
-            } else if let entry = Self.parseEntryName(name), entry.key.hasPrefix(fan) {
+            } else if Self.isValidRelativePath(relative) {  // a key in its own fan-out folder
                 scan.entries.insert(relative)
             }
         }

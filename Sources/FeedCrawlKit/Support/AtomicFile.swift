@@ -89,7 +89,9 @@ public enum AtomicFile {
     /// Whether a file name (or path) is one of our temporary files: it ends in `.part`.
     /// Leftovers from an interrupted run can be deleted.
     public static func isTemporary(_ name: String) -> Bool {
-        name.hasSuffix(temporarySuffix)
+        // Bytes, not characters: file names are bytes, and this runs for every cache file.
+        let suffix = temporarySuffix.utf8
+        return name.utf8.count >= suffix.count && name.utf8.suffix(suffix.count).elementsEqual(suffix)
     }
 
     /// `mkdir -p`: creates `path` and any missing parents with `permissions` (default `0o755`).

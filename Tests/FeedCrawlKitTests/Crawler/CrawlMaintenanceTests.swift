@@ -80,8 +80,14 @@ extension CrawlerTests {
             let orphan = CacheLayout.relativePath(forURL: "http://crash.example/x.jpg", format: .jpeg)
             let part = orphan + ".0123456789ab.part"
             let foreign = "cache/ab/README.txt"
+            // Key-shaped names that this layout would never write are not ours either: a key in
+            // another key's fan-out folder, upper-case hex, an unknown extension.
+            let name = String(orphan.split(separator: "/").last!)
+            let otherFan = orphan.hasPrefix("cache/00/") ? "01" : "00"
+            let misplaced = ["cache/\(otherFan)/\(name)", "cache/\(orphan.dropFirst(6).prefix(2))/\(name.uppercased())",
+                             String(orphan.dropLast(4)) + ".bmp"]
             let sheetPart = "index.html.00000000abcd.part"  // a contact sheet write that was killed
-            for path in [orphan, part, foreign, "manifest.json.00000000abcd.part", sheetPart] {
+            for path in [orphan, part, foreign, "manifest.json.00000000abcd.part", sheetPart] + misplaced {
                 try AtomicFile.write(Array("x".utf8), to: layout.absolutePath(path))
             }
             // The user deleted one cached file by hand: its item leaves the manifest.
@@ -94,6 +100,7 @@ extension CrawlerTests {
             #expect(!FileIO.exists(out.file("manifest.json.00000000abcd.part")))
             #expect(!FileIO.exists(out.file(sheetPart)))
             #expect(FileIO.exists(layout.absolutePath(foreign)))
+            for path in misplaced { #expect(FileIO.exists(layout.absolutePath(path)), "\(path)") }
             #expect(report.orphansRemoved == 4)
             #expect(manifest.run?.orphansRemoved == 4)
             #expect(manifest.items.map(\.id) == ["0"])
