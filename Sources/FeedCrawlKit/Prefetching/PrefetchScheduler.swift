@@ -42,6 +42,13 @@ public struct PrefetchScheduler: Sendable {
     private var running: [String: Entry] = [:]
     private var runningPerHost: [String: Int] = [:]
     private var waitingIndex: [String: Int] = [:]
+    /// Each waiting entry's (priority, sequence) packed into one number that sorts the same way,
+    /// parallel to `waiting`: finding the next entry scans these 8 bytes an entry instead of
+    /// whole entries (a few per cent of a 20,000-image crawl's CPU before).
+    private var sortKeys: [UInt64] = []
+    /// False once an entry's priority or sequence did not fit `sortKeys`; `startNext` then
+    /// compares entries themselves.
+    private var sortKeysExact = true
     private var nextSequence = 0
 
     public init(limits: Limits = Limits()) {
@@ -69,7 +76,10 @@ public struct PrefetchScheduler: Sendable {
         }
         if let index = waitingIndex[key] {
             waiting[index].subscribers.append(subscriber)
-            if priority < waiting[index].priority { waiting[index].priority = priority }
+            if priority < waiting[index].priority {
+                waiting[index].priority = priority
+                sortKeys[index] = packedKey(priority, waiting[index].sequence)
+            }
             return .joined
         }
         let entry = Entry(
@@ -78,6 +88,7 @@ public struct PrefetchScheduler: Sendable {
         nextSequence += 1
         waitingIndex[key] = waiting.count
         waiting.append(entry)
+        sortKeys.append(packedKey(priority, entry.sequence))
         return .queued
     }
 
@@ -86,6 +97,9 @@ public struct PrefetchScheduler: Sendable {
         guard running.count < limits.concurrency, !waiting.isEmpty else { return nil }
         // While fewer than `perHost` run in all, no host can be at its cap: skip the lookups.
         let hostsMayBeFull = running.count >= limits.perHost
+        if !hostsMayBeFull && sortKeysExact {
+            return start(at: Self.indexOfMinimum(sortKeys))
+        }
         var best = -1
         var bestPriority = PrefetchPriority(page: 0)
         var bestSequence = 0
@@ -100,10 +114,37 @@ public struct PrefetchScheduler: Sendable {
             }
         }
         guard best >= 0 else { return nil }
-        let entry = removeWaiting(at: best)
+        return start(at: best)
+    }
+
+    private mutating func start(at index: Int) -> Entry {
+        let entry = removeWaiting(at: index)
         running[entry.key] = entry
         runningPerHost[entry.host, default: 0] += 1
         return entry
+    }
+
+    /// The index of the smallest of `keys` (the first of equals; keys are unique anyway).
+    private static func indexOfMinimum(_ keys: [UInt64]) -> Int {
+        keys.withUnsafeBufferPointer { buffer in
+            var best = 0
+            var smallest = buffer[0]
+            for index in 1..<buffer.count where buffer[index] < smallest {
+                smallest = buffer[index]
+                best = index
+            }
+            return best
+        }
+    }
+
+    /// `priority` and `sequence` as one number in the same order: tier in the top bit, page in
+    /// the next 23, sequence in the low 40. Values that do not fit clear `sortKeysExact`.
+    private mutating func packedKey(_ priority: PrefetchPriority, _ sequence: Int) -> UInt64 {
+        guard priority.page >= 0, priority.page < 1 << 23, sequence >= 0, sequence < 1 << 40 else {
+            sortKeysExact = false
+            return 0
+        }
+        return UInt64(priority.tier.rawValue) << 63 | UInt64(priority.page) << 40 | UInt64(sequence)
     }
 
     /// Marks a running key finished and returns its entry with every subscriber.
@@ -139,15 +180,22 @@ public struct PrefetchScheduler: Sendable {
         let last = waiting.count - 1
         if index != last {
             waiting[index] = waiting[last]
+            sortKeys[index] = sortKeys[last]
             waitingIndex[waiting[index].key] = index
         }
         waiting.removeLast()
+        sortKeys.removeLast()
         waitingIndex[entry.key] = nil
         return entry
     }
 
     private mutating func rebuildIndex() {
         waitingIndex.removeAll(keepingCapacity: true)
-        for (index, entry) in waiting.enumerated() { waitingIndex[entry.key] = index }
+        sortKeys.removeAll(keepingCapacity: true)
+        sortKeysExact = true
+        for (index, entry) in waiting.enumerated() {
+            waitingIndex[entry.key] = index
+            sortKeys.append(packedKey(entry.priority, entry.sequence))
+        }
     }
 }

@@ -17,6 +17,77 @@ struct PrefetchSchedulerTests {
         #expect(order == ["p1a", "p1b", "p3", "d1"])
     }
 
+    /// Random submissions, joins, starts, finishes and removals against a plain model that
+    /// sorts every time: the same entries start in the same order, also for pages and priorities
+    /// outside what the packed sort keys hold.
+    @Test(arguments: [(8, 8), (4, 2), (16, 16), (3, 1)])
+    func matchesASortingModel(concurrency: Int, perHost: Int) {
+        struct ModelEntry { var key: String; var host: String; var group: String; var priority: PrefetchPriority; var sequence: Int }
+        var generator = SplitMix(seed: UInt64(concurrency * 31 + perHost))
+        var scheduler = PrefetchScheduler(limits: .init(concurrency: concurrency, perHost: perHost, maxWaiting: 64))
+        var waiting: [ModelEntry] = []
+        var running: [String: String] = [:]  // key -> host
+        var sequence = 0
+        for step in 0..<20_000 {
+            switch generator.next() % 10 {
+            case 0...4:
+                let key = "k\(generator.next() % 200)"
+                let host = "h\(generator.next() % 3)"
+                let pages = [0, 1, 2, 3, 7, 1 << 23, -1]  // the last two do not fit the packed keys
+                let page = step > 10_000 ? pages[Int(generator.next() % 7)] : pages[Int(generator.next() % 5)]
+                let priority = PrefetchPriority(tier: generator.next() % 4 == 0 ? .secondary : .preview, page: page)
+                guard running[key] != nil || waiting.contains(where: { $0.key == key }) || scheduler.hasRoom else { continue }
+                let result = scheduler.submit(key: key, host: host, group: "g\(page)", priority: priority, subscriber: step)
+                if running[key] != nil {
+                    #expect(result == .joined)
+                } else if let index = waiting.firstIndex(where: { $0.key == key }) {
+                    #expect(result == .joined)
+                    if priority < waiting[index].priority { waiting[index].priority = priority }
+                } else {
+                    #expect(result == .queued)
+                    waiting.append(ModelEntry(key: key, host: host, group: "g\(page)", priority: priority, sequence: sequence))
+                    sequence += 1
+                }
+            case 5...7:
+                let hostCounts = Dictionary(grouping: running.values, by: { $0 }).mapValues(\.count)
+                let expected = running.count >= concurrency ? nil : waiting.enumerated()
+                    .filter { hostCounts[$0.element.host, default: 0] < perHost }
+                    .min { ($0.element.priority, $0.element.sequence) < ($1.element.priority, $1.element.sequence) }
+                let started = scheduler.startNext()
+                #expect(started?.key == expected?.element.key, "step \(step)")
+                if let expected {
+                    running[expected.element.key] = expected.element.host
+                    waiting.remove(at: expected.offset)
+                }
+            case 8:
+                if let key = running.keys.sorted().first {
+                    #expect(scheduler.finish(key)?.key == key)
+                    running[key] = nil
+                }
+            default:
+                let group = "g\(generator.next() % 4)"
+                let removed = scheduler.removeWaiting { $0.group == group }
+                #expect(Set(removed.map(\.key)) == Set(waiting.filter { $0.group == group }.map(\.key)))
+                waiting.removeAll { $0.group == group }
+            }
+            #expect(scheduler.waitingCount == waiting.count)
+            #expect(scheduler.runningCount == running.count)
+        }
+    }
+
+    /// A small deterministic generator for the model test.
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
     @Test func respectsConcurrencyAndPerHostCaps() {
         var scheduler = PrefetchScheduler(limits: .init(concurrency: 3, perHost: 2, maxWaiting: 10))
         for index in 0..<4 {
