@@ -19,8 +19,12 @@ extension CacheLayout {
     /// `"<entry without extension>.<12 hex digits>.part"`. The digits come from a per-process
     /// sequence with a random start (no system call per download, unlike `AtomicFile`'s).
     func temporaryPath(forURL url: String) -> String {
-        let key = Self.key(forURL: url)
-        return absolutePath(Self.cacheDirectoryName + "/" + key.prefix(2) + "/" + key) + "." + TemporaryName.next() + ".part"
+        temporaryPath(forKey: Self.key(forURL: url))
+    }
+
+    /// `temporaryPath(forURL:)` for the URL whose cache key is `key`.
+    func temporaryPath(forKey key: String) -> String {
+        absolutePath(Self.cacheDirectoryName + "/" + key.prefix(2) + "/" + key) + "." + TemporaryName.next() + ".part"
     }
 
     /// Whether the manifest's `file` value names an existing file of this cache's shape.

@@ -91,6 +91,8 @@ final class ImageFetcher: Sendable {
         var url: String
         var request: HTTPRequest
         var temporary: String
+        /// The cache key of the URL's identity (hashed once per attempt).
+        var key: String
         var previous: CachedImage?
     }
 
@@ -108,7 +110,8 @@ final class ImageFetcher: Sendable {
     /// The request for one attempt: conditional when a cached copy exists, streamed to a
     /// temporary file, hashed while it streams.
     func prepare(_ url: String, previous: CachedImage?) -> PreparedFetch {
-        let temporary = layout.temporaryPath(forURL: identity(url))
+        let key = CacheLayout.key(forURL: identity(url))
+        let temporary = layout.temporaryPath(forKey: key)
         var request = HTTPRequest(url: url, destination: .file(path: temporary))
         request.maxBytes = maxBytes
         request.fsync = true
@@ -121,7 +124,7 @@ final class ImageFetcher: Sendable {
                 request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date))
             }
         }
-        return PreparedFetch(url: url, request: request, temporary: temporary, previous: previous)
+        return PreparedFetch(url: url, request: request, temporary: temporary, key: key, previous: previous)
     }
 
     /// What one attempt's result means: an outcome (the file validated and renamed into the
@@ -155,7 +158,7 @@ final class ImageFetcher: Sendable {
             }
             return .done(ImageOutcome(status: .failed, error: reason))
         }
-        return store(url: url, temporary: temporary, response: response, replacing: previous)
+        return store(key: prepared.key, temporary: temporary, response: response, replacing: previous)
     }
 
     private func classify(_ error: HTTPError) -> Attempt {
@@ -174,7 +177,7 @@ final class ImageFetcher: Sendable {
 
     /// Validates the downloaded temporary file and renames it into the cache.
     private func store(
-        url: String, temporary: String, response: HTTPResponse, replacing old: CachedImage?
+        key: String, temporary: String, response: HTTPResponse, replacing old: CachedImage?
     ) -> Attempt {
         // The engine hashed the body while writing it; read the file back only if it did not.
         let digest: FileDigest
@@ -200,7 +203,7 @@ final class ImageFetcher: Sendable {
             unlink(temporary)
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
-            let relative = CacheLayout.relativePath(forURL: identity(url), format: info.format)
+            let relative = CacheLayout.relativePath(forKey: key, format: info.format)
             let final = layout.absolutePath(relative)
             guard rename(temporary, final) == 0 else {
                 let code = errno

@@ -1,4 +1,5 @@
 import CCurl
+import Glibc
 
 extension Transfer {
     /// Builds the response of a transfer that finished with `CURLE_OK`. Copies every string out of
@@ -37,15 +38,19 @@ extension Transfer {
     }
 
     /// The first occurrence of each of `HTTPResponse.standardHeaderNames`, in that order. One
-    /// pass over the headers (`curl_easy_header` per name would scan them all nine times).
+    /// pass over the headers (`curl_easy_header` per name would scan them all nine times); a name
+    /// is compared only with wanted names of its length.
     private func standardHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {
         let names = HTTPResponse.standardHeaderNames
+        let wanted = Self.standardHeaderBytes
         var values = [String?](repeating: nil, count: names.count)
         var previous: UnsafeMutablePointer<curl_header>?
         while let header = curl_easy_nextheader(h, UInt32(CURLH_HEADER), -1, previous) {
             previous = header
             guard let name = header.pointee.name, let value = header.pointee.value else { continue }
-            for (index, wanted) in names.enumerated() where values[index] == nil && Self.matches(name, wanted) {
+            let length = strlen(name)
+            for index in wanted.indices where wanted[index].count == length && values[index] == nil
+                && Self.matches(name, wanted[index]) {
                 values[index] = String(cString: value)
                 break
             }
@@ -58,16 +63,18 @@ extension Transfer {
         return result
     }
 
-    /// Whether the C string `name` equals the lowercase ASCII `wanted`, ignoring ASCII case.
-    private static func matches(_ name: UnsafePointer<CChar>, _ wanted: String) -> Bool {
-        var i = 0
-        for w in wanted.utf8 {
+    /// `HTTPResponse.standardHeaderNames` as bytes.
+    private static let standardHeaderBytes: [[UInt8]] = HTTPResponse.standardHeaderNames.map { Array($0.utf8) }
+
+    /// Whether the C string `name`, as long as `wanted`, equals the lowercase ASCII `wanted`,
+    /// ignoring ASCII case.
+    private static func matches(_ name: UnsafePointer<CChar>, _ wanted: [UInt8]) -> Bool {
+        for (i, w) in wanted.enumerated() {
             var c = UInt8(bitPattern: name[i])
             if c >= 0x41 && c <= 0x5A { c |= 0x20 }
             if c != w { return false }
-            i += 1
         }
-        return name[i] == 0
+        return true
     }
 
     private func allHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {

@@ -117,36 +117,52 @@ public struct JSONText {
     mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
+            // First pass: how many bytes the escapes add (`\"`, `\\`, `\n`: one; `\u00xx`: five).
+            var extra = 0
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                switch byte {
+                case 0x0A, 0x0D, 0x09, 0x08, 0x0C, UInt8(ascii: "\""), UInt8(ascii: "\\"): extra += 1
+                default: extra += 5
+                }
+            }
             bytes.append(UInt8(ascii: "\""))
-            guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            if extra == 0 {
                 bytes.append(contentsOf: utf8)
                 bytes.append(UInt8(ascii: "\""))
                 return
             }
-            var start = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if start < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index])) }
-                start = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    bytes.append(UInt8(ascii: "u"))
-                    bytes.append(UInt8(ascii: "0"))
-                    bytes.append(UInt8(ascii: "0"))
-                    bytes.append(hex.utf8Start[Int(byte >> 4)])
-                    bytes.append(hex.utf8Start[Int(byte & 0x0F)])
+            // Second pass writes straight into room made at the end (a page body is ~100 KB with
+            // thousands of quotes: appending escape by escape was most of a page-cache write).
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: utf8.count + extra))
+            bytes.withUnsafeMutableBufferPointer { out in
+                let hex: StaticString = "0123456789abcdef"
+                var o = start
+                for byte in utf8 {
+                    guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                        out[o] = byte
+                        o += 1
+                        continue
+                    }
+                    out[o] = UInt8(ascii: "\\")
+                    switch byte {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"): out[o + 1] = byte
+                    case 0x0A: out[o + 1] = UInt8(ascii: "n")
+                    case 0x0D: out[o + 1] = UInt8(ascii: "r")
+                    case 0x09: out[o + 1] = UInt8(ascii: "t")
+                    case 0x08: out[o + 1] = UInt8(ascii: "b")
+                    case 0x0C: out[o + 1] = UInt8(ascii: "f")
+                    default:
+                        out[o + 1] = UInt8(ascii: "u")
+                        out[o + 2] = UInt8(ascii: "0")
+                        out[o + 3] = UInt8(ascii: "0")
+                        out[o + 4] = hex.utf8Start[Int(byte >> 4)]
+                        out[o + 5] = hex.utf8Start[Int(byte & 0x0F)]
+                        o += 4
+                    }
+                    o += 2
                 }
             }
-            if start < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...])) }
             bytes.append(UInt8(ascii: "\""))
         }
     }

@@ -190,7 +190,9 @@ public struct ContactSheet {
         let status = item.status
         var classes = Self.statusClass(status) + (status.hasImage ? " ok" : "")
         if let run = manifest.run, (item.lastSeen ?? .distantPast) < run.startedAt { classes += " old" }
-        var out = "<figure class=\"\(classes)\">"
+        var out = ""
+        out.reserveCapacity(512 + 2 * item.title.utf8.count)
+        out += "<figure class=\"\(classes)\">"
         if status.hasImage, let file = item.file, HTMLText.isSafeRelativePath(file), fileExists(file) {
             out += "<a href=\"\(file)\"><img src=\"\(file)\" loading=\"lazy\" decoding=\"async\" alt=\"\"></a>"
         } else {

@@ -4,8 +4,14 @@ public enum HTMLText {
     /// control characters (terminal escapes, NUL, bidi overrides) are removed as
     /// `TerminalText.sanitize` does. Text longer than `limit` characters is cut and ends in `…`.
     public static func escape(_ s: String, limit: Int = 500) -> String {
+        // Fast path (most titles, ids and names): short printable ASCII with nothing to escape.
+        if s.utf8.count <= limit, s.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x26 && $0 != 0x3C
+                && $0 != 0x3E && $0 != 0x22 && $0 != 0x27 }) {
+            return s
+        }
         var text = TerminalText.sanitize(s)
-        if text.count > limit { text = String(text.prefix(limit)) + "…" }
+        // Counting characters walks grapheme clusters; no more bytes than `limit` needs no count.
+        if text.utf8.count > limit, text.count > limit { text = String(text.prefix(limit)) + "…" }
         guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else {
             return text
         }

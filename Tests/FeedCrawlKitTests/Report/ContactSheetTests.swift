@@ -83,6 +83,18 @@ struct ContactSheetTests {
         #expect(html.contains("&lt;b&gt;bad&lt;/b&gt;"))
     }
 
+    /// Escaping with its limit in characters, on the fast path (short printable ASCII) and off it.
+    @Test func escapeCutsAtCharactersAndEscapes() {
+        #expect(HTMLText.escape("plain title 42", limit: 14) == "plain title 42")
+        #expect(HTMLText.escape("plain title 42", limit: 13) == "plain title 4…")
+        #expect(HTMLText.escape("a&b<c>\"d'", limit: 100) == "a&amp;b&lt;c&gt;&quot;d&#39;")
+        #expect(HTMLText.escape("tab\there\u{7F}", limit: 100) == "tab here")
+        #expect(HTMLText.escape(String(repeating: "é", count: 10), limit: 10) == String(repeating: "é", count: 10))
+        #expect(HTMLText.escape(String(repeating: "é", count: 11), limit: 10) == String(repeating: "é", count: 10) + "…")
+        #expect(HTMLText.escape("\u{1B}[31mred\u{1B}[0m", limit: 100) == "red")
+        #expect(HTMLText.escape("", limit: 0) == "")
+    }
+
     @Test func missingFilesGetNoImage() {
         let items = [Self.item("pixabay", "10", page: 1, status: .downloaded), Self.item("pixabay", "11", page: 1, status: .fresh)]
         let sheet = ContactSheet(manifest: Self.manifest(items)) { $0 == "cache/10/10.jpg" }
