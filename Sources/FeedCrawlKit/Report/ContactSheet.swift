@@ -69,6 +69,7 @@ public struct ContactSheet {
         emit(header(outline))
         emit("<main>\n")
         var iterator = sortedItems.makeIterator()
+        var figureBuffer = ""
         for (sourceIndex, group) in outline.groups.enumerated() {
             let count = group.pages.reduce(0) { $0 + $1.count }
             emit("<section id=\"s\(sourceIndex)\"><h2>\(HTMLText.escape(group.source, limit: 80)) <small>\(count) items</small></h2>\n")
@@ -76,7 +77,9 @@ public struct ContactSheet {
                 emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(page.count) items</small></h3>\n<div class=\"grid\">\n")
                 for _ in 0..<page.count {
                     guard let item = iterator.next() else { break }
-                    emit(figure(item))
+                    figureBuffer.removeAll(keepingCapacity: true)
+                    figure(item, into: &figureBuffer)
+                    emit(figureBuffer)
                 }
                 emit("</div>\n")
             }
@@ -187,33 +190,68 @@ public struct ContactSheet {
     }
 
     func figure(_ item: ManifestItem) -> String {
-        let status = item.status
-        var classes = Self.statusClass(status) + (status.hasImage ? " ok" : "")
-        if let run = manifest.run, (item.lastSeen ?? .distantPast) < run.startedAt { classes += " old" }
         var out = ""
-        out.reserveCapacity(512 + 2 * item.title.utf8.count)
-        out += "<figure class=\"\(classes)\">"
+        figure(item, into: &out)
+        return out
+    }
+
+    /// Appends one item's `<figure>` to `out`, piece by piece (no temporary strings: this runs
+    /// for every item of a 20,000-item manifest).
+    func figure(_ item: ManifestItem, into out: inout String) {
+        let status = item.status
+        out.reserveCapacity(out.utf8.count + 512 + 2 * item.title.utf8.count)
+        out += "<figure class=\"st-"
+        out += status.rawValue
+        if status.hasImage { out += " ok" }
+        if let run = manifest.run, (item.lastSeen ?? .distantPast) < run.startedAt { out += " old" }
+        out += "\">"
         if status.hasImage, let file = item.file, HTMLText.isSafeRelativePath(file), fileExists(file) {
-            out += "<a href=\"\(file)\"><img src=\"\(file)\" loading=\"lazy\" decoding=\"async\" alt=\"\"></a>"
+            out += "<a href=\""
+            out += file
+            out += "\"><img src=\""
+            out += file
+            out += "\" loading=\"lazy\" decoding=\"async\" alt=\"\"></a>"
         } else {
-            out += "<div class=\"ph\">\(status.hasImage ? "file missing" : status.rawValue)</div>"
+            out += "<div class=\"ph\">"
+            out += status.hasImage ? "file missing" : status.rawValue
+            out += "</div>"
         }
         let title = item.title.isEmpty ? "(untitled)" : item.title
-        out += "<figcaption><p class=\"t\" title=\"\(HTMLText.escape(title))\">\(HTMLText.escape(title, limit: 120))</p>"
-        var facts: [String] = []
-        if let who = item.author ?? item.details?.site, !who.isEmpty { facts.append(HTMLText.escape(who, limit: 60)) }
-        if let bytes = item.bytes { facts.append(ByteSize.format(bytes)) }
-        if let width = item.width, let height = item.height { facts.append("\(width)×\(height)") }
-        if !facts.isEmpty { out += "<p>" + facts.joined(separator: " · ") + "</p>" }
-        out += "<p><span class=\"st\">\(status.rawValue)</span> <span class=\"id\">#\(HTMLText.escape(item.id, limit: 40))</span></p>"
+        out += "<figcaption><p class=\"t\" title=\""
+        out += HTMLText.escape(title)
+        out += "\">"
+        out += HTMLText.escape(title, limit: 120)
+        out += "</p>"
+        var facts = 0
+        func fact(_ text: String) {
+            out += facts == 0 ? "<p>" : " · "
+            out += text
+            facts += 1
+        }
+        if let who = item.author ?? item.details?.site, !who.isEmpty { fact(HTMLText.escape(who, limit: 60)) }
+        if let bytes = item.bytes { fact(ByteSize.format(bytes)) }
+        if let width = item.width, let height = item.height {
+            fact(String(width))
+            out += "×"
+            out += String(height)
+        }
+        if facts > 0 { out += "</p>" }
+        out += "<p><span class=\"st\">"
+        out += status.rawValue
+        out += "</span> <span class=\"id\">#"
+        out += HTMLText.escape(item.id, limit: 40)
+        out += "</span></p>"
         if let error = item.error, !status.hasImage {
-            out += "<p class=\"e\">\(HTMLText.escape(error, limit: 200))</p>"
+            out += "<p class=\"e\">"
+            out += HTMLText.escape(error, limit: 200)
+            out += "</p>"
         }
         if !status.hasImage, let url = item.imageURL {
-            out += "<p class=\"u\">\(HTMLText.escape(url, limit: 200))</p>"
+            out += "<p class=\"u\">"
+            out += HTMLText.escape(url, limit: 200)
+            out += "</p>"
         }
         out += "</figcaption></figure>\n"
-        return out
     }
 
     static func statusClass(_ status: ItemStatus) -> String {

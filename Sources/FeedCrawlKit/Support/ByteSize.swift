@@ -90,6 +90,8 @@ public enum ByteSize {
         return total
     }
 
+    private static let unitNames = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+
     /// Human-readable binary size: `"512 B"`, `"1 KiB"`, `"1.5 MiB"`, `"20 MiB"`, `"2.3 GiB"`.
     /// One decimal at most, dropped when it is zero; negative values get a leading `-`.
     public static func format(_ bytes: Int64) -> String {
@@ -97,7 +99,7 @@ public enum ByteSize {
             return "-" + format(bytes == .min ? .max : -bytes)
         }
         if bytes < 1024 { return "\(bytes) B" }
-        let names = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+        let names = unitNames
         var index = 0
         var value = Double(bytes) / 1024
         while value >= 1024, index < names.count - 1 {
