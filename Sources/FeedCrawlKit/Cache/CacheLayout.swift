@@ -56,7 +56,17 @@ public struct CacheLayout: Sendable, Hashable {
 
     /// Path relative to OUT of the cache entry with the given 64-hex `key`.
     public static func relativePath(forKey key: String, format: ImageFormat) -> String {
-        "\(cacheDirectoryName)/\(key.prefix(2))/\(key).\(format.fileExtension)"
+        let ext = format.fileExtension
+        var path = ""
+        path.reserveCapacity(cacheDirectoryName.utf8.count + key.utf8.count + ext.utf8.count + 6)
+        path += cacheDirectoryName
+        path += "/"
+        path += key.prefix(2)
+        path += "/"
+        path += key
+        path += "."
+        path += ext
+        return path
     }
 
     /// Absolute (OUT-prefixed) path of the cache entry for `url`.

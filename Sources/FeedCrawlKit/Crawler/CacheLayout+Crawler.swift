@@ -24,7 +24,20 @@ extension CacheLayout {
 
     /// `temporaryPath(forURL:)` for the URL whose cache key is `key`.
     func temporaryPath(forKey key: String) -> String {
-        absolutePath(Self.cacheDirectoryName + "/" + key.prefix(2) + "/" + key) + "." + TemporaryName.next() + ".part"
+        // One string, sized once: OUT/cache/ab/<key>.<12 hex>.part.
+        let suffix = TemporaryName.next()
+        let base = absolutePath(Self.cacheDirectoryName)
+        var path = ""
+        path.reserveCapacity(base.utf8.count + key.utf8.count + 24)
+        path += base
+        path += "/"
+        path += key.prefix(2)
+        path += "/"
+        path += key
+        path += "."
+        path += suffix
+        path += AtomicFile.temporarySuffix
+        return path
     }
 
     /// Whether the manifest's `file` value names an existing file of this cache's shape.
