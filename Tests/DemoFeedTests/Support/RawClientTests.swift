@@ -9,9 +9,23 @@ struct RawClientTests {
     /// `resetSendsNothing` that way.) Another thread keeps opening descriptors, which take the
     /// lowest free number, and checks they stay open while connects are refused.
     @Test func aRefusedConnectClosesItsSocketOnce() throws {
-        let server = try HTTPServer { _ in .text("") }
-        let port = server.port
-        server.stop()
+        // A port held bound but not listening refuses every connect, and no other test's server
+        // can be given it meanwhile (a stopped server's port could be).
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(holder >= 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = UInt16(bigEndian: address.sin_port)
         let state = LoopState()
         guard let opener = Threads.start({
             while !state.lock.withLock({ state.stop }) {
