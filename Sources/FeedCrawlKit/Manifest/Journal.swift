@@ -48,6 +48,8 @@ public final class Journal: @unchecked Sendable {
     private let mutex = Lock()
     private var fd: Int32
     private var buffer: [UInt8] = []
+    /// Reused for every line (under `mutex`), so a line costs no allocation once warm.
+    private var scratch = JSONText(pretty: false, capacity: 768)
     private var pending = 0
     private var oldestPending: ContinuousClock.Instant?
 
@@ -83,10 +85,10 @@ public final class Journal: @unchecked Sendable {
 
     /// Buffers one item as a JSON line. Throws only if the item cannot be encoded.
     public func append(_ item: ManifestItem, now: ContinuousClock.Instant = .now) throws {
-        var line = JSONText(pretty: false, capacity: 768)
-        item.journalLine(into: &line)
         mutex.withLock {
-            buffer.append(contentsOf: line.bytes)
+            scratch.removeAll()
+            item.journalLine(into: &scratch)
+            buffer.append(contentsOf: scratch.bytes)
             pending += 1
             if oldestPending == nil { oldestPending = now }
         }

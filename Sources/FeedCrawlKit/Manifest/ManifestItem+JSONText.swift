@@ -33,7 +33,7 @@ extension ManifestItem {
     /// The item as one compact JSON line (with the final newline), as the journal stores it.
     func journalLine(into json: inout JSONText) {
         write(to: &json)
-        json.raw([0x0A])
+        json.bytes.append(0x0A)
     }
 }
 
