@@ -56,16 +56,22 @@ public struct CacheLayout: Sendable, Hashable {
 
     /// Path relative to OUT of the cache entry with the given 64-hex `key`.
     public static func relativePath(forKey key: String, format: ImageFormat) -> String {
-        let ext = format.fileExtension
+        entryPath(in: cacheDirectoryName, key: key, ending: format.fileExtension)
+    }
+
+    /// `<cache>/<first two hex digits of key>/<key>.<ending><suffix>`, built as one string (these
+    /// paths are made for every download).
+    static func entryPath(in cache: String, key: String, ending: String, suffix: String = "") -> String {
         var path = ""
-        path.reserveCapacity(cacheDirectoryName.utf8.count + key.utf8.count + ext.utf8.count + 6)
-        path += cacheDirectoryName
+        path.reserveCapacity(cache.utf8.count + key.utf8.count + ending.utf8.count + suffix.utf8.count + 6)
+        path += cache
         path += "/"
         path += key.prefix(2)
         path += "/"
         path += key
         path += "."
-        path += ext
+        path += ending
+        path += suffix
         return path
     }
 

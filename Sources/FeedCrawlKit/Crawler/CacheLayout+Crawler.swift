@@ -24,20 +24,7 @@ extension CacheLayout {
 
     /// `temporaryPath(forURL:)` for the URL whose cache key is `key`.
     func temporaryPath(forKey key: String) -> String {
-        // One string, sized once: OUT/cache/ab/<key>.<12 hex>.part.
-        let suffix = TemporaryName.next()
-        let base = absolutePath(Self.cacheDirectoryName)
-        var path = ""
-        path.reserveCapacity(base.utf8.count + key.utf8.count + 24)
-        path += base
-        path += "/"
-        path += key.prefix(2)
-        path += "/"
-        path += key
-        path += "."
-        path += suffix
-        path += AtomicFile.temporarySuffix
-        return path
+        Self.entryPath(in: cacheDirectory, key: key, ending: TemporaryName.next(), suffix: AtomicFile.temporarySuffix)
     }
 
     /// Whether the manifest's `file` value names an existing file of this cache's shape.

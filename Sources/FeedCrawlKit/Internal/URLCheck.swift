@@ -7,32 +7,27 @@ enum URLCheck {
     static func isHTTP(_ url: String) -> Bool {
         guard url.utf8.count <= maxLength else { return false }
         guard !url.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) else { return false }
-        let lower = url.lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+        var url = url
+        return url.withUTF8 { httpSchemeLength($0) != nil }
+    }
+
+    /// The length of the `http://` or `https://` (any letter case) that `bytes` start with; nil
+    /// when they start with neither. (No other character lowercases to these letters.)
+    static func httpSchemeLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        func lower(_ b: UInt8) -> UInt8 { (b >= 0x41 && b <= 0x5A) ? b | 0x20 : b }
+        guard bytes.count >= 7, lower(bytes[0]) == UInt8(ascii: "h"), lower(bytes[1]) == UInt8(ascii: "t"),
+              lower(bytes[2]) == UInt8(ascii: "t"), lower(bytes[3]) == UInt8(ascii: "p") else { return nil }
+        let colon = lower(bytes[4]) == UInt8(ascii: "s") ? 5 : 4
+        guard bytes.count >= colon + 3, bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
+              bytes[colon + 2] == UInt8(ascii: "/") else { return nil }
+        return colon + 3
     }
 
     /// The host part of an http(s) URL, lowercased (empty when there is none).
     static func host(of url: String) -> String {
         var url = url
         return url.withUTF8 { bytes -> String in
-            // Scheme, case-insensitively.
-            func hasPrefix(_ prefix: StaticString) -> Bool {
-                let n = prefix.utf8CodeUnitCount
-                guard bytes.count >= n else { return false }
-                for k in 0..<n {
-                    let b = bytes[k]
-                    if ((b >= 0x41 && b <= 0x5A) ? b | 0x20 : b) != prefix.utf8Start[k] { return false }
-                }
-                return true
-            }
-            var start: Int
-            if hasPrefix("http://") {
-                start = 7
-            } else if hasPrefix("https://") {
-                start = 8
-            } else {
-                return ""
-            }
+            guard var start = httpSchemeLength(bytes) else { return "" }
             // The authority ends at `/`, `?` or `#`; the host follows its last `@`.
             var end = start
             while end < bytes.count {

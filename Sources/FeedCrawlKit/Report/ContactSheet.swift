@@ -189,12 +189,6 @@ public struct ContactSheet {
         return out
     }
 
-    func figure(_ item: ManifestItem) -> String {
-        var out = ""
-        figure(item, into: &out)
-        return out
-    }
-
     /// Appends one item's `<figure>` to `out`, piece by piece (no temporary strings: this runs
     /// for every item of a 20,000-item manifest).
     func figure(_ item: ManifestItem, into out: inout String) {

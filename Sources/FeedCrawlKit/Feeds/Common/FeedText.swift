@@ -121,15 +121,8 @@ enum FeedText {
         return s.withUTF8 { b in
             guard b.count > 7, b.count <= maxURLBytes else { return false }
             for byte in b where byte <= 0x20 || byte >= 0x7F { return false }
-            // `| 0x20` lowercases letters; no other byte turns into h, t, p or s.
-            guard b[0] | 0x20 == 0x68, b[1] | 0x20 == 0x74, b[2] | 0x20 == 0x74, b[3] | 0x20 == 0x70 else {
-                return false
-            }
-            let colon = b[4] | 0x20 == 0x73 ? 5 : 4
-            guard b.count > colon + 3, b[colon] == 0x3A, b[colon + 1] == 0x2F, b[colon + 2] == 0x2F else {
-                return false
-            }
-            return true
+            guard let scheme = FeedCrawlKit.URLCheck.httpSchemeLength(b) else { return false }
+            return b.count > scheme
         }
     }
 
