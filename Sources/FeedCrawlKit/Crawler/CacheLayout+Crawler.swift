@@ -27,6 +27,11 @@ extension CacheLayout {
         Self.entryPath(in: cacheDirectory, key: key, ending: TemporaryName.next(), suffix: AtomicFile.temporarySuffix)
     }
 
+    /// `temporaryPath(forKey:)` relative to OUT (`cache/ab/<key>.<12 hex digits>.part`).
+    static func temporaryRelativePath(forKey key: String) -> String {
+        entryPath(in: cacheDirectoryName, key: key, ending: TemporaryName.next(), suffix: AtomicFile.temporarySuffix)
+    }
+
     /// Whether the manifest's `file` value names an existing file of this cache's shape.
     func fileExists(relativePath: String) -> Bool {
         guard Self.isValidRelativePath(relativePath) else { return false }

@@ -82,9 +82,10 @@ public final class Crawler: Sendable {
             return nil
         }
         let redactor = SecretRedactor(secrets: secrets)
+        // Cache files are named relative to OUT held open (where it cannot be opened, by path).
         let fetcher = ImageFetcher(
             engine: engine, layout: layout, configuration: configuration, cached: cached, events: events,
-            storage: storage)
+            storage: storage, out: try? FileDirectory(path: layout.outDirectory))
         let events = self.events
         let deadlineReached = Locked(false)
         // Images run without a task each: transfers on the engine's thread, their finish

@@ -15,11 +15,14 @@ final class ImageFetcher: Sendable {
     let identity: @Sendable (String) -> String
     let events: @Sendable (CrawlEvent) -> Void
     let storage: CrawlStorage?
+    /// OUT held open: temporary and cache files are named relative to it (a shorter path walk
+    /// per file). Nil: by their whole path.
+    let out: FileDirectory?
 
     init(
         engine: HTTPEngine, layout: CacheLayout, configuration: CrawlConfiguration,
         cached: [String: CachedImage], events: @escaping @Sendable (CrawlEvent) -> Void,
-        storage: CrawlStorage? = nil
+        storage: CrawlStorage? = nil, out: FileDirectory? = nil
     ) {
         self.engine = engine
         self.layout = layout
@@ -31,6 +34,7 @@ final class ImageFetcher: Sendable {
         self.identity = configuration.cacheIdentity
         self.events = events
         self.storage = storage
+        self.out = out
     }
 
     /// Fetches `url`, retrying transient failures. When it fails or is cancelled, the outcome
@@ -90,6 +94,7 @@ final class ImageFetcher: Sendable {
     struct PreparedFetch: Sendable {
         var url: String
         var request: HTTPRequest
+        /// Relative to `out` when there is one, else the whole path.
         var temporary: String
         /// The cache key of the URL's identity (hashed once per attempt).
         var key: String
@@ -111,8 +116,9 @@ final class ImageFetcher: Sendable {
     /// temporary file, hashed while it streams.
     func prepare(_ url: String, previous: CachedImage?) -> PreparedFetch {
         let key = CacheLayout.key(forURL: identity(url))
-        let temporary = layout.temporaryPath(forKey: key)
+        let temporary = out != nil ? CacheLayout.temporaryRelativePath(forKey: key) : layout.temporaryPath(forKey: key)
         var request = HTTPRequest(url: url, destination: .file(path: temporary))
+        request.fileDirectory = out
         request.maxBytes = maxBytes
         request.fsync = true
         request.digestBody = true
@@ -151,7 +157,7 @@ final class ImageFetcher: Sendable {
             return .done(outcome)
         }
         guard (200..<300).contains(response.status) else {
-            unlink(temporary)
+            DirectoryRelative.unlink(temporary, in: out)
             let reason = "HTTP \(response.status)"
             if RetryPolicy.isTransient(status: response.status) {
                 return .retry(reason: reason, retryAfter: response.retryAfterSeconds)
@@ -185,9 +191,9 @@ final class ImageFetcher: Sendable {
             digest = FileDigest(size: response.bytesReceived, sha256: streamed.sha256, head: streamed.head)
         } else {
             do {
-                digest = try FileDigest.read(path: temporary)
+                digest = try FileDigest.read(path: DirectoryRelative.display(temporary, in: out))
             } catch {
-                unlink(temporary)
+                DirectoryRelative.unlink(temporary, in: out)
                 return .done(ImageOutcome(status: .failed, error: "\(error)"))
             }
         }
@@ -197,17 +203,17 @@ final class ImageFetcher: Sendable {
             head: digest.head, maxBytes: maxBytes)
         switch verdict {
         case .reject(let reason):
-            unlink(temporary)
+            DirectoryRelative.unlink(temporary, in: out)
             return .done(ImageOutcome(status: .rejected, error: reason))
         case .transient(let reason):
-            unlink(temporary)
+            DirectoryRelative.unlink(temporary, in: out)
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
             let relative = CacheLayout.relativePath(forKey: key, format: info.format)
-            let final = layout.absolutePath(relative)
-            guard rename(temporary, final) == 0 else {
+            let final = out != nil ? relative : layout.absolutePath(relative)
+            guard DirectoryRelative.rename(temporary, to: final, in: out) else {
                 let code = errno
-                unlink(temporary)
+                DirectoryRelative.unlink(temporary, in: out)
                 return .done(ImageOutcome(status: .failed, error: "cannot store \(relative): \(String(cString: strerror(code)))"))
             }
             if let old, old.file != relative { unlink(layout.absolutePath(old.file)) }

@@ -56,7 +56,9 @@ extension CurlLoop {
                 if transfer.request.digestBody {
                     response.bodyDigest = (transfer.digester ?? BodyDigester()).finish()
                 }
-                pending = PendingFile(fd: transfer.fd, path: path, fsync: transfer.request.fsync)
+                pending = PendingFile(
+                    fd: transfer.fd, path: path, directory: transfer.request.fileDirectory,
+                    fsync: transfer.request.fsync)
                 transfer.fd = -1
             }
             detach(transfer)

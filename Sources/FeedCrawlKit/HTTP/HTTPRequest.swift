@@ -15,7 +15,8 @@ public struct HTTPRequest: Sendable {
         /// Streamed into the file at `path` when the final status is 2xx. The file is created
         /// (`O_CREAT|O_TRUNC`, mode 0644) only once a 2xx response arrives, so a 304 or 404 leaves
         /// an existing file at `path` untouched. On any failure or cancellation after it was
-        /// created, the file is unlinked.
+        /// created, the file is unlinked. A relative `path` is resolved against `fileDirectory`
+        /// when it is set.
         case file(path: String)
     }
 
@@ -43,6 +44,9 @@ public struct HTTPRequest: Sendable {
     public var lowSpeedTimeSeconds: Int = 15
     /// A cap on the whole transfer in milliseconds. Default `nil` (no cap).
     public var totalTimeoutMs: Int? = nil
+    /// File destination: the directory a relative `path` is resolved against. Default `nil` (the
+    /// working directory). Errors name the file by `fileDirectory.path` plus `path`.
+    public var fileDirectory: FileDirectory? = nil
     /// File destination: `fsync` the file before closing it on success. Default `false`.
     public var fsync: Bool = false
     /// File destination: hash the body while it is written and keep its first bytes, returned in

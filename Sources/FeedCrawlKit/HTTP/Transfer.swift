@@ -13,32 +13,35 @@ struct CompletedTransfer: Sendable {
 struct PendingFile: Sendable {
     var fd: Int32
     var path: String
+    /// What a relative `path` is resolved against (nil: the working directory).
+    var directory: FileDirectory?
     var fsync: Bool
 
     /// Creates the file if needed, syncs and closes it. On failure unlinks it.
     func finish() throws(HTTPError) {
         var fd = self.fd
         if fd < 0 {
-            fd = openDestination(path)
-            if fd < 0 { throw .file(path: path, errno: errno) }
+            fd = openDestination(path, in: directory)
+            if fd < 0 { throw .file(path: DirectoryRelative.display(path, in: directory), errno: errno) }
         }
         if self.fsync && Glibc.fsync(fd) != 0 {
             let code = errno
             close(fd)
-            unlink(path)
-            throw .file(path: path, errno: code)
+            DirectoryRelative.unlink(path, in: directory)
+            throw .file(path: DirectoryRelative.display(path, in: directory), errno: code)
         }
         if close(fd) != 0 && errno != EINTR {
             let code = errno
-            unlink(path)
-            throw .file(path: path, errno: code)
+            DirectoryRelative.unlink(path, in: directory)
+            throw .file(path: DirectoryRelative.display(path, in: directory), errno: code)
         }
     }
 }
 
-/// Opens (creating or truncating) a body file: `O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC`, mode 0644.
-func openDestination(_ path: String) -> Int32 {
-    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+/// Opens (creating or truncating) a body file: `O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC`, mode 0644;
+/// a relative `path` from `directory` when there is one.
+func openDestination(_ path: String, in directory: FileDirectory?) -> Int32 {
+    DirectoryRelative.open(path, in: directory, flags: O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
 }
 
 /// One request's state while it runs on the engine.
@@ -133,9 +136,9 @@ final class Transfer: @unchecked Sendable {
                 return
             }
             sink = .file
-            fd = openDestination(path)
+            fd = openDestination(path, in: request.fileDirectory)
             if fd < 0 {
-                failure = .file(path: path, errno: errno)
+                failure = .file(path: DirectoryRelative.display(path, in: request.fileDirectory), errno: errno)
             }
             if request.digestBody { digester = BodyDigester() }
         }
@@ -151,8 +154,9 @@ final class Transfer: @unchecked Sendable {
 
     private func writeAll(_ chunk: UnsafeRawBufferPointer) -> Bool {
         guard var p = chunk.baseAddress else { return true }
-        if case .file(let path) = request.destination, let code = WriteFaults.check(path: path, count: chunk.count) {
-            failure = .file(path: path, errno: code)
+        if case .file(let path) = request.destination,
+           let code = WriteFaults.check(path: DirectoryRelative.display(path, in: request.fileDirectory), count: chunk.count) {
+            failure = .file(path: DirectoryRelative.display(path, in: request.fileDirectory), errno: code)
             return false
         }
         var left = chunk.count
@@ -161,7 +165,7 @@ final class Transfer: @unchecked Sendable {
             if w < 0 {
                 if errno == EINTR { continue }
                 if case .file(let path) = request.destination {
-                    failure = .file(path: path, errno: errno)
+                    failure = .file(path: DirectoryRelative.display(path, in: request.fileDirectory), errno: errno)
                 }
                 return false
             }
@@ -177,7 +181,7 @@ final class Transfer: @unchecked Sendable {
         close(fd)
         fd = -1
         if case .file(let path) = request.destination {
-            unlink(path)
+            DirectoryRelative.unlink(path, in: request.fileDirectory)
         }
     }
 }

@@ -46,10 +46,11 @@ enum WriteFaults {
 
     /// The errno a write of `count` bytes to `path` must fail with, or nil to go ahead.
     /// A write that fits the remaining budget consumes it.
+    /// `path` is only evaluated when a fault is armed.
     @inline(__always)
-    static func check(path: String, count: Int) -> Int32? {
+    static func check(path: @autoclosure () -> String, count: Int) -> Int32? {
         guard armedCount.load(ordering: .relaxed) > 0 else { return nil }
-        return slowCheck(path: path, count: Int64(count))
+        return slowCheck(path: path(), count: Int64(count))
     }
 
     /// Gives `count` bytes back to the fault covering `path` (a file there was deleted).
