@@ -58,21 +58,38 @@ struct CompactItems {
 
     /// The item stored at `ref`.
     func item(_ ref: Ref) -> ManifestItem {
+        // Our own file could not be read back (an I/O error): say so rather than guess.
+        withRecord(ref) { Self.decode(&$0) } ?? ManifestItem(
+            source: "feedcrawl", id: "unreadable-\(ref)", page: 0, title: "", imageURL: nil, status: .cancelled,
+            error: "this item's record could not be read back from the run's spill file")
+    }
+
+    /// The listing facts of the item stored at `ref` (source, page, id), read without decoding
+    /// the rest of its record: what sorting the items needs.
+    func listing(_ ref: Ref) -> (source: String, page: Int, id: String) {
+        let unreadable = ("feedcrawl", 0, "unreadable-\(ref)")
+        return withRecord(ref) { reader in
+            _ = reader.varint()
+            let source = reader.string()
+            let id = reader.string()
+            return (source, Int(reader.int()), id)
+        } ?? unreadable
+    }
+
+    /// Calls `read` with a reader at the start of the record at `ref`; nil when the record's
+    /// chunk could not be read back from the spill file.
+    private func withRecord<T>(_ ref: Ref, _ read: (inout Reader) -> T) -> T? {
         let index = Int(ref >> 32)
         let position = Int(ref & 0xFFFF_FFFF)
         if let place = spilled[index] {
-            let item = spill?.withChunk(index, offset: place.offset, length: place.length) { chunk in
+            return spill?.withChunk(index, offset: place.offset, length: place.length) { chunk in
                 var reader = Reader(bytes: chunk, position: position)
-                return Self.decode(&reader)
+                return read(&reader)
             }
-            // Our own file could not be read back (an I/O error): say so rather than guess.
-            return item ?? ManifestItem(
-                source: "feedcrawl", id: "unreadable-\(ref)", page: 0, title: "", imageURL: nil, status: .cancelled,
-                error: "this item's record could not be read back from the run's spill file")
         }
         return chunks[index].withUnsafeBufferPointer { chunk in
             var reader = Reader(bytes: chunk, position: position)
-            return Self.decode(&reader)
+            return read(&reader)
         }
     }
 

@@ -228,8 +228,9 @@ final class CrawlLedger: @unchecked Sendable {
             for item in carried { carriedKeys.insert(item.key) }
             var superseded = Set<ItemKey>()
             for (index, ref) in refs.enumerated() {
-                let item = store.item(ref)
-                if !carriedKeys.isEmpty, carriedKeys.contains(item.key) { superseded.insert(item.key) }
+                let item = store.listing(ref)
+                let key = ItemKey(source: item.source, id: item.id)
+                if !carriedKeys.isEmpty, carriedKeys.contains(key) { superseded.insert(key) }
                 entries.append(.init(source: item.source, page: item.page, id: item.id, index: index))
             }
             carriedKeys = []

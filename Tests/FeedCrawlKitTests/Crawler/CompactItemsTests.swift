@@ -22,6 +22,7 @@ struct CompactItemsTests {
         #expect(store.count == items.count)
         for (item, ref) in zip(items, refs) {
             #expect(store.item(ref) == item)
+            #expect(store.listing(ref) == (item.source, item.page, item.id))
         }
     }
 
@@ -75,6 +76,7 @@ struct CompactItemsTests {
         #expect(Self.names(dir.path).isEmpty)  // an anonymous file
         // In order, backwards and scattered: every record comes back equal.
         #expect(refs.allSatisfy { store.item($0.0) == $0.1 })
+        #expect(refs.reversed().allSatisfy { store.listing($0.0) == ($0.1.source, $0.1.page, $0.1.id) })
         #expect(refs.reversed().allSatisfy { store.item($0.0) == $0.1 })
         for step in [7, 131, 997] {
             var index = 0
