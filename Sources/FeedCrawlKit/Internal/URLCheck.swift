@@ -5,10 +5,12 @@ enum URLCheck {
 
     /// Whether `url` is an absolute `http` or `https` URL of sane length, without control characters.
     static func isHTTP(_ url: String) -> Bool {
-        guard url.utf8.count <= maxLength else { return false }
-        guard !url.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) else { return false }
         var url = url
-        return url.withUTF8 { httpSchemeLength($0) != nil }
+        return url.withUTF8 { bytes in
+            guard bytes.count <= maxLength, httpSchemeLength(bytes) != nil else { return false }
+            for byte in bytes where byte < 0x21 || byte == 0x7F { return false }
+            return true
+        }
     }
 
     /// The length of the `http://` or `https://` (any letter case) that `bytes` start with; nil
