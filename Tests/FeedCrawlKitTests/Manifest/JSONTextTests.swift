@@ -51,6 +51,28 @@ struct JSONTextTests {
         #expect(Self.pretty(item) == Array(try ManifestCoding.prettyEncoder().encode(item)))
     }
 
+    /// Strings are escaped eight bytes at a time where nothing needs escaping: every mix and
+    /// position of quotes, backslashes, control characters and multi-byte text must still match.
+    @Test func stringsMatchTheEncoderAtEveryPosition() throws {
+        let pieces = ["a", "bcdefgh", "\"", "\\", "/", "\n", "\u{0}", "\u{1f}", " ", "\u{7f}", "é", "😀", "\u{2028}",
+                      "0123456789abcdef", "\u{8}\u{c}\r\t", "~"]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> Int {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Int(state % 1_000_003)
+        }
+        let encoder = ManifestCoding.compactEncoder()
+        for _ in 0..<3_000 {
+            var text = ""
+            for _ in 0..<(next() % 12) { text += pieces[next() % pieces.count] }
+            var json = JSONText(pretty: false)
+            json.string(text)
+            #expect(json.bytes == Array(try encoder.encode(text)), "\(text.debugDescription)")
+        }
+    }
+
     @Test func journalLineIsTheCompactItemAndANewline() throws {
         var json = JSONText(pretty: false)
         Self.full.journalLine(into: &json)
