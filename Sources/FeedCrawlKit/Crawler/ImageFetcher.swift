@@ -116,7 +116,7 @@ final class ImageFetcher: Sendable {
     /// temporary file, hashed while it streams.
     func prepare(_ url: String, previous: CachedImage?) -> PreparedFetch {
         let key = CacheLayout.key(forURL: identity(url))
-        let temporary = out != nil ? CacheLayout.temporaryRelativePath(forKey: key) : layout.temporaryPath(forKey: key)
+        let temporary = cachePath(CacheLayout.temporaryRelativePath(forKey: key))
         var request = HTTPRequest(url: url, destination: .file(path: temporary))
         request.fileDirectory = out
         request.maxBytes = maxBytes
@@ -181,6 +181,11 @@ final class ImageFetcher: Sendable {
         }
     }
 
+    /// A path relative to OUT as the file calls take it: as it is against `out`, else OUT-prefixed.
+    private func cachePath(_ relative: String) -> String {
+        out != nil ? relative : layout.absolutePath(relative)
+    }
+
     /// Validates the downloaded temporary file and renames it into the cache.
     private func store(
         key: String, temporary: String, response: HTTPResponse, replacing old: CachedImage?
@@ -210,7 +215,7 @@ final class ImageFetcher: Sendable {
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
             let relative = CacheLayout.relativePath(forKey: key, format: info.format)
-            let final = out != nil ? relative : layout.absolutePath(relative)
+            let final = cachePath(relative)
             guard DirectoryRelative.rename(temporary, to: final, in: out) else {
                 let code = errno
                 DirectoryRelative.unlink(temporary, in: out)

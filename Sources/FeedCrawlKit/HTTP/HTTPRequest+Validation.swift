@@ -82,13 +82,11 @@ extension HTTPRequest {
     /// Whether `bytes` are an `http://` or `https://` URL (any letter case) of at most
     /// `maxURLLength` bytes with a host, and without spaces or control characters.
     static func isPlainHTTPURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count <= maxURLLength, let start = URLCheck.httpSchemeLength(bytes), start < bytes.count else {
+        guard let start = URLCheck.plainHTTPSchemeLength(bytes, maxLength: maxURLLength), start < bytes.count else {
             return false
         }
         let first = bytes[start]
-        guard first != 0x2F, first != 0x3F, first != 0x23 else { return false }
-        for byte in bytes where byte <= 0x20 || byte == 0x7F { return false }
-        return true
+        return first != 0x2F && first != 0x3F && first != 0x23
     }
 }
 

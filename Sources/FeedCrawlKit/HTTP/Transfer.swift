@@ -22,19 +22,24 @@ struct PendingFile: Sendable {
         var fd = self.fd
         if fd < 0 {
             fd = openDestination(path, in: directory)
-            if fd < 0 { throw .file(path: DirectoryRelative.display(path, in: directory), errno: errno) }
+            if fd < 0 { throw fileError(errno) }
         }
         if self.fsync && Glibc.fsync(fd) != 0 {
             let code = errno
             close(fd)
             DirectoryRelative.unlink(path, in: directory)
-            throw .file(path: DirectoryRelative.display(path, in: directory), errno: code)
+            throw fileError(code)
         }
         if close(fd) != 0 && errno != EINTR {
             let code = errno
             DirectoryRelative.unlink(path, in: directory)
-            throw .file(path: DirectoryRelative.display(path, in: directory), errno: code)
+            throw fileError(code)
         }
+    }
+
+    /// The error for `path`, named as a path from the working directory.
+    private func fileError(_ code: Int32) -> HTTPError {
+        .file(path: DirectoryRelative.display(path, in: directory), errno: code)
     }
 }
 
@@ -138,7 +143,7 @@ final class Transfer: @unchecked Sendable {
             sink = .file
             fd = openDestination(path, in: request.fileDirectory)
             if fd < 0 {
-                failure = .file(path: DirectoryRelative.display(path, in: request.fileDirectory), errno: errno)
+                failure = fileError(path, errno)
             }
             if request.digestBody { digester = BodyDigester() }
         }
@@ -156,7 +161,7 @@ final class Transfer: @unchecked Sendable {
         guard var p = chunk.baseAddress else { return true }
         if case .file(let path) = request.destination,
            let code = WriteFaults.check(path: DirectoryRelative.display(path, in: request.fileDirectory), count: chunk.count) {
-            failure = .file(path: DirectoryRelative.display(path, in: request.fileDirectory), errno: code)
+            failure = fileError(path, code)
             return false
         }
         var left = chunk.count
@@ -165,7 +170,7 @@ final class Transfer: @unchecked Sendable {
             if w < 0 {
                 if errno == EINTR { continue }
                 if case .file(let path) = request.destination {
-                    failure = .file(path: DirectoryRelative.display(path, in: request.fileDirectory), errno: errno)
+                    failure = fileError(path, errno)
                 }
                 return false
             }
@@ -173,6 +178,11 @@ final class Transfer: @unchecked Sendable {
             left -= w
         }
         return true
+    }
+
+    /// The error for the body file `path`, named as a path from the working directory.
+    private func fileError(_ path: String, _ code: Int32) -> HTTPError {
+        .file(path: DirectoryRelative.display(path, in: request.fileDirectory), errno: code)
     }
 
     /// Closes and unlinks a body file this transfer created (after a failure or cancellation).

@@ -6,11 +6,15 @@ enum URLCheck {
     /// Whether `url` is an absolute `http` or `https` URL of sane length, without control characters.
     static func isHTTP(_ url: String) -> Bool {
         var url = url
-        return url.withUTF8 { bytes in
-            guard bytes.count <= maxLength, httpSchemeLength(bytes) != nil else { return false }
-            for byte in bytes where byte < 0x21 || byte == 0x7F { return false }
-            return true
-        }
+        return url.withUTF8 { plainHTTPSchemeLength($0, maxLength: maxLength) != nil }
+    }
+
+    /// The length of the `http://` or `https://` that `bytes` start with, when they are at most
+    /// `maxLength` bytes without a space or control character; nil otherwise.
+    static func plainHTTPSchemeLength(_ bytes: UnsafeBufferPointer<UInt8>, maxLength: Int) -> Int? {
+        guard bytes.count <= maxLength, let scheme = httpSchemeLength(bytes) else { return nil }
+        for byte in bytes where byte <= 0x20 || byte == 0x7F { return nil }
+        return scheme
     }
 
     /// The length of the `http://` or `https://` (any letter case) that `bytes` start with; nil
