@@ -27,7 +27,10 @@ struct CommandLineOptions {
     var arrayTitleField: String?
     var arrayName = "array"
     var arrayPerPage = 25
-    var patchSize: LaunchesQuery.PatchSize = .small
+    /// `--pixabay-images`: the Pixabay variants to fetch; default preview.
+    var pixabayImages: [PixabayVariant] = [.preview]
+    /// `--launch-images` (or `--patch-size`): the launch patch sizes to fetch; default small.
+    var launchImages: [LaunchesQuery.PatchSize] = [.small]
     var details = false
     var pageTTLSeconds: Double?
     var refreshPages = false
@@ -135,10 +138,23 @@ struct CommandLineOptions {
             case "--array-per-page": options.arrayPerPage = try integer(argument, 1...1000)
             case "--patch-size":
                 let text = try value(argument)
-                guard let size = LaunchesQuery.PatchSize(rawValue: text.uppercased()) else {
-                    throw UsageError(description: "--patch-size takes small or large, not '\(text)'")
+                guard let size = LaunchesQuery.PatchSize(rawValue: text.lowercased()) else {
+                    throw UsageError(description: "--patch-size takes small or large, not '\(TerminalText.sanitize(text))'")
                 }
-                options.patchSize = size
+                options.launchImages = [size]
+            case "--pixabay-images":
+                do {
+                    options.pixabayImages = try ImageVariants.parse(commaSeparated: try value(argument), as: PixabayVariant.self)
+                } catch let error as ImageVariants.Invalid {
+                    throw UsageError(description: "--pixabay-images: \(error)")
+                }
+            case "--launch-images":
+                do {
+                    options.launchImages = try ImageVariants.parse(
+                        commaSeparated: try value(argument), as: LaunchesQuery.PatchSize.self)
+                } catch let error as ImageVariants.Invalid {
+                    throw UsageError(description: "--launch-images: \(error)")
+                }
             case "--details": options.details = true
             case "--page-ttl":
                 let text = try value(argument)
@@ -211,12 +227,13 @@ struct CommandLineOptions {
         if let url = pixabayURL ?? demoPixabayURL {
             var source = PixabaySourceConfiguration(url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)
             source.query = pixabayQuery
+            source.variants = pixabayImages
             if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
             configuration.sources.append(.pixabay(source))
         }
         if let url = launchesURL ?? demoLaunchesURL {
             var source = LaunchesSourceConfiguration(url: url, pages: pages)
-            source.patchSize = patchSize
+            source.variants = launchImages
             source.details = details
             if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
             configuration.sources.append(.launches(source))

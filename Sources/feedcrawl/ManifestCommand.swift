@@ -94,10 +94,15 @@ enum ManifestCommand {
         }
         if options.verify { verify(snapshot, format: options.format) }
         let text: String
-        if options.listing {
-            text = ItemListing.render(options.filter.apply(to: snapshot.manifest), format: options.format)
-        } else {
-            text = ManifestSummary(snapshot.manifest).render(options.format, manifestPath: snapshot.layout.manifestPath)
+        do {
+            if options.listing {
+                text = ItemListing.render(try options.filter.apply(to: snapshot), format: options.format)
+            } else {
+                text = try ManifestSummary(snapshot).render(options.format, manifestPath: snapshot.layout.manifestPath)
+            }
+        } catch {
+            Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
+            exit(ExitStatus.usage.rawValue)
         }
         Console.write(text)
         exit(0)
@@ -116,7 +121,13 @@ enum ManifestCommand {
             Console.err("feedcrawl: error: \(error)")
             exit(ExitStatus.usage.rawValue)
         }
-        let result = CacheVerifier.verify(snapshot.manifest, layout: snapshot.layout)
+        let result: CacheVerification
+        do {
+            result = try CacheVerifier.verify(snapshot)
+        } catch {
+            Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
+            exit(ExitStatus.usage.rawValue)
+        }
         lock.release()
         Console.write(result.render(format))
         exit(result.isClean ? ExitStatus.success.rawValue : ExitStatus.itemsFailed.rawValue)

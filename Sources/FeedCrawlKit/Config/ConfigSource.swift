@@ -12,7 +12,8 @@
 /// | `perPage` | pixabay | hits per page, 3–200; default the run's `--per-page` |
 /// | `pageConcurrency` | pixabay | pages fetched at once, 1–16; default 4 |
 /// | `pageTTL` | all | reuse kept feed pages younger than this (`24h`); default 24h pixabay, 0 others |
-/// | `patchSize` | launches | `small` or `large`; default `small` |
+/// | `images` | all | image variants to fetch, a list of names (pixabay: `preview`, `webformat`, `large`, default `["preview"]`; launches: `small`, `large`, default `["small"]`; array: `["image"]`) |
+/// | `patchSize` | launches | `small` or `large`: a synonym of `images: [SIZE]` |
 /// | `details` | launches | `true`: query each launch's details and fetch its large patch; default false |
 /// | `idField`, `imageField`, `titleField` | array | element fields; defaults `id`, `image_url`, `name`/`title` |
 /// | `perPage` | array | elements per page; default 25 |
@@ -36,13 +37,14 @@ public struct ConfigSource: Sendable, Equatable {
     public var pageConcurrency: Int?
     /// Seconds a kept feed page stays reusable.
     public var pageTTL: Double?
-    public var patchSize: LaunchesQuery.PatchSize?
+    /// `images` (or launches' `patchSize`) as given; checked for the source's kind.
+    public var images: [String]?
     public var details: Bool?
     public var idField: String?
     public var imageField: String?
     public var titleField: String?
 
-    static let commonKeys = ["type", "name", "url", "pages", "pageTTL"]
+    static let commonKeys = ["type", "name", "url", "pages", "pageTTL", "images"]
     static let pixabayKeys = commonKeys + ["keyEnv", "query", "imageType", "perPage", "pageConcurrency"]
     static let launchesKeys = commonKeys + ["patchSize", "details"]
     static let arrayKeys = commonKeys + ["idField", "imageField", "titleField", "perPage"]
@@ -132,10 +134,35 @@ public struct ConfigSource: Sendable, Equatable {
             }
         }
         if let text = try string("patchSize") {
-            guard let size = LaunchesQuery.PatchSize(rawValue: text.uppercased()) else {
+            guard LaunchesQuery.PatchSize(rawValue: text.lowercased()) != nil else {
                 throw fail("patchSize", "expected \"small\" or \"large\", not \(ConfigValue.string(text).kindDescription)")
             }
-            patchSize = size
+            images = [text]
+        }
+        if let value = fields["images"] {
+            var names: [String] = []
+            switch value {
+            case .string(let text): names = text.split(separator: ",").map(String.init)
+            case .array(let list):
+                for element in list {
+                    guard case .string(let name) = element else {
+                        throw fail("images", "expected a list of variant names, not \(value.kindDescription)")
+                    }
+                    names.append(name)
+                }
+            default:
+                throw fail("images", "expected a list of variant names, not \(value.kindDescription)")
+            }
+            do {
+                switch kind {
+                case .pixabay: _ = try ImageVariants.parse(names, as: PixabayVariant.self)
+                case .launches: _ = try ImageVariants.parse(names, as: LaunchesQuery.PatchSize.self)
+                case .array: _ = try ImageVariants.parse(names, as: ImageVariants.ArrayVariant.self)
+                }
+            } catch {
+                throw fail("images", error.description)
+            }
+            images = names
         }
         if let value = fields["details"] {
             guard case .bool(let flag) = value else {
@@ -175,11 +202,16 @@ public struct ConfigSource: Sendable, Equatable {
             if let imageType { config.imageType = imageType }
             if let pageConcurrency { config.pageConcurrency = pageConcurrency }
             if let pageTTL { config.pageTTL = pageTTL }
+            if let images, let variants = try? ImageVariants.parse(images, as: PixabayVariant.self) {
+                config.variants = variants
+            }
             return .pixabay(config)
         case .launches:
             var config = LaunchesSourceConfiguration(url: url, pages: pages)
             config.name = name
-            if let patchSize { config.patchSize = patchSize }
+            if let images, let variants = try? ImageVariants.parse(images, as: LaunchesQuery.PatchSize.self) {
+                config.variants = variants
+            }
             if let details { config.details = details }
             if let pageTTL { config.pageTTL = pageTTL }
             return .launches(config)

@@ -1,30 +1,6 @@
 import Glibc
 
 extension CacheLayout {
-    /// What a scan of `OUT/cache/` found.
-    struct CacheScan {
-        /// Cache-shaped files (`cache/ab/<key>.<ext>`), relative to OUT.
-        var entries: Set<String> = []
-        /// `.part` files left by interrupted downloads, relative to OUT.
-        var temporary: [String] = []
-    }
-
-    /// Lists the fan-out folders: one `readdir` pass, no `stat` per file. Names of any other
-    /// shape are left alone (and not reported).
-    func scanCache() -> CacheScan {
-        var scan = CacheScan()
-        forEachCacheFile { folder, name in
-            let fan = String(folder.suffix(2))
-            let relative = Self.cacheDirectoryName + "/" + fan + "/" + name
-            if Self.isTemporary(name) {
-                scan.temporary.append(relative)
-            } else if Self.isValidRelativePath(relative) {  // a key in its own fan-out folder
-                scan.entries.insert(relative)
-            }
-        }
-        return scan
-    }
-
     /// Removes the `OUT/manifest.json.<random>.part` and `OUT/index.html.<random>.part` files an
     /// interrupted manifest or contact-sheet write left. Returns how many.
     @discardableResult
@@ -42,13 +18,14 @@ extension CacheLayout {
         return names.filter { unlink(absolutePath($0)) == 0 }.count
     }
 
-    /// Whether the cache holds `record`'s file with the recorded size: one `stat`. A file of
-    /// another size (changed behind the manifest's back, e.g. by a killed run) does not count.
-    func holds(_ record: CachedImage) -> Bool {
-        guard Self.isValidRelativePath(record.file) else { return false }
+    /// Whether the cache holds `file` (a cache path) with `bytes` bytes (any size when nil):
+    /// one `stat`. A file of another size (changed behind the manifest's back, e.g. by a killed
+    /// run) does not count.
+    func holds(file: String, bytes: Int64?) -> Bool {
+        guard Self.isValidRelativePath(file) else { return false }
         var info = stat()
-        guard stat(absolutePath(record.file), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        if let bytes = record.bytes { return Int64(info.st_size) == bytes }
+        guard stat(absolutePath(file), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        if let bytes { return Int64(info.st_size) == bytes }
         return true
     }
 }

@@ -16,7 +16,7 @@ public enum CrawlEvent: Sendable {
     case retrying(url: String, attempt: Int, delay: Double, reason: String)
     /// An image transfer ended, retries included: one per URL actually requested (not for
     /// fresh cache hits or requests cancelled before they started). `url` is redacted.
-    case imageFetched(url: String, outcome: ImageOutcome, seconds: Double)
+    case imageFetched(url: String, outcome: ImageRecord.Outcome, seconds: Double)
     /// An item got its outcome. Exactly one per item listed this run, so these events add up
     /// to the run's counts.
     case itemFinished(source: String, status: ItemStatus)

@@ -7,6 +7,8 @@ public struct CrawlReport: Sendable {
     public var finishedAt: Date
     /// This run's items, by status.
     public var counts: [ItemStatus: Int]
+    /// This run's images, by status.
+    public var imageCounts: [ItemStatus: Int] = [:]
     /// Bytes downloaded into the cache this run.
     public var bytesDownloaded: Int64
     public var sources: [SourceReport]

@@ -124,12 +124,13 @@ final class CrawlStorage: @unchecked Sendable {
         code == ENOSPC || code == EDQUOT || code == EROFS
     }
 
-    /// An upper estimate of one item's bytes in the pretty-printed manifest, whatever its
-    /// outcome: the feed's text (doubled, for JSON escapes) plus room for the outcome fields,
-    /// whose lengths `ImageOutcome.bounded()` caps.
+    /// An upper estimate of one item's bytes in the manifest, whatever its outcome: the feed's
+    /// text (doubled, for JSON escapes) plus room for each image's outcome fields, whose lengths
+    /// `ImageRecord.Outcome.bounded()` caps.
     static func estimatedBytes(_ item: FeedItem) -> Int64 {
-        let text = item.source.utf8.count + item.id.utf8.count + item.title.utf8.count
-            + (item.imageURL?.utf8.count ?? 0) + (item.author?.utf8.count ?? 0) + (item.problem?.utf8.count ?? 0)
-        return Int64(2 * text) + 1_536
+        var text = item.source.utf8.count + item.id.utf8.count + item.title.utf8.count
+            + (item.author?.utf8.count ?? 0) + (item.pageURL?.utf8.count ?? 0) + (item.problem?.utf8.count ?? 0)
+        for image in item.images { text += image.variant.utf8.count + image.url.utf8.count }
+        return Int64(2 * text) + 256 + Int64(item.images.count) * 1_400
     }
 }

@@ -1,74 +1,130 @@
+import FoundationEssentials
 import Glibc
 
 extension Crawler {
     /// What the final phase did.
     struct Finish {
-        var plan: CacheMaintenancePlan
+        var counts = ManifestMerge.Counts()
+        var evictedFiles = 0
+        var evictedBytes: Int64 = 0
+        var cacheBytes: Int64 = 0
+        var overCap = false
         var orphansRemoved = 0
         var storageProblem: String?
-        /// Whether the manifest was written.
-        var manifestWritten = false
+        /// The files the new manifest references.
+        var referenced: CacheFiles?
     }
 
-    /// The final phase of a run: plans eviction and orphan removal, writes the manifest
-    /// atomically, then removes the journal, the evicted files, orphans and `.part` files.
+    /// The final phase of a run, streamed: the cache is scanned; when the files could exceed
+    /// `--cache-max` a first pass plans the eviction; then this run's items (from the journal)
+    /// and the previous manifest's are merged into the new manifest, written atomically; then
+    /// the journal, and every cache file no item references (evicted, orphaned, `.part`), are
+    /// removed; then `OUT/index.html` is written (a failure there is only a warning).
     ///
     /// Files are deleted only after the manifest that no longer references them is on disk, so
     /// a kill at any point leaves every referenced file in place (at worst some orphans, which
-    /// the next run removes). When the manifest cannot be written nothing is deleted. Then
-    /// `OUT/index.html` is written from the same items (a failure there is only a warning).
-    ///
-    /// This run's items are read from the ledger's compact records one at a time; only the
-    /// carried-over items (already in memory as the previous manifest) are held as values.
+    /// the next run removes). When the manifest cannot be written nothing is deleted.
     func finish(
-        contents: CrawlLedger.Contents, previous: [ManifestItem], layout: CacheLayout, run: RunRecord
+        recorder: RunItems, archive: ArchiveIndex, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
+        spill: Spill?
     ) -> Finish {
-        // The scan's names are only needed for the plan: let them go before the items are read
-        // again (a 20,000-file cache lists ~2.5 MB of names).
-        let (plan, temporary): (CacheMaintenancePlan, [String]) = {
-            let scan = layout.scanCache()
-            let plan = CacheMaintenancePlan(
-                current: contents.items, previous: previous, present: scan.entries,
-                capBytes: configuration.cacheMaxBytes)
-            return (plan, scan.temporary)
-        }()
-        var result = Finish(plan: plan)
-        var record = run
-        record.evicted = plan.evicted.count
-        record.evictedBytes = plan.evictedBytes
-        record.orphansRemoved = (run.orphansRemoved ?? 0) + plan.orphans.count + temporary.count
-        let generatedAt = run.finishedAt ?? run.startedAt
-        var manifest = Manifest(generatedAt: generatedAt)
-        manifest.run = record
-        let sorted = contents.sortedItems(mergedWith: plan.carried)
-        configuration.checkpoint?(.outcomesJournaled)
+        var result = Finish()
+        let (present, temporary) = CacheFiles.scan(layout)
+        let sorted = archive.inOrder[layout.manifestPath]
+        let reconcile: (CacheKey) -> ImageRecord.Outcome? = { pipeline.finishedOutcome(forFile: $0) }
+        var policy = ManifestMerge.Policy(
+            precedence: .firstInput, present: present, reconcile: reconcile, runStarted: run.startedAt)
+        func streams() throws -> [any ItemStream] {
+            [
+                RunItemStream(entries: recorder.sorted(), journal: recorder.journal, verbatim: true),
+                try ManifestItemStream(path: layout.manifestPath, spill: spill, sorted: sorted),
+            ]
+        }
         do {
-            try ManifestWriter.save(manifest, sortedItems: sorted, path: layout.manifestPath)
+            // Only when the archive and this run's downloads together could exceed the cap.
+            if archive.totalBytes + pipeline.downloadedBytes > configuration.cacheMaxBytes {
+                var inputs = try streams()
+                let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
+                let plan = EvictionPlan(
+                    candidates: dry.candidates, protected: dry.protected, protectedBytes: dry.protectedBytes,
+                    capBytes: configuration.cacheMaxBytes)
+                policy.evicted = plan.evictedFiles
+                result.evictedFiles = plan.evicted.count
+                result.evictedBytes = plan.evictedBytes
+                result.overCap = plan.overCap
+            }
+            configuration.checkpoint?(.outcomesJournaled)
+            var record = run
+            var inputs = try streams()
+            let merge = ManifestMerge(policy: policy)
+            let evictedFiles = result.evictedFiles, evictedBytes = result.evictedBytes
+            try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
+                var writer = ManifestWriter(generatedAt: run.finishedAt ?? run.startedAt)
+                let merged = try merge.run(&inputs) { item in try writer.append(item, to: &out) }
+                record.counts = Dictionary(uniqueKeysWithValues: merged.run.items.map { ($0.key.rawValue, $0.value) })
+                record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })
+                record.evicted = evictedFiles
+                record.evictedBytes = evictedBytes
+                record.orphansRemoved = (run.orphansRemoved ?? 0) + temporary.count
+                    + present.count(notIn: merged.referenced)
+                try writer.finish(run: record, to: &out)
+                result.counts = merged.run
+                result.cacheBytes = merged.referencedBytes
+                result.referenced = merged.referenced
+            }
         } catch {
             result.storageProblem = "cannot write the manifest: \(error)"
             return result
         }
-        result.manifestWritten = true
         configuration.checkpoint?(.manifestWritten)
-        try? Journal.remove(path: layout.journalPath)
-        for file in plan.evicted {
-            unlink(layout.absolutePath(file))
+        try? recorder.journal.remove()
+        if let referenced = result.referenced {
+            result.orphansRemoved = referenced.removeOthers(in: layout, temporary: true)
         }
-        for file in plan.orphans + temporary where unlink(layout.absolutePath(file)) == 0 {
-            result.orphansRemoved += 1
-        }
-        // Every item left references files the scan found (the plan drops items whose file is
-        // gone or evicted; this run's files were just stored or checked): no `stat` per figure.
-        let outline = ContactSheet.Outline(
-            keys: sorted.keys, earlier: plan.carried.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count)
         do {
-            try ContactSheet.write(
-                generatedAt: generatedAt, run: record, sortedItems: sorted, outline: outline,
-                outDirectory: layout.outDirectory,
-                fileExists: { _ in true })
+            try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: layout.outDirectory, spill: spill)
         } catch {
             events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
         }
         return result
+    }
+
+    /// Folds the journal a killed run left into the manifest (saved atomically), then removes
+    /// the journal: finished downloads are not fetched again. A version-1 manifest or journal is
+    /// carried over (and written as version 2).
+    func fold(_ layout: CacheLayout, spill: Spill?) throws {
+        do {
+            let header = try ManifestReader.open(path: layout.manifestPath)?.header
+            let variants = ManifestItemV1.Variants(options: header?.run?.options ?? [:])
+            let journal = try Journal(path: layout.journalPath)
+            let sorter = ItemSorter(order: .key, spill: spill)
+            var files: [UInt64: (location: ItemLocation, image: Int)] = [:]
+            try Journal.read(path: layout.journalPath, variants: variants) { item, location in
+                sorter.add(source: item.source, id: item.id, page: item.page, location: location)
+                for (index, image) in item.images.enumerated() {
+                    if let file = image.file, let key = CacheKey(file: file) { files[key.prefix] = (location, index) }
+                }
+            }
+            let reconcile: (CacheKey) -> ImageRecord.Outcome? = { key in
+                guard let place = files[key.prefix],
+                      let item = try? journal.withLine(at: place.location, { try ItemJSON.decode($0, v1: variants) }),
+                      place.image < item.images.count else { return nil }
+                let image = item.images[place.image]
+                return image.file.flatMap(CacheKey.init(file:))?.hex == key.hex ? image.outcome : nil
+            }
+            var inputs: [any ItemStream] = [
+                RunItemStream(entries: sorter.sorted(), journal: journal, verbatim: false, variants: variants),
+                try ManifestItemStream(path: layout.manifestPath, spill: spill),
+            ]
+            let merge = ManifestMerge(policy: .init(precedence: .firstInput, reconcile: reconcile))
+            try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
+                var writer = ManifestWriter(generatedAt: Date())
+                _ = try merge.run(&inputs) { item in try writer.append(item, to: &out) }
+                try writer.finish(run: header?.run, to: &out)
+            }
+            try journal.remove()
+        } catch {
+            throw SetupError.output("cannot fold the journal into the manifest: \(error)")
+        }
     }
 }

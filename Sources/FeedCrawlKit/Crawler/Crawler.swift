@@ -3,11 +3,12 @@ import Glibc
 
 /// Crawls the configured feeds into `OUT/cache/` and writes `OUT/manifest.json`.
 ///
-/// One run at a time per output folder (an advisory lock on `OUT/.lock`). The previous manifest
-/// and any journal a killed run left are folded in first; outcomes are journaled as they arrive;
-/// the manifest is written atomically at the end, also when the run is cancelled. Then the cache
-/// is tidied: least-recently-used files beyond `cacheMaxBytes` are evicted, and files no entry
-/// references (and `.part` files) are removed; see `CacheMaintenancePlan`.
+/// One run at a time per output folder (an advisory lock on `OUT/.lock`). A journal a killed run
+/// left is folded into the manifest first. Then the sources page through their feeds, each
+/// page's items going to the `ImagePipeline`, which fetches their images into the cache and
+/// journals every finished item. At the end the journal and the previous manifest are merged
+/// into the new manifest (streamed, atomically), also when the run is cancelled; then files no
+/// item references (and `.part` files) are removed, and the contact sheet is written.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
     let events: @Sendable (CrawlEvent) -> Void
@@ -32,33 +33,20 @@ public final class Crawler: Sendable {
 
     /// Runs the crawl. Task cancellation (a signal) or `deadlineSeconds` stops it early: nothing
     /// more is scheduled, transfers in flight are cancelled (leaving no partial file), their
-    /// items are `cancelled`, and the manifest is still written.
+    /// images are `cancelled`, and the manifest is still written.
     public func run() async throws -> CrawlReport {
         let started = Date()
-        let out = configuration.outDirectory
-        let layout = CacheLayout(outDirectory: out)
-        do {
-            try AtomicFile.createDirectories(out)
-        } catch {
-            throw SetupError.output("cannot create \(layout.cacheDirectory): \(error)")
-        }
-        let lock: RunLock
-        do {
-            lock = try RunLock(path: layout.lockPath)
-        } catch .held {
-            throw SetupError.locked(layout.lockPath)
-        } catch {
-            throw SetupError.output("cannot lock \(out): \(error)")
-        }
+        let layout = CacheLayout(outDirectory: configuration.outDirectory)
+        let lock = try Self.lock(layout)
         defer { withExtendedLifetime(lock) {} }
 
         CrawlStorage.removeLeftoverReserve(layout)
         var leftovers = layout.removeTemporaryManifests()
+        let spill = Spill(directory: layout.outDirectory)
         // Every run keeps OUT/manifest.journal until its manifest is saved, so a journal here
-        // means the last run was killed and may have left partial downloads behind. (Any other
-        // `.part` file is found by the end-of-run scan, `finish`.)
+        // means the last run was killed and may have left partial downloads behind.
         let interrupted = FileIO.exists(layout.journalPath)
-        let previous = try loadPrevious(layout)
+        if interrupted { try fold(layout, spill: spill) }
         do {
             try layout.createFanOutDirectories()
         } catch {
@@ -66,215 +54,159 @@ public final class Crawler: Sendable {
         }
         if interrupted { leftovers += layout.removeTemporaryFiles() }
         let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
-
-        let journal = try? Journal(path: layout.journalPath)
-        // Finished items go to an anonymous file in OUT in 64 KiB chunks (in memory where the
-        // file system cannot make one), so a crawl's memory does not grow with its size.
-        let ledger = CrawlLedger(
-            journal: journal, runStarted: started, store: CompactItems(spill: CompactSpill(directory: out)),
-            events: events)
-        let cached = Self.cachedImages(previous.items, identity: configuration.cacheIdentity)
-        let engine = try HTTPEngine(configuration: .init(
-            maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
-        defer { engine.shutdown() }
-        let secrets = configuration.sources.compactMap { source -> String? in
-            if case .pixabay(let config) = source { return config.key }
-            return nil
-        }
-        let redactor = SecretRedactor(secrets: secrets)
-        // Cache files are named relative to OUT held open (where it cannot be opened, by path).
-        let fetcher = ImageFetcher(
-            engine: engine, layout: layout, configuration: configuration, cached: cached, events: events,
-            storage: storage, out: try? FileDirectory(path: layout.outDirectory))
-        let events = self.events
-        let deadlineReached = Locked(false)
-        // Images run without a task each: transfers on the engine's thread, their finish
-        // (fsync, close, validate, rename) on these threads or inline (ImageFetcher.begin).
-        let workers = WorkerThreads(count: Self.finishingThreads(concurrency: configuration.concurrency))
-        defer { workers.stop() }
-        let placement = FinishPlacement()
-        let queue = PrefetchQueue<ImageOutcome>(
-            limits: .init(
-                concurrency: configuration.concurrency, perHost: configuration.perHost,
-                maxWaiting: configuration.maxWaiting),
-            keepsOutcomes: false,  // the ledger deduplicates URLs (`claim`); memory stays flat
-            start: { request, finish in
-                let started = ContinuousClock.now
-                let run = fetcher.begin(request.key, workers: workers, placement: placement) { outcome in
-                    let elapsed = ContinuousClock.now - started
-                    events(.imageFetched(
-                        url: redactor.redactURL(request.key), outcome: outcome,
-                        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
-                    finish(outcome)
-                }
-                return { run.cancel() }
-            },
-            cancelled: { request in fetcher.cancelledOutcome(request.key) },
-            deliver: { outcome, tokens in
-                var outcome = outcome
-                if outcome.status == .cancelled, deadlineReached.withLock({ $0 }) {
-                    outcome.error = "cancelled: deadline reached"
-                }
-                ledger.resolve(tokens, with: outcome)
-                events(.imageFinished(url: "", status: outcome.status, bytes: outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
-            })
-        let sink = ItemSink(
-            ledger: ledger, queue: queue, cached: cached, identity: configuration.cacheIdentity, layout: layout,
-            ttl: configuration.ttlSeconds, storage: storage)
-        let feedFetcher = FeedFetcher(
-            engine: engine, configuration: configuration, redactor: redactor, events: events)
-        let stores = FeedStores(configuration: configuration, layout: layout)
-
-        let sources = configuration.sources
-        let expire: @Sendable () -> Void = {
-            deadlineReached.withLock { $0 = true }
-            queue.cancelAll()
-        }
-        let crawlSources: @Sendable () async -> [SourceReport] = {
-            await withTaskGroup(of: (Int, SourceReport).self) { group in
-                for (index, source) in sources.enumerated() {
-                    group.addTask {
-                        let report = await Self.crawl(
-                            source, sink: sink, fetcher: feedFetcher, redactor: redactor, stores: stores,
-                            events: events)
-                        // A source that could not be crawled cancels what it queued; the other
-                        // sources go on.
-                        if report.failure != nil { queue.cancel(group: report.name) }
-                        return (index, report)
-                    }
-                }
-                var reports: [(Int, SourceReport)] = []
-                for await report in group {
-                    reports.append(report)
-                    if let failure = report.1.failure {
-                        events(.sourceFailed(source: report.1.name, message: failure))
-                    }
-                }
-                await queue.drain()
-                return reports.sorted { $0.0 < $1.0 }.map(\.1)
-            }
-        }
-        let reports = await withTaskCancellationHandler {
-            await Self.withDeadline(configuration.deadlineSeconds, onExpiry: expire, crawlSources) ?? []
-        } onCancel: {
-            queue.cancelAll()
-        }
-        let cancelled = Task.isCancelled
-        let deadline = deadlineReached.withLock { $0 }
-
-        // Items stay compact records, decoded one at a time as the manifest and the contact
-        // sheet are written (see `finish`), so the end of a large run needs little memory.
-        let contents = ledger.finishContents()
-        let counts = contents.counts
-        let bytes = contents.downloadedBytes
-        let finished = Date()
-        var run = RunRecord(
-            startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
-            counts: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-            bytes: bytes, exitStatus: nil,
-            sources: reports.map {
-                var summary = RunRecord.SourceSummary(source: $0.name, pages: $0.pages, items: $0.items, error: $0.failure)
-                summary.warnings = $0.warnings.isEmpty ? nil : $0.warnings
-                return summary
-            })
-        if deadline { run.deadlineReached = true }
-        run.orphansRemoved = leftovers
-        storage.releaseForFinalWrite()
-        let done = finish(contents: contents, previous: previous.items, layout: layout, run: run)
-        var report = CrawlReport(
-            startedAt: started, finishedAt: finished, counts: counts, bytesDownloaded: bytes,
-            sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? ledger.journalProblem,
-            cancelled: cancelled,
-            manifestPath: layout.manifestPath)
-        report.deadlineReached = deadline
-        report.evictedFiles = done.plan.evicted.count
-        report.evictedBytes = done.plan.evictedBytes
-        report.orphansRemoved = done.orphansRemoved + leftovers
-        report.cacheBytes = done.plan.cacheBytes
-        report.overCacheMax = done.plan.overCap
-        report.peakWaiting = queue.maxWaitingObserved
-        return report
-    }
-
-    /// Threads that finish downloads: enough for fsyncs on a slow disk to overlap, few enough
-    /// to stay idle cheaply (2 for 8 or fewer transfers, up to 4).
-    static func finishingThreads(concurrency: Int) -> Int {
-        min(4, max(2, concurrency / 4))
-    }
-
-    /// Folds a journal left by a killed run into the previous manifest, and saves the result.
-    private func loadPrevious(_ layout: CacheLayout) throws -> Manifest {
-        var manifest: Manifest
+        let archive: ArchiveIndex
+        let journal: Journal
         do {
-            manifest = try ManifestStore.load(path: layout.manifestPath)
+            archive = try ArchiveIndex(paths: [layout.manifestPath])
+            journal = try Journal(path: layout.journalPath)
         } catch {
             throw SetupError.output("\(error)")
         }
-        let journaled = (try? Journal.load(path: layout.journalPath)) ?? []
-        if !journaled.isEmpty {
-            manifest = manifest.folding(journaled)
-            do {
-                try ManifestStore.save(manifest, path: layout.manifestPath)
-                try Journal.remove(path: layout.journalPath)
-            } catch {
-                throw SetupError.output("cannot fold the journal into the manifest: \(error)")
-            }
+        let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
+        let engine = try HTTPEngine(configuration: .init(
+            maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
+        defer { engine.shutdown() }
+        let redactor = SecretRedactor(secrets: configuration.sources.compactMap(\.key))
+        let events = redactingEvents(redactor)
+        let pipeline = ImagePipeline(
+            engine: engine, layout: layout, out: try? FileDirectory(path: layout.outDirectory),
+            settings: pipelineSettings(), archive: archive, recorder: recorder, storage: storage, events: events)
+
+        let deadlineReached = Locked(false)
+        let crawl: @Sendable () async -> [SourceReport] = {
+            let reports = await self.crawlSources(
+                pipeline: pipeline, engine: engine, layout: layout, redactor: redactor, events: events)
+            await pipeline.drain()
+            return reports
         }
-        return manifest
+        let expire: @Sendable () -> Void = {
+            deadlineReached.withLock { $0 = true }
+            pipeline.cancelAll(reason: "cancelled: deadline reached")
+        }
+        let reports: [SourceReport] = await withTaskCancellationHandler {
+            await Self.withDeadline(configuration.deadlineSeconds, onExpiry: expire, crawl) ?? []
+        } onCancel: {
+            pipeline.cancelAll()
+        }
+        let cancelled = Task.isCancelled
+        let deadline = deadlineReached.withLock { $0 }
+        pipeline.finish()
+
+        let finished = Date()
+        var run = RunRecord(
+            startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
+            bytes: pipeline.downloadedBytes, sources: reports.map(\.summary))
+        if deadline { run.deadlineReached = true }
+        run.orphansRemoved = leftovers
+        storage.releaseForFinalWrite()
+        let done = finish(
+            recorder: recorder, archive: archive, pipeline: pipeline, layout: layout, run: run, spill: spill)
+        var report = CrawlReport(
+            startedAt: started, finishedAt: finished, counts: done.counts.items, bytesDownloaded: pipeline.downloadedBytes,
+            sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,
+            cancelled: cancelled, manifestPath: layout.manifestPath)
+        report.imageCounts = done.counts.images
+        report.deadlineReached = deadline
+        report.evictedFiles = done.evictedFiles
+        report.evictedBytes = done.evictedBytes
+        report.orphansRemoved = done.orphansRemoved + leftovers
+        report.cacheBytes = done.cacheBytes
+        report.overCacheMax = done.overCap
+        report.peakWaiting = pipeline.peakWaiting
+        return report
     }
 
-    /// The newest cache record for each image URL.
-    static func cachedImages(
-        _ items: [ManifestItem], identity: (String) -> String
-    ) -> [String: CachedImage] {
-        var cached: [String: CachedImage] = [:]
-        func add(_ url: String, _ record: CachedImage) {
-            let key = identity(url)
-            if let existing = cached[key], existing.fetchedAt >= record.fetchedAt { return }
-            cached[key] = record
-        }
-        for item in items {
-            if let url = item.imageURL, let record = CachedImage(item: item) { add(url, record) }
-            if let details = item.details, let url = details.largePatchURL, let record = CachedImage(details: details) {
-                add(url, record)
+    /// Crawls every source concurrently; a source that could not be crawled cancels its images
+    /// (other sources go on).
+    private func crawlSources(
+        pipeline: ImagePipeline, engine: HTTPEngine, layout: CacheLayout, redactor: SecretRedactor,
+        events: @escaping @Sendable (CrawlEvent) -> Void
+    ) async -> [SourceReport] {
+        let sources = configuration.sources
+        let stores = FeedStores(configuration: configuration, layout: layout)
+        let budgets = RateBudgets()
+        let limits = FeedClient.Limits(
+            retry: RetryPolicy(retries: configuration.retries, baseDelay: configuration.retryBaseDelay),
+            maxBytes: configuration.maxPageBytes, connectTimeoutMs: configuration.connectTimeoutMs,
+            lowSpeedTimeSeconds: configuration.lowSpeedTimeSeconds)
+        return await withTaskGroup(of: (Int, SourceReport).self) { group in
+            for (index, source) in sources.enumerated() {
+                group.addTask {
+                    let client = FeedClient(
+                        source: source.name, engine: engine, limits: limits, redactor: redactor,
+                        setup: stores.setup(for: source), gate: budgets.gate(url: source.url, key: source.key),
+                        events: events)
+                    let report = await Self.crawl(source, group: index, client: client, redactor: redactor, pipeline: pipeline)
+                    if report.failure != nil { pipeline.cancel(group: index) }
+                    return (index, report)
+                }
             }
+            var reports: [(Int, SourceReport)] = []
+            for await report in group {
+                reports.append(report)
+                if let failure = report.1.failure { events(.sourceFailed(source: report.1.name, message: failure)) }
+            }
+            return reports.sorted { $0.0 < $1.0 }.map(\.1)
         }
-        return cached
     }
 
-    private func optionsRecord(_ redactor: SecretRedactor) -> [String: String] {
-        var options: [String: String] = [
-            "concurrency": String(configuration.concurrency),
-            "perHost": String(configuration.perHost),
-            "ttlSeconds": String(Int(configuration.ttlSeconds)),
-            "retries": String(configuration.retries),
-            "refreshPages": String(configuration.refreshPages),
-            "cacheMaxBytes": String(configuration.cacheMaxBytes),
-        ]
-        if let record = configuration.recordDirectory { options["record"] = record }
-        if let replay = configuration.replayDirectory { options["replay"] = replay }
-        if let deadline = configuration.deadlineSeconds { options["deadlineSeconds"] = String(deadline) }
-        for source in configuration.sources {
-            switch source {
-            case .pixabay(let config):
-                options["\(config.name).url"] = redactor.redactURL(config.url)
-                options["\(config.name).pages"] = String(config.pages)
-                options["\(config.name).perPage"] = String(config.perPage)
-                if let query = config.query { options["\(config.name).query"] = redactor.redact(query) }
-            case .launches(let config):
-                options["\(config.name).url"] = config.url
-                options["\(config.name).pages"] = String(config.pages)
-                options["\(config.name).patchSize"] = config.patchSize.rawValue.lowercased()
-                options["\(config.name).details"] = String(config.details)
-            case .array(let config):
-                options["\(config.name).url"] = redactor.redactURL(config.url)
-                options["\(config.name).pages"] = String(config.pages)
-                options["\(config.name).perPage"] = String(config.perPage)
-                options["\(config.name).idField"] = config.idField
-                options["\(config.name).imageField"] = config.imageField
-            }
-            options["\(source.name).pageTTLSeconds"] = String(Int(source.pageTTL))
+    /// Crawls one source.
+    static func crawl(
+        _ source: SourceConfiguration, group: Int, client: FeedClient, redactor: SecretRedactor, pipeline: ImagePipeline
+    ) async -> SourceReport {
+        guard SourceConfiguration.isValidName(source.name) else {
+            var report = SourceReport(name: source.name)
+            report.failure = "invalid source name (use 1 to 64 of A-Z a-z 0-9 . _ -)"
+            return report
         }
-        return options
+        switch source {
+        case .pixabay(let config):
+            return await PixabayCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline, group: group).run()
+        case .launches(let config):
+            return await LaunchesCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline, group: group).run()
+        case .array(let config):
+            return await ArrayCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline, group: group).run()
+        }
+    }
+
+    private func pipelineSettings() -> ImagePipeline.Settings {
+        var settings = ImagePipeline.Settings()
+        settings.limits = .init(
+            concurrency: configuration.concurrency, perHost: configuration.perHost, maxWaiting: configuration.maxWaiting)
+        settings.retry = RetryPolicy(retries: configuration.retries, baseDelay: configuration.retryBaseDelay)
+        settings.maxImageBytes = configuration.maxImageBytes
+        settings.connectTimeoutMs = configuration.connectTimeoutMs
+        settings.lowSpeedTimeSeconds = configuration.lowSpeedTimeSeconds
+        settings.ttlSeconds = configuration.ttlSeconds
+        settings.identity = configuration.cacheIdentity
+        return settings
+    }
+
+    /// The events handler with image URLs redacted (a feed could put a key in one).
+    private func redactingEvents(_ redactor: SecretRedactor) -> @Sendable (CrawlEvent) -> Void {
+        let events = self.events
+        return { event in
+            switch event {
+            case .imageFetched(let url, let outcome, let seconds):
+                events(.imageFetched(url: redactor.redactURL(url), outcome: outcome, seconds: seconds))
+            default:
+                events(event)
+            }
+        }
+    }
+
+    private static func lock(_ layout: CacheLayout) throws -> RunLock {
+        do {
+            try AtomicFile.createDirectories(layout.outDirectory)
+        } catch {
+            throw SetupError.output("cannot create \(layout.cacheDirectory): \(error)")
+        }
+        do {
+            return try RunLock(path: layout.lockPath)
+        } catch .held {
+            throw SetupError.locked(layout.lockPath)
+        } catch {
+            throw SetupError.output("cannot lock \(layout.outDirectory): \(error)")
+        }
     }
 }

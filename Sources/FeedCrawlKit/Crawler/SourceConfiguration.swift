@@ -13,6 +13,30 @@ public enum SourceConfiguration: Sendable {
         }
     }
 
+    /// The feed's endpoint.
+    public var url: String {
+        switch self {
+        case .pixabay(let config): return config.url
+        case .launches(let config): return config.url
+        case .array(let config): return config.url
+        }
+    }
+
+    /// The API key the source sends (a secret), nil when it sends none.
+    public var key: String? {
+        if case .pixabay(let config) = self { return config.key }
+        return nil
+    }
+
+    /// The source's kind as the configuration file names it: `pixabay`, `launches` or `array`.
+    public var type: String {
+        switch self {
+        case .pixabay: return "pixabay"
+        case .launches: return "launches"
+        case .array: return "array"
+        }
+    }
+
     /// Reuse of fetched pages in seconds (`OUT/pages/<name>/`); 0 = none.
     public var pageTTL: Double {
         switch self {
@@ -49,6 +73,9 @@ public struct PixabaySourceConfiguration: Sendable {
     public var perPage: Int = 100
     /// Pages fetched at once after page 1; default 4.
     public var pageConcurrency: Int = 4
+    /// Image variants to fetch, in order (the first is the contact sheet's tile); default
+    /// `[.preview]`.
+    public var variants: [PixabayVariant] = [.preview]
     /// The source's name in the manifest; default `pixabay`.
     public var name: String = "pixabay"
     /// Fetched pages younger than this are reused (Pixabay asks for 24 h caching); default 24 h.
@@ -70,11 +97,16 @@ public struct LaunchesSourceConfiguration: Sendable {
     public var pages: Int = 5
     /// The source's name in the manifest; default `launches`.
     public var name: String = "launches"
-    /// Mission patch size listed (and downloaded as the item's image); default `.small`.
-    public var patchSize: LaunchesQuery.PatchSize = .small
-    /// After listing, query `LaunchDetails` for each launch and download its large patch;
-    /// default false.
+    /// Mission patch sizes to fetch, in order; default `[.small]`.
+    public var variants: [LaunchesQuery.PatchSize] = [.small]
+    /// Query `LaunchDetails` for each launch listed (rocket, site) and fetch its `large` patch
+    /// too; default false.
     public var details: Bool = false
+
+    /// `variants`, with `large` added when `details` asks for it.
+    public var effectiveVariants: [LaunchesQuery.PatchSize] {
+        details && !variants.contains(.large) ? variants + [.large] : variants
+    }
     /// `LaunchDetails` queries in flight at once; default 4.
     public var detailsConcurrency: Int = 4
     /// Fetched pages younger than this are reused; default 0 (the server asks for no caching).
@@ -110,5 +142,43 @@ public struct ArraySourceConfiguration: Sendable {
         self.idField = idField
         self.imageField = imageField
         self.pages = pages
+    }
+}
+
+/// Parses lists of image variant names (`--pixabay-images preview,webformat`, a source's
+/// `"images"` in the configuration file).
+public enum ImageVariants {
+    /// Why a list of variants is not usable; the text names the valid ones.
+    public struct Invalid: Error, CustomStringConvertible, Equatable {
+        public var description: String
+    }
+
+    /// The names in `list` as `Variant`s, in order, repeats dropped. Throws `Invalid` for an
+    /// empty list or an unknown name (the message names the valid ones).
+    public static func parse<Variant: RawRepresentable & CaseIterable>(
+        _ list: [String], as: Variant.Type
+    ) throws(Invalid) -> [Variant] where Variant.RawValue == String, Variant: Equatable {
+        let valid = Variant.allCases.map(\.rawValue).joined(separator: ", ")
+        var variants: [Variant] = []
+        for name in list.map({ FeedText.trimmedASCIIWhitespace($0).lowercased() }) where !name.isEmpty {
+            guard let variant = Variant(rawValue: name) else {
+                throw Invalid(description: "unknown image variant '\(TerminalText.sanitize(String(name.prefix(40))))' (valid: \(valid))")
+            }
+            if !variants.contains(variant) { variants.append(variant) }
+        }
+        guard !variants.isEmpty else { throw Invalid(description: "no image variant named (valid: \(valid))") }
+        return variants
+    }
+
+    /// `parse` of a comma-separated list.
+    public static func parse<Variant: RawRepresentable & CaseIterable>(
+        commaSeparated text: String, as type: Variant.Type
+    ) throws(Invalid) -> [Variant] where Variant.RawValue == String, Variant: Equatable {
+        try parse(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init), as: type)
+    }
+
+    /// The one variant an array source has.
+    public enum ArrayVariant: String, CaseIterable, Sendable {
+        case image
     }
 }

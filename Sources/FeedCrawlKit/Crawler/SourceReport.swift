@@ -21,3 +21,12 @@ public struct SourceReport: Sendable, Equatable {
         self.name = name
     }
 }
+
+extension SourceReport {
+    /// The report as the manifest's run record keeps it.
+    var summary: RunRecord.SourceSummary {
+        var summary = RunRecord.SourceSummary(source: name, pages: pages, items: items, error: failure)
+        summary.warnings = warnings.isEmpty ? nil : warnings
+        return summary
+    }
+}

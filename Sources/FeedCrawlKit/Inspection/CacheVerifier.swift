@@ -2,46 +2,55 @@ import Glibc
 
 /// Re-hashes every file the manifest references and looks for files it does not reference.
 public enum CacheVerifier {
-    /// Checks the cache under `layout` against `manifest`:
+    /// Checks the cache under `snapshot.layout` against the snapshot's items, read once:
     /// - each referenced file must exist (`missing`), be a valid cache path (`invalid-path`),
-    ///   and have the size and SHA-256 every referencing item records (`corrupt`);
+    ///   and have the size and SHA-256 each referencing image records (`corrupt`);
     /// - every file in the cache's fan-out folders must be referenced (`orphaned`), which
     ///   includes `.part` files left by an interrupted run.
     ///
-    /// Reads every referenced file once; changes nothing.
-    public static func verify(_ manifest: Manifest, layout: CacheLayout) -> CacheVerification {
-        var byFile: [String: [(name: String, reference: CacheReference)]] = [:]
-        for item in manifest.items {
-            for reference in item.cacheReferences {
-                byFile[reference.file, default: []].append(("\(item.source)/\(item.id)", reference))
-            }
-        }
+    /// A file is hashed once per image that references it; changes nothing.
+    public static func verify(_ snapshot: ManifestSnapshot) throws -> CacheVerification {
         var result = CacheVerification()
-        for (file, items) in byFile {
-            let names = Array(Set(items.map(\.name))).sorted()
-            guard CacheLayout.isValidRelativePath(file) else {
-                result.problems.append(.init(kind: .invalidPath, file: file, items: names))
-                continue
-            }
-            let digest: FileDigest
-            do {
-                digest = try FileDigest.read(path: layout.absolutePath(file))
-            } catch let error as FileDigest.ReadError where error.code == ENOENT {
-                result.problems.append(.init(kind: .missing, file: file, items: names))
-                continue
-            } catch {
-                result.problems.append(.init(kind: .corrupt, file: file, items: names, detail: "\(error)"))
-                continue
-            }
-            result.checkedFiles += 1
-            result.checkedBytes += digest.size
-            if let problem = mismatch(digest, references: items.map(\.reference)) {
-                result.problems.append(.init(kind: .corrupt, file: file, items: names, detail: problem))
+        var referenced = CacheFiles()
+        var hashed: [UInt64: FileDigest] = [:]
+        try snapshot.forEachItem { item in
+            for image in item.images {
+                guard let file = image.file else { continue }
+                let name = "\(item.source)/\(item.id)"
+                guard let key = CacheFiles.key(file) else {
+                    result.problems.append(.init(kind: .invalidPath, file: file, items: [name]))
+                    continue
+                }
+                referenced.insert(key: key)
+                let digest: FileDigest
+                if let known = hashed[key] {
+                    digest = known
+                } else {
+                    do {
+                        digest = try FileDigest.read(path: snapshot.layout.absolutePath(file))
+                    } catch let error as FileDigest.ReadError where error.code == ENOENT {
+                        result.problems.append(.init(kind: .missing, file: file, items: [name]))
+                        continue
+                    } catch {
+                        result.problems.append(.init(kind: .corrupt, file: file, items: [name], detail: "\(error)"))
+                        continue
+                    }
+                    // Shared files are rare; keep the digest (without its head) to compare again.
+                    hashed[key] = FileDigest(size: digest.size, sha256: digest.sha256, head: [])
+                    result.checkedFiles += 1
+                    result.checkedBytes += digest.size
+                }
+                if let bytes = image.bytes, bytes != digest.size {
+                    result.problems.append(.init(kind: .corrupt, file: file, items: [name], detail: "size \(digest.size), manifest says \(bytes)"))
+                } else if let sha = image.sha256, sha.lowercased() != digest.sha256 {
+                    result.problems.append(.init(kind: .corrupt, file: file, items: [name], detail: "sha256 differs from the manifest's"))
+                }
             }
         }
-        layout.forEachCacheFile { folder, name in
+        referenced.seal()
+        snapshot.layout.forEachCacheFile { folder, name in
             let relative = CacheLayout.cacheDirectoryName + "/" + String(folder.suffix(2)) + "/" + name
-            if byFile[relative] == nil {
+            if CacheLayout.isTemporary(name) || !(CacheFiles.key(relative).map(referenced.contains(key:)) ?? false) {
                 result.problems.append(.init(kind: .orphaned, file: relative))
             }
         }
@@ -50,18 +59,5 @@ public enum CacheVerifier {
             $0.kind != $1.kind ? order[$0.kind, default: 0] < order[$1.kind, default: 0] : $0.file < $1.file
         }
         return result
-    }
-
-    /// What differs between the file and what the items record, if anything.
-    static func mismatch(_ digest: FileDigest, references: [CacheReference]) -> String? {
-        for reference in references {
-            if let bytes = reference.bytes, bytes != digest.size {
-                return "size \(digest.size), manifest says \(bytes)"
-            }
-            if let sha = reference.sha256, sha.lowercased() != digest.sha256 {
-                return "sha256 differs from the manifest's"
-            }
-        }
-        return nil
     }
 }

@@ -1,5 +1,8 @@
+import FoundationEssentials
+
 /// The manifest of an output folder as a run would see it: `manifest.json` with any journal an
-/// unfinished run left folded in (in memory only; nothing is written).
+/// unfinished run left folded in (in memory only; nothing is written). Items are read one at a
+/// time (`forEachItem`), so a manifest of any size can be inspected.
 public struct ManifestSnapshot: Sendable {
     /// Why there is nothing to inspect.
     public enum LoadError: Error, Sendable, CustomStringConvertible {
@@ -17,24 +20,60 @@ public struct ManifestSnapshot: Sendable {
     }
 
     public var layout: CacheLayout
-    public var manifest: Manifest
-    /// Items taken from `manifest.journal` (0 when a run finished cleanly).
-    public var journalItems: Int
+    /// The manifest file's header (its `run` as far as read; `forEachItem` completes it).
+    public var header: ManifestHeader
+    /// Items taken from `manifest.journal` (0 when a run finished cleanly), one per key.
+    public var journalItems: Int { journaled.count }
+    /// The journal's items, sorted (a killed run's journal holds at most one run's items).
+    private var journaled: [ManifestItem]
 
-    /// Loads `OUT/manifest.json` and folds in `OUT/manifest.journal` if present.
+    /// Reads the header of `OUT/manifest.json` and the journal, if there is one.
     public static func load(outDirectory: String) throws(LoadError) -> ManifestSnapshot {
         let layout = CacheLayout(outDirectory: outDirectory)
-        let journaled = (try? Journal.load(path: layout.journalPath)) ?? []
-        guard FileIO.exists(layout.manifestPath) || !journaled.isEmpty else {
-            throw .notFound(path: layout.manifestPath)
-        }
-        var manifest: Manifest
+        let reader: ManifestReader?
         do {
-            manifest = try ManifestStore.load(path: layout.manifestPath)
+            reader = try ManifestReader.open(path: layout.manifestPath)
         } catch {
             throw .unreadable(error.description)
         }
-        if !journaled.isEmpty { manifest = manifest.folding(journaled) }
-        return ManifestSnapshot(layout: layout, manifest: manifest, journalItems: journaled.count)
+        let variants = reader?.variants ?? .init()
+        var byKey: [ItemKey: ManifestItem] = [:]
+        _ = try? Journal.read(path: layout.journalPath, variants: variants) { item, _ in byKey[item.key] = item }
+        guard reader != nil || !byKey.isEmpty else { throw .notFound(path: layout.manifestPath) }
+        var header = reader?.header ?? ManifestHeader(generatedAt: Date(timeIntervalSince1970: 0))
+        if reader == nil { header.version = Manifest.currentVersion }
+        return ManifestSnapshot(
+            layout: layout, header: header, journaled: byKey.values.sorted(by: ManifestItem.stableOrder))
+    }
+
+    /// Calls `body` with every item in manifest order (a journal's item replaces the manifest's
+    /// with the same key); returns the manifest's header as read to its end.
+    @discardableResult
+    public func forEachItem(_ body: (ManifestItem) throws -> Void) throws -> ManifestHeader {
+        let stream = try ManifestItemStream(path: layout.manifestPath, spill: nil)
+        var streams: [any ItemStream] = [ArrayItemStream(items: journaled), stream]
+        _ = try ManifestMerge(policy: .init(precedence: .firstInput)).run(&streams) { try body($0.item) }
+        return stream.header ?? header
+    }
+
+    /// Every item in memory (for small manifests and tests).
+    public func manifest() throws -> Manifest {
+        var items: [ManifestItem] = []
+        let header = try forEachItem { items.append($0) }
+        var manifest = Manifest(generatedAt: header.generatedAt, run: header.run, items: items)
+        manifest.version = header.version
+        return manifest
+    }
+}
+
+/// Items held in memory, already in manifest order, as an `ItemStream` (internal).
+struct ArrayItemStream: ItemStream {
+    var items: [ManifestItem]
+    var index = 0
+
+    mutating func next() throws(ManifestStore.Error) -> StreamItem? {
+        guard index < items.count else { return nil }
+        defer { index += 1 }
+        return StreamItem(item: items[index], line: nil)
     }
 }

@@ -35,32 +35,69 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
 
     /// Summarises `manifest`, keeping the `errorLimit` (default 5) most common errors.
     public init(_ manifest: Manifest, errorLimit: Int = 5) {
+        var builder = Builder()
+        for item in manifest.sortedItems { builder.add(item) }
+        self = builder.summary(generatedAt: manifest.generatedAt, run: manifest.run, errorLimit: errorLimit)
+    }
+
+    /// Summarises a snapshot, reading its items once.
+    public init(_ snapshot: ManifestSnapshot, errorLimit: Int = 5) throws {
+        var builder = Builder()
+        let header = try snapshot.forEachItem { builder.add($0) }
+        self = builder.summary(generatedAt: header.generatedAt, run: header.run, errorLimit: errorLimit)
+    }
+
+    /// Counts items one at a time (files by their key, errors by text).
+    struct Builder {
         var bySource: [String: [String: Int]] = [:]
         var all: [String: Int] = [:]
-        var fileBytes: [String: Int64] = [:]
+        var items = 0
+        var fileBytes: [UInt64: Int64] = [:]
         var errors: [String: Int] = [:]
-        for item in manifest.items {
+
+        mutating func add(_ item: ManifestItem) {
+            items += 1
             bySource[item.source, default: [:]][item.status.rawValue, default: 0] += 1
             all[item.status.rawValue, default: 0] += 1
-            for reference in item.cacheReferences where fileBytes[reference.file] == nil {
-                fileBytes[reference.file] = max(0, reference.bytes ?? 0)
+            for image in item.images {
+                if let file = image.file, let key = CacheFiles.key(file), fileBytes[key] == nil {
+                    fileBytes[key] = max(0, image.bytes ?? 0)
+                }
+                if let error = image.error, !error.isEmpty, !image.status.hasImage, errors.count < 10_000 || errors[error] != nil {
+                    errors[error, default: 0] += 1
+                }
             }
             if let error = item.error, !error.isEmpty { errors[error, default: 0] += 1 }
         }
-        generatedAt = manifest.generatedAt
-        items = manifest.items.count
-        sources = bySource.keys.sorted().map { name in
-            let counts = bySource[name] ?? [:]
-            return SourceCounts(source: name, counts: counts, total: counts.values.reduce(0, +))
+
+        func summary(generatedAt: Date, run: RunRecord?, errorLimit: Int) -> ManifestSummary {
+            ManifestSummary(
+                generatedAt: generatedAt, items: items,
+                sources: bySource.keys.sorted().map { name in
+                    let counts = bySource[name] ?? [:]
+                    return SourceCounts(source: name, counts: counts, total: counts.values.reduce(0, +))
+                },
+                totals: SourceCounts(source: "total", counts: all, total: items),
+                files: fileBytes.count, bytesOnDisk: fileBytes.values.reduce(0, +), lastRun: run,
+                commonErrors: errors
+                    .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+                    .prefix(max(0, errorLimit))
+                    .map { ErrorCount(error: $0.key, count: $0.value) })
         }
-        totals = SourceCounts(source: "total", counts: all, total: manifest.items.count)
-        files = fileBytes.count
-        bytesOnDisk = fileBytes.values.reduce(0, +)
-        lastRun = manifest.run
-        commonErrors = errors
-            .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-            .prefix(max(0, errorLimit))
-            .map { ErrorCount(error: $0.key, count: $0.value) }
+    }
+
+    init(
+        generatedAt: Date, items: Int, sources: [SourceCounts], totals: SourceCounts, files: Int, bytesOnDisk: Int64,
+        lastRun: RunRecord?, commonErrors: [ErrorCount]
+    ) {
+        self.generatedAt = generatedAt
+        self.items = items
+        self.sources = sources
+        self.totals = totals
+        self.files = files
+        self.bytesOnDisk = bytesOnDisk
+        self.lastRun = lastRun
+        self.commonErrors = commonErrors
     }
 
     /// Statuses that occur, in `ItemStatus` order.

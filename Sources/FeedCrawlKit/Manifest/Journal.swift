@@ -3,213 +3,261 @@ import Glibc
 #endif
 import FoundationEssentials
 
-/// Append-only record of item outcomes during a run, `OUT/manifest.journal`: one compact JSON
-/// `ManifestItem` per line. If the process dies, the next run folds the journal into the last
-/// manifest (`Manifest.folding(_:)`) so finished work is not lost.
+/// Append-only record of the items a run has finished, `OUT/manifest.journal`: one `ItemJSON`
+/// line per item, the same text the manifest will hold. It is this run's item store: the end of
+/// the run reads the lines back (`withLine(at:)`) and merges them into the new manifest. If the
+/// process dies, the next run folds the journal into the manifest first, so finished work is not
+/// lost.
 ///
-/// `append` only buffers; the owner calls `flush()` (write + `fdatasync`) in small batches, e.g.
-/// when `needsFlush()` says so. The journal has no thread or timer of its own. Thread-safe.
-///
-/// ```swift
-/// let journal = try Journal(outDirectory: out)
-/// try journal.append(item)
-/// if journal.needsFlush() { try journal.flush() }
-/// ...
-/// try journal.flush(); try ManifestStore.save(...); try journal.remove()
-/// ```
-public final class Journal: @unchecked Sendable {
-    /// When buffered lines should be flushed.
-    public struct FlushPolicy: Sendable, Equatable {
-        /// Flush once this many items are buffered (default 32).
-        public var maxItems: Int
-        /// Flush once the oldest buffered item has waited this long (default 200 ms).
-        public var maxDelay: Duration
-
-        /// Creates a policy; defaults 32 items / 200 ms.
-        public init(maxItems: Int = 32, maxDelay: Duration = .milliseconds(200)) {
-            self.maxItems = maxItems
-            self.maxDelay = maxDelay
-        }
-    }
-
-    /// What `read(path:)` found.
-    public struct Contents: Sendable, Equatable {
-        /// Items from intact lines, in file order.
-        public var items: [ManifestItem]
-        /// Non-empty lines that could not be decoded (torn or garbage), skipped.
-        public var skippedLines: Int
-    }
-
+/// `append` only buffers; `flush()` writes and `fdatasync`s (every 32 lines or 200 ms, from the
+/// pipeline's commit thread). Appends and reads go on while a flush writes: the lines being
+/// written stay readable from memory until they are on disk. On a write error (a full disk) the
+/// unwritten lines stay buffered and readable, so the run can still write its manifest once
+/// space is freed. Thread-safe.
+final class Journal: @unchecked Sendable {
     /// The journal file.
-    public let path: String
-    /// The flush policy.
-    public let policy: FlushPolicy
-
-    private let mutex = Lock()
+    let path: String
+    private let lock = Lock()
+    private let flushLock = Lock()
+    // Guarded by `lock`.
     private var fd: Int32
     private var buffer: [UInt8] = []
-    /// Reused for every line (under `mutex`), so a line costs no allocation once warm.
-    private var scratch = JSONText(pretty: false, capacity: 768)
-    private var pending = 0
-    private var oldestPending: ContinuousClock.Instant?
+    /// Lines a flush is writing now (readable until they are written).
+    private var flushing: [UInt8] = []
+    private var scratch = JSONText(pretty: false, capacity: 1024)
+    /// Bytes of the file on disk.
+    private var written: Int64
+    /// Lines in `buffer` and in `flushing`.
+    private var bufferLines = 0
+    private var flushingLines = 0
+    private var lastFlush = ContinuousClock.now
 
-    /// Opens (creating if needed, mode 0644) the journal at `path` for appending. If the file ends
-    /// in a torn line (no final newline, e.g. after a crash), a newline is queued first so the
-    /// next line starts clean.
-    public init(path: String, policy: FlushPolicy = FlushPolicy()) throws(FileSystemError) {
+    /// Opens (creating if needed, mode 0644) the journal at `path` for appending. If the file
+    /// ends in a torn line (no final newline, e.g. after a crash), a newline is queued first.
+    init(path: String) throws(FileSystemError) {
         self.path = path
-        self.policy = policy
-        fd = try FileIO.open(path, O_WRONLY | O_APPEND | O_CREAT, mode: 0o644)
+        fd = try FileIO.open(path, O_RDWR | O_APPEND | O_CREAT, mode: 0o644)
         var st = stat()
-        if fstat(fd, &st) == 0, st.st_size > 0 {
-            // Peek at the last byte through a separate read-only descriptor.
-            if let reader = try? FileIO.open(path, O_RDONLY) {
-                var last: UInt8 = 0
-                if pread(reader, &last, 1, st.st_size - 1) == 1, last != 0x0A { buffer.append(0x0A) }
-                _ = Glibc.close(reader)
-            }
+        written = fstat(fd, &st) == 0 ? Int64(st.st_size) : 0
+        if written > 0 {
+            var last: UInt8 = 0
+            if pread(fd, &last, 1, off_t(written - 1)) == 1, last != 0x0A { buffer.append(0x0A) }
         }
-    }
-
-    /// Opens `OUT/manifest.journal`; see `init(path:policy:)`.
-    public convenience init(outDirectory: String, policy: FlushPolicy = FlushPolicy()) throws(FileSystemError) {
-        try self.init(path: CacheLayout(outDirectory: outDirectory).journalPath, policy: policy)
     }
 
     deinit {
-        if fd >= 0 {
-            if !buffer.isEmpty { try? writeBuffer() }
-            _ = Glibc.close(fd)
+        if fd >= 0 { _ = Glibc.close(fd) }
+    }
+
+    /// Lines appended since the last successful flush.
+    var pendingCount: Int { lock.withLock { bufferLines + flushingLines } }
+
+    /// Whether a flush is due: 32 lines waiting, or any waiting for 200 ms.
+    var flushIsDue: Bool {
+        lock.withLock {
+            let pending = bufferLines + flushingLines
+            return pending >= 32 || (pending > 0 && ContinuousClock.now - lastFlush >= .milliseconds(200))
         }
     }
 
-    /// Buffers one item as a JSON line. Throws only if the item cannot be encoded.
-    public func append(_ item: ManifestItem, now: ContinuousClock.Instant = .now) throws {
-        mutex.withLock {
-            scratch.removeAll()
-            item.journalLine(into: &scratch)
-            buffer.append(contentsOf: scratch.bytes)
-            pending += 1
-            if oldestPending == nil { oldestPending = now }
-        }
-    }
-
-    /// Items appended since the last successful flush.
-    public var pendingCount: Int { mutex.withLock { pending } }
-
-    /// Whether the policy says to flush now: `maxItems` reached, or the oldest buffered item is
-    /// at least `maxDelay` old. False when nothing is buffered.
-    public func needsFlush(now: ContinuousClock.Instant = .now) -> Bool {
-        mutex.withLock {
-            guard pending > 0, let oldest = oldestPending else { return false }
-            return pending >= policy.maxItems || now - oldest >= policy.maxDelay
-        }
-    }
-
-    /// Writes buffered lines and `fdatasync`s the file. On error the unwritten rest stays
-    /// buffered (nothing is written twice), so a later flush can retry.
-    public func flush() throws(FileSystemError) {
-        try mutex.withLock { () throws(FileSystemError) in
-            guard fd >= 0 else {
-                if buffer.isEmpty { return }
-                throw FileSystemError("write", path: path, code: EBADF)
-            }
-            if !buffer.isEmpty { try writeBuffer() }
-            try FileIO.sync(fd, path: path, dataOnly: true)
-            pending = 0
-            oldestPending = nil
-        }
-    }
-
-    /// Flushes if `needsFlush(now:)`; returns whether it did.
+    /// Buffers `item` as one line; returns where its text will be.
     @discardableResult
-    public func flushIfNeeded(now: ContinuousClock.Instant = .now) throws(FileSystemError) -> Bool {
-        guard needsFlush(now: now) else { return false }
-        try flush()
-        return true
+    func append(_ item: ManifestItem) -> ItemLocation {
+        lock.withLock {
+            scratch.removeAll()
+            ItemJSON.write(item, to: &scratch)
+            let location = ItemLocation(
+                offset: written + Int64(flushing.count + buffer.count), length: scratch.bytes.count)
+            buffer.append(contentsOf: scratch.bytes)
+            buffer.append(0x0A)
+            bufferLines += 1
+            return location
+        }
     }
 
-    /// Flushes and closes the file. Further appends are buffered but cannot be flushed.
-    public func close() throws(FileSystemError) {
-        try flush()
-        try mutex.withLock { () throws(FileSystemError) in
-            guard fd >= 0 else { return }
-            let old = fd
-            fd = -1
-            try FileIO.close(old, path: path)
+    /// Writes the buffered lines and `fdatasync`s the file. On error the unwritten rest stays
+    /// buffered (nothing is written twice), so a later flush can retry.
+    func flush() throws(FileSystemError) {
+        try flushLock.withLock { () throws(FileSystemError) in
+            let (fd, bytes): (Int32, [UInt8]) = lock.withLock {
+                if flushing.isEmpty {
+                    swap(&flushing, &buffer)
+                    flushingLines = bufferLines
+                    bufferLines = 0
+                }
+                return (self.fd, flushing)
+            }
+            guard fd >= 0 else { throw FileSystemError("write", path: path, code: EBADF) }
+            var done = 0
+            defer {
+                lock.withLock {
+                    written += Int64(done)
+                    flushing.removeFirst(done)
+                }
+            }
+            if !bytes.isEmpty, let code = WriteFaults.check(path: path, count: bytes.count) {
+                throw FileSystemError("write", path: path, code: code)
+            }
+            while done < bytes.count {
+                let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + done, raw.count - done) }
+                if n > 0 {
+                    done += n
+                } else if n < 0, errno == EINTR {
+                    continue
+                } else {
+                    throw FileSystemError("write", path: path, code: n == 0 ? ENOSPC : errno)
+                }
+            }
+            try FileIO.sync(fd, path: path, dataOnly: true)
+            lock.withLock {
+                flushingLines = 0
+                lastFlush = .now
+            }
+        }
+    }
+
+    /// Calls `body` with the text of the line at `location` (written, being written or buffered).
+    func withLine<T>(at location: ItemLocation, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+        let (fd, onDisk, inMemory): (Int32, Int, [UInt8]) = lock.withLock {
+            let end = location.offset + Int64(location.length)
+            let onDisk = Int(max(0, min(end, written) - location.offset))
+            var memory: [UInt8] = []
+            if onDisk < location.length {
+                // The rest is in `flushing` then `buffer`, which follow the file's end.
+                let from = Int(max(location.offset, written) - written)
+                let to = Int(end - written)
+                let all = flushing.count
+                if from < all { memory += flushing[from..<min(to, all)] }
+                if to > all { memory += buffer[max(from - all, 0)..<min(to - all, buffer.count)] }
+            }
+            return (self.fd, onDisk, memory)
+        }
+        if onDisk == 0 { return try inMemory.withUnsafeBufferPointer(body) }
+        return try FileIO.readAt(fd, offset: location.offset, count: onDisk, path: path) { disk in
+            if inMemory.isEmpty { return try body(disk) }
+            let joined = Array(disk) + inMemory
+            return try joined.withUnsafeBufferPointer(body)
+        }
+    }
+
+    /// The line that starts at byte `offset` (its length found by its newline).
+    func line(startingAt offset: Int64) throws -> [UInt8] {
+        var length = 2048
+        while true {
+            let end = lock.withLock { written + Int64(flushing.count + buffer.count) }
+            let count = Int(min(Int64(length), end - offset))
+            guard count > 0 else { return [] }
+            let bytes = try withLine(at: ItemLocation(offset: offset, length: count)) { Array($0) }
+            if let newline = bytes.firstIndex(of: 0x0A) { return Array(bytes[..<newline]) }
+            if Int64(count) < Int64(length) || length >= ItemLocation.maxLength { return bytes }
+            length = min(length * 4, ItemLocation.maxLength)
         }
     }
 
     /// Closes the file without flushing and deletes it (after the manifest has been saved).
-    public func remove() throws(FileSystemError) {
-        try mutex.withLock { () throws(FileSystemError) in
+    func remove() throws(FileSystemError) {
+        try lock.withLock { () throws(FileSystemError) in
             if fd >= 0 { _ = Glibc.close(fd) }
             fd = -1
             buffer.removeAll()
-            pending = 0
-            oldestPending = nil
+            flushing.removeAll()
+            bufferLines = 0
+            flushingLines = 0
             try FileIO.remove(path)
         }
     }
 
-    /// Writes as much of `buffer` as possible, dropping what was written. Caller holds the mutex.
-    private func writeBuffer() throws(FileSystemError) {
-        var written = 0
-        defer { buffer.removeFirst(written) }
-        if let code = WriteFaults.check(path: path, count: buffer.count) {
-            throw FileSystemError("write", path: path, code: code)
-        }
-        while written < buffer.count {
-            let n = buffer.withUnsafeBytes { raw in
-                Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-            }
-            if n > 0 {
-                written += n
-            } else if n < 0, errno == EINTR {
-                continue
-            } else {
-                throw FileSystemError("write", path: path, code: n == 0 ? ENOSPC : errno)
-            }
-        }
-    }
-
-    // MARK: - Reading
-
-    /// Items from the journal at `path`, in file order; torn or garbage lines are skipped.
-    /// A missing file yields `[]`. Throws only on I/O errors.
-    public static func load(path: String) throws(FileSystemError) -> [ManifestItem] {
-        try read(path: path).items
-    }
-
-    /// Like `load(path:)`, also counting skipped lines.
-    public static func read(path: String) throws(FileSystemError) -> Contents {
-        let bytes: [UInt8]
+    /// Calls `body` with each item in the journal at `path` and where its line is, in file
+    /// order; torn or garbage lines are skipped and counted. A missing file yields 0 items.
+    /// `variants` names the images of version-1 lines.
+    @discardableResult
+    static func read(
+        path: String, variants: ManifestItemV1.Variants = .init(),
+        _ body: (ManifestItem, ItemLocation) throws -> Void
+    ) throws -> (items: Int, skipped: Int) {
+        let fd: Int32
         do {
-            bytes = try FileIO.read(path, maxBytes: ManifestStore.maxBytes)
+            fd = try FileIO.open(path, O_RDONLY)
         } catch {
-            if error.isNotFound { return Contents(items: [], skippedLines: 0) }
+            if error.isNotFound { return (0, 0) }
             throw error
         }
-        return parse(bytes)
-    }
-
-    /// Decodes journal bytes line by line, skipping lines that do not decode.
-    public static func parse(_ bytes: [UInt8]) -> Contents {
-        let decoder = ManifestCoding.decoder()
-        var contents = Contents(items: [], skippedLines: 0)
-        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+        defer { _ = Glibc.close(fd) }
+        var lines = LineReader(fd: fd, path: path)
+        var count = (items: 0, skipped: 0)
+        while let (line, location) = try lines.next() {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-            if let item = try? decoder.decode(ManifestItem.self, from: Data(line)) {
-                contents.items.append(item)
-            } else {
-                contents.skippedLines += 1
+            guard let item = try? line.withUnsafeBufferPointer({ try ItemJSON.decode($0, v1: variants) }) else {
+                count.skipped += 1
+                continue
             }
+            count.items += 1
+            try body(item, location)
         }
-        return contents
+        return count
     }
 
     /// Deletes the journal at `path`; a missing file is fine.
-    public static func remove(path: String) throws(FileSystemError) {
+    static func remove(path: String) throws(FileSystemError) {
         try FileIO.remove(path)
+    }
+}
+
+/// Lines of a file read forward through a buffer, each with its location (internal).
+struct LineReader {
+    let fd: Int32
+    let path: String
+    private var buffer = [UInt8](repeating: 0, count: 256 << 10)
+    private var start = 0
+    private var end = 0
+    /// File offset of `buffer[start]`.
+    private var offset: Int64 = 0
+    private var eof = false
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    /// The next line without its newline, and where it is; nil at the end of the file.
+    mutating func next() throws(FileSystemError) -> ([UInt8], ItemLocation)? {
+        var searched = start
+        while true {
+            if let newline = buffer[searched..<end].firstIndex(of: 0x0A) {
+                let line = Array(buffer[start..<newline])
+                let location = ItemLocation(offset: offset, length: min(line.count, ItemLocation.maxLength))
+                offset += Int64(newline + 1 - start)
+                start = newline + 1
+                return (line, location)
+            }
+            searched = end
+            if eof {
+                guard start < end else { return nil }
+                let line = Array(buffer[start..<end])
+                let location = ItemLocation(offset: offset, length: min(line.count, ItemLocation.maxLength))
+                offset += Int64(end - start)
+                start = end
+                return (line, location)
+            }
+            // Make room: move the partial line to the front, grow for a line longer than the buffer.
+            if start > 0 {
+                buffer.withUnsafeMutableBufferPointer { b in
+                    _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
+                }
+                end -= start
+                searched -= start
+                start = 0
+            }
+            if end == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+            let room = buffer.count - end
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + end, room) }
+            if n > 0 {
+                end += n
+            } else if n == 0 {
+                eof = true
+            } else if errno != EINTR {
+                throw FileSystemError("read", path: path)
+            }
+        }
     }
 }

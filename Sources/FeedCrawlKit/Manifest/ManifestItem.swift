@@ -1,133 +1,110 @@
 import FoundationEssentials
 
-/// One feed item and what happened to its image. Identified by `(source, id)`.
+/// One feed item as the manifest records it: what the feed listed, and one `ImageRecord` per
+/// image variant the item offers and the run asked for. Identified by `(source, id)`.
 ///
-/// JSON: keys as the property names; nil values are omitted, except `imageURL`, which is always
-/// present (`null` when the item has no image). Unknown keys are ignored when decoding.
-public struct ManifestItem: Codable, Sendable, Equatable {
+/// JSON (one line per item in `manifest.json` and in the journal, written by `ItemJSON`):
+/// `source`, `id`, `page`, `status`, `title`, then `author`, `pageURL`, `lastSeen`, `error`,
+/// `details` when present, and `images` (always, possibly `[]`). `status` is derived (see
+/// `status`) and written for readers such as jq; reading ignores it.
+public struct ManifestItem: Sendable, Equatable {
     /// Name of the source that listed the item (e.g. `pixabay`, `launches`).
     public var source: String
     /// The item's id within its source.
     public var id: String
-    /// Page (1-based) on which the source listed it.
+    /// Page (1-based) on which the source last listed it.
     public var page: Int
-    /// Title or caption.
+    /// Title or caption (Pixabay tags, a launch's mission name).
     public var title: String
-    /// Image URL, nil when the item has none.
-    public var imageURL: String?
-    /// Outcome.
-    public var status: ItemStatus
-    /// Cached file, relative to OUT (`cache/ab/<sha256>.jpg`).
-    public var file: String?
-    /// Size of the cached file in bytes.
-    public var bytes: Int64?
-    /// Lowercase hex SHA-256 of the cached file.
-    public var sha256: String?
-    /// Media type of the cached image (as sniffed, e.g. `image/jpeg`).
-    public var contentType: String?
-    /// Image width in pixels.
-    public var width: Int?
-    /// Image height in pixels.
-    public var height: Int?
-    /// Why the item failed or was rejected; short and human readable.
-    public var error: String?
-    /// Author or uploader.
+    /// Author or uploader (Pixabay user, a launch's site); nil when the feed names none.
     public var author: String?
-    /// `ETag` of the cached image, for revalidation.
-    public var etag: String?
-    /// `Last-Modified` of the cached image, for revalidation.
-    public var lastModified: String?
-    /// Last successful fetch or revalidation.
-    public var fetchedAt: Date?
+    /// The item's own page on the feed's site (Pixabay `pageURL`), an http(s) URL; nil when none.
+    public var pageURL: String?
     /// Start of the last run whose listing included this item.
     public var lastSeen: Date?
-    /// Launch facts (launches source only).
+    /// Why the feed's entry could not be used (no id, not an object); the item is then `rejected`.
+    public var error: String?
+    /// Launch facts from `--details` (launches sources only).
     public var details: LaunchDetails?
+    /// One record per image variant, in the order the source's variant list names them.
+    public var images: [ImageRecord]
 
-    /// Creates an item; everything after `status` defaults to nil.
+    /// Creates an item; everything after `title` defaults to nil or empty.
     public init(
-        source: String, id: String, page: Int, title: String, imageURL: String?, status: ItemStatus,
-        file: String? = nil, bytes: Int64? = nil, sha256: String? = nil, contentType: String? = nil,
-        width: Int? = nil, height: Int? = nil, error: String? = nil, author: String? = nil,
-        etag: String? = nil, lastModified: String? = nil, fetchedAt: Date? = nil, lastSeen: Date? = nil,
-        details: LaunchDetails? = nil
+        source: String, id: String, page: Int, title: String = "", author: String? = nil,
+        pageURL: String? = nil, lastSeen: Date? = nil, error: String? = nil, details: LaunchDetails? = nil,
+        images: [ImageRecord] = []
     ) {
         self.source = source
         self.id = id
         self.page = page
         self.title = title
-        self.imageURL = imageURL
-        self.status = status
-        self.file = file
-        self.bytes = bytes
-        self.sha256 = sha256
-        self.contentType = contentType
-        self.width = width
-        self.height = height
-        self.error = error
         self.author = author
-        self.etag = etag
-        self.lastModified = lastModified
-        self.fetchedAt = fetchedAt
+        self.pageURL = pageURL
         self.lastSeen = lastSeen
+        self.error = error
         self.details = details
+        self.images = images
+    }
+
+    /// The item's status, derived: `rejected` when the listing itself was unusable (`error`),
+    /// `no-image` when it has no image, else the worst of its images' statuses (see
+    /// `ItemStatus.severity`).
+    public var status: ItemStatus {
+        if error != nil { return .rejected }
+        return ItemStatus.worst(images.lazy.map(\.status)) ?? .noImage
     }
 
     /// The item's identity.
     public var key: ItemKey { ItemKey(source: source, id: id) }
 
-    enum CodingKeys: String, CodingKey {
-        case source, id, page, title, imageURL, status, file, bytes, sha256, contentType, width, height
-        case error, author, etag, lastModified, fetchedAt, lastSeen, details
+    /// The first image whose file is in the cache (status `downloaded`, `fresh` or `revalidated`
+    /// with a `file`), or nil.
+    public var firstStoredImage: ImageRecord? {
+        images.first { $0.file != nil && $0.status.hasImage }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(source, forKey: .source)
-        try c.encode(id, forKey: .id)
-        try c.encode(page, forKey: .page)
-        try c.encode(title, forKey: .title)
-        if let imageURL { try c.encode(imageURL, forKey: .imageURL) } else { try c.encodeNil(forKey: .imageURL) }
-        try c.encode(status, forKey: .status)
-        try c.encodeIfPresent(file, forKey: .file)
-        try c.encodeIfPresent(bytes, forKey: .bytes)
-        try c.encodeIfPresent(sha256, forKey: .sha256)
-        try c.encodeIfPresent(contentType, forKey: .contentType)
-        try c.encodeIfPresent(width, forKey: .width)
-        try c.encodeIfPresent(height, forKey: .height)
-        try c.encodeIfPresent(error, forKey: .error)
-        try c.encodeIfPresent(author, forKey: .author)
-        try c.encodeIfPresent(etag, forKey: .etag)
-        try c.encodeIfPresent(lastModified, forKey: .lastModified)
-        try c.encodeIfPresent(fetchedAt, forKey: .fetchedAt)
-        try c.encodeIfPresent(lastSeen, forKey: .lastSeen)
-        try c.encodeIfPresent(details, forKey: .details)
+    /// The image of `variant`, or nil.
+    public func image(_ variant: String) -> ImageRecord? {
+        images.first { $0.variant == variant }
     }
 
-    /// The manifest's stable order: by source, then page, then id (ids made only of digits
-    /// compare numerically, so `9` sorts before `10`).
+    /// The manifest's order: by source, then id (ids made only of digits compare numerically, so
+    /// `9` sorts before `10`). Each `(source, id)` appears once.
     public static func stableOrder(_ a: ManifestItem, _ b: ManifestItem) -> Bool {
-        if a.source != b.source { return a.source < b.source }
-        if a.page != b.page { return a.page < b.page }
-        return idOrder(a.id, b.id)
+        ItemKey.order(a.source, a.id, b.source, b.id) < 0
     }
 
-    static func idOrder(_ a: String, _ b: String) -> Bool {
+    /// -1, 0 or 1 as `a` sorts before, with or after `b` in id order (numeric ids numerically,
+    /// before the others; then by bytes).
+    static func compareIDs(_ a: String, _ b: String) -> Int {
         let aDigits = !a.isEmpty && a.utf8.allSatisfy { (0x30...0x39).contains($0) }
         let bDigits = !b.isEmpty && b.utf8.allSatisfy { (0x30...0x39).contains($0) }
         if aDigits && bDigits {
-            let a0 = a.drop { $0 == "0" }, b0 = b.drop { $0 == "0" }
-            if a0.utf8.count != b0.utf8.count { return a0.utf8.count < b0.utf8.count }
-            if a0 != b0 { return a0 < b0 }
+            let a0 = a.utf8.drop { $0 == 0x30 }, b0 = b.utf8.drop { $0 == 0x30 }
+            if a0.count != b0.count { return a0.count < b0.count ? -1 : 1 }
+            if let order = Self.compareBytes(a0, b0), order != 0 { return order }
         } else if aDigits != bDigits {
-            return aDigits  // numeric ids first
+            return aDigits ? -1 : 1  // numeric ids first
         }
-        return a < b
+        return compareBytes(a.utf8, b.utf8) ?? 0
+    }
+
+    static func compareBytes<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ a: A, _ b: B) -> Int? {
+        var ia = a.makeIterator(), ib = b.makeIterator()
+        while true {
+            switch (ia.next(), ib.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case let (x?, y?): if x != y { return x < y ? -1 : 1 }
+            }
+        }
     }
 }
 
 /// Identity of a manifest item: its source and its id within that source.
-public struct ItemKey: Hashable, Sendable, Codable {
+public struct ItemKey: Hashable, Sendable, Codable, Comparable {
     /// Source name.
     public var source: String
     /// Id within the source.
@@ -137,5 +114,16 @@ public struct ItemKey: Hashable, Sendable, Codable {
     public init(source: String, id: String) {
         self.source = source
         self.id = id
+    }
+
+    /// The manifest's order (see `ManifestItem.stableOrder`).
+    public static func < (a: ItemKey, b: ItemKey) -> Bool {
+        order(a.source, a.id, b.source, b.id) < 0
+    }
+
+    /// -1, 0 or 1: source by bytes, then id as `ManifestItem.compareIDs`.
+    static func order(_ sourceA: String, _ idA: String, _ sourceB: String, _ idB: String) -> Int {
+        if sourceA != sourceB { return ManifestItem.compareBytes(sourceA.utf8, sourceB.utf8) ?? 0 }
+        return ManifestItem.compareIDs(idA, idB)
     }
 }

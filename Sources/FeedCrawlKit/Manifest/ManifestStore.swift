@@ -1,10 +1,10 @@
 import FoundationEssentials
 
-/// Reads and writes `OUT/manifest.json`.
+/// Reads and writes whole manifests (`Manifest`), for small manifests and tests; a crawl streams.
 public enum ManifestStore {
-    /// Why the manifest could not be read or written.
+    /// Why a manifest could not be read or written.
     public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
-        /// The file exists but is not a valid version-1 manifest.
+        /// The file exists but is not a manifest this build reads.
         case corrupt(path: String, reason: String)
         /// A file-system call failed.
         case io(FileSystemError)
@@ -20,56 +20,38 @@ public enum ManifestStore {
         }
     }
 
-    /// Largest manifest accepted when loading (256 MiB).
-    public static let maxBytes = 256 << 20
+    /// Loads the manifest at `path` (version 1 or 2; version-1 items converted). A missing file
+    /// yields `Manifest.empty`; an unreadable or corrupt one throws an error naming the file.
+    public static func load(path: String) throws(Error) -> Manifest {
+        guard let reader = try ManifestReader.open(path: path) else { return .empty }
+        var items: [ManifestItem] = []
+        while let (item, _) = try reader.next() { items.append(item) }
+        var manifest = Manifest(generatedAt: reader.header.generatedAt, run: reader.header.run, items: items)
+        manifest.version = reader.header.version
+        return manifest
+    }
 
-    /// Loads the manifest of `outDirectory`. A missing file yields `Manifest.empty`; an
-    /// unreadable or corrupt one throws an error naming the file.
+    /// Loads `OUT/manifest.json`; see `load(path:)`.
     public static func load(outDirectory: String) throws(Error) -> Manifest {
         try load(path: CacheLayout(outDirectory: outDirectory).manifestPath)
     }
 
-    /// Loads a manifest from `path`; see `load(outDirectory:)`.
-    public static func load(path: String) throws(Error) -> Manifest {
-        let bytes: [UInt8]
+    /// Writes `manifest` to `path` atomically and durably, items in stable order.
+    public static func save(_ manifest: Manifest, path: String) throws(Error) {
+        let items = manifest.sortedItems
         do {
-            bytes = try FileIO.read(path, maxBytes: maxBytes)
+            try AtomicFile.stream(to: path) { (out: inout AtomicFileStream) throws(FileSystemError) in
+                var writer = ManifestWriter(generatedAt: manifest.generatedAt)
+                for item in items { try writer.append(item, to: &out) }
+                try writer.finish(run: manifest.run, to: &out)
+            }
         } catch {
-            if error.isNotFound { return .empty }
-            if error.isTooLarge { throw .corrupt(path: path, reason: "larger than \(ByteSize.format(Int64(maxBytes)))") }
             throw .io(error)
         }
-        do {
-            return try decode(bytes)
-        } catch {
-            throw .corrupt(path: path, reason: ManifestCoding.describe(error))
-        }
     }
 
-    /// Writes `manifest` to `OUT/manifest.json` atomically and durably (see `AtomicFile`).
+    /// Writes `manifest` to `OUT/manifest.json`; see `save(_:path:)`.
     public static func save(_ manifest: Manifest, outDirectory: String) throws(Error) {
         try save(manifest, path: CacheLayout(outDirectory: outDirectory).manifestPath)
-    }
-
-    /// Writes `manifest` to `path` atomically and durably.
-    public static func save(_ manifest: Manifest, path: String) throws(Error) {
-        // The same bytes as `encode`, streamed item by item (see `ManifestWriter`).
-        try ManifestWriter.save(manifest, sortedItems: manifest.sortedItems, path: path)
-    }
-
-    /// The manifest as written to disk: pretty-printed JSON, sorted keys, stable item order,
-    /// ending with a newline.
-    public static func encode(_ manifest: Manifest) throws -> Data {
-        var data = try ManifestCoding.prettyEncoder().encode(manifest)
-        data.append(0x0A)
-        return data
-    }
-
-    /// Decodes a manifest (unknown keys ignored).
-    public static func decode(_ bytes: [UInt8]) throws -> Manifest {
-        // The items of a manifest in the usual form take a direct scanner (ManifestFastDecoder);
-        // anything else, and every error, goes through JSONDecoder.
-        if let manifest = ManifestFastDecoder.decode(bytes) { return manifest }
-        return try ManifestCoding.decoder().decode(Manifest.self, from: Data(bytes))
     }
 }

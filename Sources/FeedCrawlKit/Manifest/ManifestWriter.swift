@@ -1,79 +1,80 @@
-/// Writes `manifest.json` item by item: the same bytes as `ManifestStore.encode`, but the items
-/// stream through `JSONText` into the file, so neither a `JSONEncoder` value tree nor the whole
-/// text is ever held in memory (a 20,000-item manifest is about 15 MB of text).
-///
-/// Everything around the items (`generatedAt`, `run`, `version`, any field added later) is still
-/// encoded by `JSONEncoder`, from the manifest with its items left out.
-enum ManifestWriter {
-    /// The manifest's text before its first item and after its last.
-    struct Frame {
-        /// Up to and including `"items" : [`.
-        var head: [UInt8]
-        /// From the newline before the closing `]` of the items to the end.
-        var tail: [UInt8]
+import FoundationEssentials
+
+/// Writes a version-2 manifest through an `AtomicFileStream`, one item line at a time, so no
+/// manifest is ever held in memory whole: the head (`version`, `generatedAt`), each item on its
+/// own line (`ItemJSON`, the journal's form), then the `run` record (known only at the end, when
+/// its counts are).
+struct ManifestWriter {
+    private var json = JSONText(pretty: false, capacity: 4096)
+    private var items = 0
+    private let generatedAt: Date
+
+    init(generatedAt: Date) {
+        self.generatedAt = generatedAt
     }
 
-    /// The frame of `manifest` (its own items are ignored).
-    static func frame(_ manifest: Manifest) throws -> Frame {
-        var empty = manifest
-        empty.items = []
-        let text = Array(try ManifestStore.encode(empty))
-        // Top-level keys sit at two spaces and JSON strings hold no raw newline, so this
-        // sequence can only be the (empty) items array.
-        let marker = Array("\n  \"items\" : [\n\n  ]".utf8)
-        guard let start = firstRange(of: marker, in: text) else {
-            throw ManifestStore.Error.encoding("no items array in the encoded manifest")
-        }
-        let bracket = start + marker.count - 6  // the "[" of "[\n\n  ]"
-        return Frame(head: Array(text[...bracket]), tail: Array(text[(bracket + 2)...]))
+    /// Items written so far.
+    var count: Int { items }
+
+    /// Appends `item`.
+    mutating func append(_ item: ManifestItem, to out: inout AtomicFileStream) throws(FileSystemError) {
+        startItem()
+        ItemJSON.write(item, to: &json)
+        try flushIfFull(&out)
     }
 
-    /// Writes `manifest` to `path` atomically and durably, with `sortedItems` (already in
-    /// `ManifestItem.stableOrder`) as its items instead of `manifest.items`.
-    static func save<Items: Sequence<ManifestItem>>(
-        _ manifest: Manifest, sortedItems: Items, path: String
-    ) throws(ManifestStore.Error) {
-        let frame: Frame
-        do {
-            frame = try Self.frame(manifest)
-        } catch let error as ManifestStore.Error {
-            throw error
-        } catch {
-            throw .encoding(String(describing: error))
-        }
-        do {
-            try AtomicFile.stream(to: path) { (out: inout AtomicFileStream) throws(FileSystemError) in
-                try out.write(frame.head)
-                var json = JSONText(pretty: true, depth: 2, capacity: 2048)
-                var first = true
-                for item in sortedItems {
-                    json.raw(first ? Self.firstItemPrefix : Self.nextItemPrefix)
-                    first = false
-                    item.write(to: &json)
-                    if json.bytes.count >= AtomicFileStream.bufferSize / 2 {
-                        try out.write(json.bytes)
-                        json.removeAll()
-                    }
-                }
-                if first { json.raw([0x0A]) }  // no items: "[", blank line, "  ]"
-                try out.write(json.bytes)
-                try out.write(frame.tail)
+    /// Appends a merged item: its line as it is when it has one, else encoded.
+    mutating func append(_ entry: StreamItem, to out: inout AtomicFileStream) throws(FileSystemError) {
+        if let line = entry.line {
+            let result = line.withUnsafeBufferPointer { buffer in
+                Result { () throws(FileSystemError) in try append(line: buffer, to: &out) }
             }
-        } catch {
-            throw .io(error)
+            try result.get()
+        } else {
+            try append(entry.item, to: &out)
         }
+    }
+
+    /// Appends an item whose line is already `ItemJSON`'s text (copied from another manifest or
+    /// the journal without decoding it).
+    mutating func append(line: UnsafeBufferPointer<UInt8>, to out: inout AtomicFileStream) throws(FileSystemError) {
+        startItem()
+        json.bytes.append(contentsOf: line)
+        try flushIfFull(&out)
+    }
+
+    /// Closes the items and writes `run`; the caller then lets the stream commit.
+    mutating func finish(run: RunRecord?, to out: inout AtomicFileStream) throws(FileSystemError) {
+        if items == 0 { writeHead() }
+        json.raw(Array("\n  ],\n  \"run\": ".utf8))
+        if let run, let data = try? ManifestCoding.compactEncoder().encode(run) {
+            json.bytes.append(contentsOf: data)
+        } else {
+            json.null()
+        }
+        json.raw(Array("\n}\n".utf8))
+        try out.write(json.bytes)
+        json.removeAll()
+    }
+
+    private mutating func writeHead() {
+        json.raw(Array("{\n  \"version\": \(Manifest.currentVersion),\n  \"generatedAt\": ".utf8))
+        json.date(generatedAt)
+        json.raw(Array(",\n  \"items\": [".utf8))
+    }
+
+    private mutating func startItem() {
+        if items == 0 { writeHead() }
+        json.raw(items == 0 ? Self.firstItemPrefix : Self.nextItemPrefix)
+        items += 1
+    }
+
+    private mutating func flushIfFull(_ out: inout AtomicFileStream) throws(FileSystemError) {
+        guard json.bytes.count >= AtomicFileStream.bufferSize / 2 else { return }
+        try out.write(json.bytes)
+        json.removeAll()
     }
 
     static let firstItemPrefix: [UInt8] = Array("\n    ".utf8)
     static let nextItemPrefix: [UInt8] = Array(",\n    ".utf8)
-
-    private static func firstRange(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard needle.count <= haystack.count else { return nil }
-        var i = 0
-        while i <= haystack.count - needle.count {
-            if haystack[i] == needle[0] && haystack[i..<(i + needle.count)].elementsEqual(needle) { return i }
-            i += 1
-        }
-        return nil
-    }
 }

@@ -31,8 +31,10 @@ public struct RunRecord: Codable, Sendable, Equatable {
     public var finishedAt: Date?
     /// Effective options, as text. Never secrets: pass them through `redacted(_:)`.
     public var options: [String: String]
-    /// Number of items per `ItemStatus` raw value.
+    /// This run's items per `ItemStatus` raw value.
     public var counts: [String: Int]
+    /// This run's images per `ItemStatus` raw value; nil in version-1 manifests.
+    public var images: [String: Int]?
     /// Bytes downloaded during the run.
     public var bytes: Int64
     /// Process exit status; nil while running.
@@ -63,12 +65,6 @@ public struct RunRecord: Codable, Sendable, Equatable {
         self.sources = sources
     }
 
-    /// Counts items by status raw value (statuses with no items are left out).
-    public static func counts(of items: [ManifestItem]) -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for item in items { counts[item.status.rawValue, default: 0] += 1 }
-        return counts
-    }
 
     /// Options with secrets masked as `***`: the whole value when the option name contains
     /// `key`, `token`, `secret`, `password`, `auth` or `cookie` (case-insensitive), and otherwise

@@ -113,3 +113,26 @@ public enum FileIO {
         return String(trimmed[trimmed.index(after: slash)...])
     }
 }
+
+extension FileIO {
+    /// Reads `count` bytes at `offset` of the open file `fd` and calls `body` with them. Throws
+    /// `FileSystemError` (EIO when the file is shorter than that).
+    static func readAt<T>(
+        _ fd: Int32, offset: Int64, count: Int, path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T
+    ) throws -> T {
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))
+        defer { bytes.deallocate() }
+        var done = 0
+        while done < count {
+            let n = pread(fd, bytes.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            if n > 0 {
+                done += n
+            } else if n < 0, errno == EINTR {
+                continue
+            } else {
+                throw FileSystemError("read", path: path, code: n == 0 ? EIO : errno)
+            }
+        }
+        return try body(UnsafeBufferPointer(rebasing: bytes[0..<count]))
+    }
+}

@@ -60,7 +60,7 @@ struct EffectiveConfiguration: Encodable {
         var keyEnv: String?
         var key: String?
         var pageTTL: String?
-        var patchSize: String?
+        var images: [String]?
         var details: Bool?
         var idField: String?
         var imageField: String?
@@ -130,16 +130,18 @@ struct EffectiveConfiguration: Encodable {
                     perPage: config.perPage, query: config.query.map(redactor.redact), imageType: config.imageType,
                     pageConcurrency: config.pageConcurrency,
                     keyEnv: fileKeyEnvs[config.name] ?? ConfigSource.defaultKeyEnv,
-                    key: config.key == unset || config.key.isEmpty ? "(not set)" : "***", pageTTL: Self.duration(config.pageTTL)))
+                    key: config.key == unset || config.key.isEmpty ? "(not set)" : "***", pageTTL: Self.duration(config.pageTTL),
+                    images: config.variants.map(\.rawValue)))
             case .launches(let config):
                 sources.append(Source(
                     type: "launches", name: config.name, url: config.url, pages: config.pages,
-                    pageTTL: Self.duration(config.pageTTL), patchSize: config.patchSize.rawValue.lowercased(),
+                    pageTTL: Self.duration(config.pageTTL), images: config.effectiveVariants.map(\.rawValue),
                     details: config.details))
             case .array(let config):
                 sources.append(Source(
                     type: "array", name: config.name, url: config.url, pages: config.pages, perPage: config.perPage,
-                    pageTTL: Self.duration(config.pageTTL), idField: config.idField, imageField: config.imageField,
+                    pageTTL: Self.duration(config.pageTTL), images: [ArrayPage.variant], idField: config.idField,
+                    imageField: config.imageField,
                     titleField: config.titleField))
             }
         }

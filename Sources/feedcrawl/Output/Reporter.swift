@@ -54,7 +54,7 @@ final class Reporter: @unchecked Sendable {
         }
     }
 
-    static func transferRecord(url: String, outcome: ImageOutcome, seconds: Double) -> LogRecord {
+    static func transferRecord(url: String, outcome: ImageRecord.Outcome, seconds: Double) -> LogRecord {
         var message = "image \(outcome.status.rawValue)"
         var fields = [LogField("url", url), LogField("status", outcome.status.rawValue), LogField("seconds", seconds)]
         if let bytes = outcome.bytes, outcome.status == .downloaded {

@@ -93,16 +93,14 @@ struct ArrayRawElement: Decodable {
         switch image {
         case nil, .null?: imageCheck = .absent
         case .string(let s)?: imageCheck = FeedText.checkImageURL(s)
-        case let other?: imageCheck = .invalid("image field is \(other.kindDescription), not a URL")
+        case let other?: imageCheck = .invalid("image field is \(other.kindDescription), not a URL", "")
         }
-        let chosen = FeedImageChoice.pick([imageCheck])
-        if let problem = chosen.problem { problems.append(problem) }
         return FeedItem(
             source: source,
             id: itemID,
             page: page,
             title: title.map(FeedText.field) ?? "",
-            imageURL: chosen.url,
+            images: FeedImage.from(ArrayPage.variant, imageCheck).map { [$0] } ?? [],
             author: FeedText.optionalField(author),
             problem: problems.isEmpty ? nil : problems.joined(separator: "; ")
         )

@@ -2,6 +2,9 @@ import FoundationEssentials
 
 /// Decoder for a bare top-level JSON array page (PunkAPI-style).
 public enum ArrayPage {
+    /// The name of an array item's one image variant: `image`.
+    public static let variant = "image"
+
     /// Decodes one page into items, one per element, in order.
     ///
     /// Field names may be dotted paths into nested objects (`"volume.unit"`); a key that

@@ -33,21 +33,6 @@ enum FeedIDProblem {
     }
 }
 
-enum FeedImageChoice {
-    /// The first usable URL among `checks`; if none, the first invalid one's reason.
-    static func pick(_ checks: [FeedText.URLCheck]) -> (url: String?, problem: String?) {
-        var firstProblem: String?
-        for check in checks {
-            switch check {
-            case .ok(let url): return (url, nil)
-            case .invalid(let reason): if firstProblem == nil { firstProblem = reason }
-            case .absent: continue
-            }
-        }
-        return (nil, firstProblem)
-    }
-}
-
 extension FeedText.URLCheck {
     var okValue: String? {
         if case .ok(let url) = self { return url }

@@ -13,29 +13,33 @@ public struct FeedItem: Sendable, Equatable {
     public var page: Int
     /// Pixabay: tags; launches: mission name; array: the configured title field. `""` when absent.
     public var title: String
-    /// Image to download; `nil` when absent, `""`, or not an http(s) URL.
-    public var imageURL: String?
+    /// The image variants to fetch, in the source's order; only those the feed offers.
+    public var images: [FeedImage]
     /// Pixabay: user name; launches: launch site; array: the configured author field. `nil` when absent.
     public var author: String?
+    /// The item's page on the feed's site (Pixabay `pageURL`), http(s) only; `nil` when absent.
+    public var pageURL: String?
     /// Why the item could not be used properly (e.g. "missing id"); `nil` when it is fine.
     public var problem: String?
 
-    /// Creates an item; all optional fields default to `nil`, `title` to `""`.
+    /// Creates an item; all optional fields default to `nil`, `title` to `""`, `images` to none.
     public init(
         source: String,
         id: String,
         page: Int,
         title: String = "",
-        imageURL: String? = nil,
+        images: [FeedImage] = [],
         author: String? = nil,
+        pageURL: String? = nil,
         problem: String? = nil
     ) {
         self.source = source
         self.id = id
         self.page = page
         self.title = title
-        self.imageURL = imageURL
+        self.images = images
         self.author = author
+        self.pageURL = pageURL
         self.problem = problem
     }
 
@@ -43,5 +47,31 @@ public struct FeedItem: Sendable, Equatable {
     /// (index is 0-based within the page).
     public static func syntheticID(page: Int, index: Int) -> String {
         "page\(page)-index\(index)"
+    }
+}
+
+/// One image variant a feed item offers.
+public struct FeedImage: Sendable, Equatable {
+    /// The variant's name (`preview`, `webformat`, `large`, `small`, `image`).
+    public var variant: String
+    /// The URL as the feed gave it (for an unusable one, its text, clipped).
+    public var url: String
+    /// Why the URL cannot be used (not http(s), too long); the image is then `rejected`.
+    public var problem: String?
+
+    /// Creates a variant; `problem` defaults to nil.
+    public init(variant: String, url: String, problem: String? = nil) {
+        self.variant = variant
+        self.url = url
+        self.problem = problem
+    }
+
+    /// The variant from a checked URL: nil when the feed gave none.
+    static func from(_ variant: String, _ check: FeedText.URLCheck) -> FeedImage? {
+        switch check {
+        case .absent: return nil
+        case .ok(let url): return FeedImage(variant: variant, url: url)
+        case .invalid(let reason, let text): return FeedImage(variant: variant, url: text, problem: reason)
+        }
     }
 }

@@ -70,3 +70,27 @@ public enum FeedResponseCheck: Sendable, Equatable {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }
+
+extension FeedResponseCheck {
+    /// Why `response` cannot be decoded as a JSON page, or nil when it can: a non-2xx status
+    /// (unless `acceptErrorStatusJSON`: GraphQL servers answer errors with a JSON body worth
+    /// decoding), then `check`.
+    static func problem(
+        _ response: HTTPResponse, acceptErrorStatusJSON: Bool, redactor: SecretRedactor
+    ) -> String? {
+        if !response.isSuccess && !acceptErrorStatusJSON {
+            let excerpt = FeedText.excerpt(response.body, limit: excerptLength, redactor: redactor)
+            return excerpt.isEmpty ? "HTTP \(response.status) with an empty body" : "HTTP \(response.status): \(excerpt)"
+        }
+        switch check(status: response.status, contentType: response.contentType, body: response.body, redactor: redactor) {
+        case .json: return nil
+        case .error(let reason): return reason
+        }
+    }
+
+    /// A decode error as one line, with the status when it was not 2xx.
+    static func describe(_ error: any Error, status: Int, redactor: SecretRedactor) -> String {
+        let text = redactor.redact("\(error)")
+        return (200...299).contains(status) ? text : "HTTP \(status): \(text)"
+    }
+}

@@ -89,7 +89,8 @@ enum FeedText {
     enum URLCheck: Equatable {
         case absent
         case ok(String)
-        case invalid(String)
+        /// Why the value cannot be used, and its text (control characters collapsed, clipped).
+        case invalid(String, String)
     }
 
     /// Accepts absolute http(s) URLs without spaces or control characters; `""` is absent.
@@ -99,7 +100,7 @@ enum FeedText {
         let trimmed = trimmedASCIIWhitespace(raw)
         if trimmed.isEmpty { return .absent }
         if trimmed.utf8.count > maxURLBytes {
-            return .invalid("image URL too long (\(trimmed.utf8.count) bytes)")
+            return .invalid("image URL too long (\(trimmed.utf8.count) bytes)", clip(collapsingControls(trimmed), to: 200))
         }
         let lower = trimmed.lowercased()
         let hasScheme = lower.hasPrefix("http://") || lower.hasPrefix("https://")
@@ -109,7 +110,9 @@ enum FeedText {
             $0.value <= 0x20 || $0.value == 0x7F
         }
         guard hasScheme, hasHost, clean else {
-            return .invalid("image URL is not an http(s) URL: \(clip(collapsingControls(trimmed), to: 80))")
+            return .invalid(
+                "image URL is not an http(s) URL: \(clip(collapsingControls(trimmed), to: 80))",
+                clip(collapsingControls(trimmed), to: 200))
         }
         return .ok(trimmed)
     }

@@ -58,10 +58,13 @@ struct LaunchesRawLaunch: Decodable {
     var id: FeedLooseValue?
     var site: String?
     var missionName: String?
-    var missionPatch: String?
+    /// Mission patches by variant (`small`, `large`): the listing asks for each variant under its
+    /// name as an alias, or for one plain `missionPatch`.
+    var patches: [String: String] = [:]
+    var plainPatch: String?
 
     enum Keys: String, CodingKey { case id, site, mission }
-    enum MissionKeys: String, CodingKey { case name, missionPatch }
+    enum MissionKeys: String, CodingKey { case name, missionPatch, small, large }
 
     init(from decoder: any Decoder) {
         guard let c = try? decoder.container(keyedBy: Keys.self) else {
@@ -72,11 +75,16 @@ struct LaunchesRawLaunch: Decodable {
         site = c.loose(.site)?.text
         if let mission = try? c.nestedContainer(keyedBy: MissionKeys.self, forKey: .mission) {
             missionName = mission.loose(.name)?.text
-            missionPatch = mission.loose(.missionPatch)?.string
+            plainPatch = mission.loose(.missionPatch)?.string
+            for key in [MissionKeys.small, .large] {
+                if let url = mission.loose(key)?.string { patches[key.rawValue] = url }
+            }
         }
     }
 
-    func makeItem(source: String, page: Int, index: Int, errors: [GraphQLError]) -> FeedItem {
+    /// The item; `variants` are the patch sizes asked for, in order (one plain `missionPatch`
+    /// is the first of them).
+    func makeItem(source: String, page: Int, index: Int, errors: [GraphQLError], variants: [String]) -> FeedItem {
         let synthetic = FeedItem.syntheticID(page: page, index: index)
         if let notObject {
             var problem = notObject == "null" ? "launch is null" : "launch is \(notObject), not an object"
@@ -94,14 +102,16 @@ struct LaunchesRawLaunch: Decodable {
             itemID = synthetic
             problems.append(FeedIDProblem.describe(id))
         }
-        let image = FeedImageChoice.pick([FeedText.checkImageURL(missionPatch)])
-        if let problem = image.problem { problems.append(problem) }
+        let images = variants.enumerated().compactMap { position, variant -> FeedImage? in
+            let url = patches[variant] ?? (position == 0 ? plainPatch : nil)
+            return FeedImage.from(variant, FeedText.checkImageURL(url))
+        }
         return FeedItem(
             source: source,
             id: itemID,
             page: page,
             title: missionName.map(FeedText.field) ?? "",
-            imageURL: image.url,
+            images: images,
             author: FeedText.optionalField(site),
             problem: problems.isEmpty ? nil : problems.joined(separator: "; ")
         )

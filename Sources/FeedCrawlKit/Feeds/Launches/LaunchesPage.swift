@@ -26,7 +26,10 @@ public struct LaunchesPage: Sendable, Equatable {
     /// - `errors` without usable `data.launches` → throws `GraphQLFailure` (server messages).
     /// - Not JSON, not an object, or no `data.launches` and no `errors` → throws `FeedDecodeError`.
     /// - Null `mission`, `site`, `name` or `missionPatch` are fine (`nil`/`""` fields, no problem).
-    public static func decode(_ bytes: [UInt8], page: Int, source: String = "launches") throws -> LaunchesPage {
+    /// - `variants`: the patch sizes the listing asked for, in order (default `["small"]`).
+    public static func decode(
+        _ bytes: [UInt8], page: Int, source: String = "launches", variants: [String] = ["small"]
+    ) throws -> LaunchesPage {
         let raw = try FeedJSON.decode(LaunchesRawResponse.self, from: bytes, what: "launches page")
         guard let connection = raw.connection else {
             if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
@@ -37,7 +40,7 @@ public struct LaunchesPage: Sendable, Equatable {
             throw FeedDecodeError(reason: "launches page: data.launches.launches is \(connection.launchesKind)")
         }
         let items = elements.enumerated().map { index, element in
-            element.makeItem(source: source, page: page, index: index, errors: raw.errors)
+            element.makeItem(source: source, page: page, index: index, errors: raw.errors, variants: variants)
         }
         let cursor = connection.cursor.flatMap { $0.isEmpty ? nil : $0 }
         return LaunchesPage(cursor: cursor, hasMore: connection.hasMore ?? false, items: items, errors: raw.errors)

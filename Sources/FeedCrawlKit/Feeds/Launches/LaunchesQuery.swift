@@ -2,16 +2,21 @@
 /// (`POST <endpoint>` with `Content-Type: application/json`).
 ///
 /// The documents are the iOS tutorial's `LaunchList` and `LaunchDetails` operations, on one
-/// line. `LaunchList` asks for `missionPatch(size: SMALL)` by default (`--patch-size`).
+/// line. `LaunchList` asks for `missionPatch(size: SMALL)` by default; with both variants
+/// (`--launch-images small,large`) it asks for each under its name as an alias
+/// (`small: missionPatch(size: SMALL) large: missionPatch(size: LARGE)`).
 /// `pageSize` is only declared and sent when set to 1 or more: an explicit `pageSize: null`
 /// makes the server return an empty page with a null cursor (an error).
 public struct LaunchesQuery: Sendable, Equatable {
-    /// Size argument of `missionPatch`.
+    /// A mission patch size: a launch's image variant.
     public enum PatchSize: String, Sendable, Equatable, CaseIterable {
         /// `SMALL` (SpaceX `mission_patch_small`), the default.
-        case small = "SMALL"
+        case small
         /// `LARGE` (SpaceX `mission_patch`).
-        case large = "LARGE"
+        case large
+
+        /// The `size` argument of `missionPatch`: `SMALL` or `LARGE`.
+        public var argument: String { rawValue.uppercased() }
     }
 
     /// `Content-Type` to send with the bodies: `application/json`.
@@ -22,21 +27,21 @@ public struct LaunchesQuery: Sendable, Equatable {
 
     /// GraphQL endpoint, e.g. `https://apollo-fullstack-tutorial.herokuapp.com/graphql`.
     public var endpoint: String
-    /// Patch size asked for in `LaunchList`; default `.small`.
-    public var patchSize: PatchSize
+    /// Patch sizes asked for in `LaunchList`, in order; default `[.small]`.
+    public var variants: [PatchSize]
     /// `pageSize` argument; `nil` (default) or below 1 omits it (server default 20).
     public var pageSize: Int?
 
     /// Creates a query configuration.
-    public init(endpoint: String, patchSize: PatchSize = .small, pageSize: Int? = nil) {
+    public init(endpoint: String, variants: [PatchSize] = [.small], pageSize: Int? = nil) {
         self.endpoint = endpoint
-        self.patchSize = patchSize
+        self.variants = variants.isEmpty ? [.small] : variants
         self.pageSize = pageSize
     }
 
-    /// `listBody(cursor:pageSize:patchSize:)` with this configuration.
+    /// `listBody(cursor:pageSize:variants:)` with this configuration.
     public func listBody(cursor: String?) -> [UInt8] {
-        Self.listBody(cursor: cursor, pageSize: pageSize, patchSize: patchSize)
+        Self.listBody(cursor: cursor, pageSize: pageSize, variants: variants)
     }
 
     /// `detailsBody(launchId:)`.
@@ -46,8 +51,11 @@ public struct LaunchesQuery: Sendable, Equatable {
 
     /// The `LaunchList` document. Without a page size it is exactly the tutorial's:
     /// `query LaunchList($cursor: String) { launches(after: $cursor) { hasMore cursor launches { id site mission { name missionPatch(size: SMALL) } } } }`.
-    public static func listDocument(patchSize: PatchSize = .small, withPageSize: Bool = false) -> String {
-        let selection = "{ hasMore cursor launches { id site mission { name missionPatch(size: \(patchSize.rawValue)) } } }"
+    public static func listDocument(variants: [PatchSize] = [.small], withPageSize: Bool = false) -> String {
+        let patches = variants.count == 1
+            ? "missionPatch(size: \(variants[0].argument))"
+            : variants.map { "\($0.rawValue): missionPatch(size: \($0.argument))" }.joined(separator: " ")
+        let selection = "{ hasMore cursor launches { id site mission { name \(patches) } } }"
         if withPageSize {
             return "query LaunchList($cursor: String, $pageSize: Int) { launches(after: $cursor, pageSize: $pageSize) \(selection) }"
         }
@@ -56,14 +64,14 @@ public struct LaunchesQuery: Sendable, Equatable {
 
     /// `{"operationName":"LaunchList","query":"…","variables":{…}}`; `cursor` is omitted from
     /// `variables` when `nil`, `pageSize` when `nil` or below 1.
-    public static func listBody(cursor: String?, pageSize: Int? = nil, patchSize: PatchSize = .small) -> [UInt8] {
+    public static func listBody(cursor: String?, pageSize: Int? = nil, variants: [PatchSize] = [.small]) -> [UInt8] {
         let size = pageSize.flatMap { $0 >= 1 ? $0 : nil }
         var variables: [(String, FeedJSONWriter.Value)] = []
         if let cursor { variables.append(("cursor", .string(cursor))) }
         if let size { variables.append(("pageSize", .int(size))) }
         return FeedJSONWriter.bytes(.object([
             ("operationName", .string("LaunchList")),
-            ("query", .string(listDocument(patchSize: patchSize, withPageSize: size != nil))),
+            ("query", .string(listDocument(variants: variants, withPageSize: size != nil))),
             ("variables", .object(variables)),
         ]))
     }

@@ -58,44 +58,43 @@ struct PixabayRawHit: Decodable {
         isLowQuality = c.loose(.isLowQuality)?.bool
     }
 
-    func makeHit(source: String, page: Int, index: Int, imageField: PixabayImageField) -> PixabayHit {
+    func makeHit(source: String, page: Int, index: Int, variants: [PixabayVariant]) -> PixabayHit {
         let synthetic = FeedItem.syntheticID(page: page, index: index)
         if let notObject {
             return PixabayHit(item: FeedItem(
                 source: source, id: synthetic, page: page, problem: "hit is \(notObject), not an object"))
         }
-        var problems: [String] = []
         let itemID: String
+        var problem: String?
         if let value = id, let text = value.idString {
             itemID = text
         } else {
             itemID = synthetic
-            problems.append(FeedIDProblem.describe(id))
+            problem = FeedIDProblem.describe(id)
         }
         let preview = FeedText.checkImageURL(previewURL)
         let webformat = FeedText.checkImageURL(webformatURL)
         let large = FeedText.checkImageURL(largeImageURL)
-        // The chosen field first, then the others in declaration order.
-        let order: [FeedText.URLCheck]
-        switch imageField {
-        case .preview: order = [preview, webformat, large]
-        case .webformat: order = [webformat, preview, large]
-        case .large: order = [large, preview, webformat]
+        let images = variants.compactMap { variant -> FeedImage? in
+            switch variant {
+            case .preview: FeedImage.from(variant.rawValue, preview)
+            case .webformat: FeedImage.from(variant.rawValue, webformat)
+            case .large: FeedImage.from(variant.rawValue, large)
+            }
         }
-        let chosen = FeedImageChoice.pick(order)
-        if let problem = chosen.problem { problems.append(problem) }
+        let link = FeedText.checkImageURL(pageURL).okValue
         let item = FeedItem(
             source: source,
             id: itemID,
             page: page,
             title: tags.map(FeedText.field) ?? "",
-            imageURL: chosen.url,
+            images: images,
             author: FeedText.optionalField(user),
-            problem: problems.isEmpty ? nil : problems.joined(separator: "; ")
+            pageURL: link,
+            problem: problem
         )
         return PixabayHit(
             item: item,
-            pageURL: FeedText.checkImageURL(pageURL).okValue,
             type: FeedText.optionalField(type),
             previewURL: preview.okValue,
             webformatURL: webformat.okValue,

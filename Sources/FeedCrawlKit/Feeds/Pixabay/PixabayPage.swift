@@ -1,20 +1,18 @@
-/// Which Pixabay URL becomes `FeedItem.imageURL`.
-public enum PixabayImageField: String, Sendable, Equatable, CaseIterable {
-    /// `previewURL`: max 150 px, on cdn.pixabay.com, does not expire (default).
-    case preview = "previewURL"
-    /// `webformatURL`: max 640 px, signed link valid 24 h.
-    case webformat = "webformatURL"
-    /// `largeImageURL`: max 1280 px, signed link valid 24 h.
-    case large = "largeImageURL"
+/// A Pixabay image variant: which URL of a hit it is.
+public enum PixabayVariant: String, Sendable, Equatable, CaseIterable {
+    /// `previewURL`: max 150 px, on cdn.pixabay.com, does not expire (the default).
+    case preview
+    /// `webformatURL`: max 640 px, a signed link valid for 24 hours (fetch it during the run).
+    case webformat
+    /// `largeImageURL`: max 1280 px, a signed link valid for 24 hours.
+    case large
 }
 
-/// One Pixabay hit: the `FeedItem` plus the Pixabay-only fields worth keeping
-/// (attribution page, all image sizes, AI/quality flags).
+/// One Pixabay hit: the `FeedItem` plus the Pixabay-only fields worth keeping (all image
+/// sizes, AI/quality flags). The attribution page is the item's `pageURL`.
 public struct PixabayHit: Sendable, Equatable {
-    /// The item (title = tags, author = user, imageURL = chosen field with fallback).
+    /// The item (title = tags, author = user, pageURL, the requested variants' images).
     public var item: FeedItem
-    /// `pageURL` (attribution link), `nil` when absent or `""`.
-    public var pageURL: String?
     /// `type`: "photo", "illustration", "vector/svg", …
     public var type: String?
     /// `previewURL`, `nil` when absent, `""` or not http(s).
@@ -31,7 +29,6 @@ public struct PixabayHit: Sendable, Equatable {
     /// Memberwise initialiser; every field but `item` defaults to `nil`.
     public init(
         item: FeedItem,
-        pageURL: String? = nil,
         type: String? = nil,
         previewURL: String? = nil,
         webformatURL: String? = nil,
@@ -40,7 +37,6 @@ public struct PixabayHit: Sendable, Equatable {
         isLowQuality: Bool? = nil
     ) {
         self.item = item
-        self.pageURL = pageURL
         self.type = type
         self.previewURL = previewURL
         self.webformatURL = webformatURL
@@ -73,8 +69,8 @@ public struct PixabayPage: Sendable, Equatable {
     ///
     /// - Unknown keys are ignored; numbers may come as strings and ids as `123` or `"123"`;
     ///   flags as `true`/`false` or `1`/`0`; `""` URLs are `nil`.
-    /// - `imageURL` is `imageField` (default `.preview`), falling back to the other sizes
-    ///   (preview, webformat, large) when it is absent or unusable.
+    /// - Each item's `images` are the `variants` asked for (default `[.preview]`), in that
+    ///   order, each from its own field; a variant the hit does not offer is left out.
     /// - A hit that is not an object or has no usable id becomes an item with a synthesised id
     ///   (`"page<page>-index<i>"`) and `problem` set; it does not sink the page.
     /// - `totalHits` missing → `total`; `total` missing → `totalHits`; both missing → hit count.
@@ -83,14 +79,14 @@ public struct PixabayPage: Sendable, Equatable {
     public static func decode(
         _ bytes: [UInt8],
         page: Int,
-        imageField: PixabayImageField = .preview,
+        variants: [PixabayVariant] = [.preview],
         source: String = "pixabay"
     ) throws -> PixabayPage {
         // The common shape takes a direct scanner; anything else (and every error) JSONDecoder.
         let raw = try PixabayFastDecoder.decode(bytes)
             ?? FeedJSON.decode(PixabayRawPage.self, from: bytes, what: "Pixabay page")
         let hits = raw.hits.enumerated().map { index, hit in
-            hit.makeHit(source: source, page: page, index: index, imageField: imageField)
+            hit.makeHit(source: source, page: page, index: index, variants: variants)
         }
         let totalHits = max(raw.totalHits ?? raw.total ?? hits.count, 0)
         let total = max(raw.total ?? totalHits, 0)

@@ -5,7 +5,9 @@ struct PixabayCrawl: Sendable {
     let config: PixabaySourceConfiguration
     let client: FeedClient
     let redactor: SecretRedactor
-    let sink: ItemSink
+    let pipeline: ImagePipeline
+    /// The source's index: its images' group in the pipeline.
+    let group: Int
 
     private var query: PixabayQuery {
         var query = PixabayQuery(baseURL: config.url, key: config.key, perPage: config.perPage)
@@ -80,7 +82,7 @@ struct PixabayCrawl: Sendable {
         report.items += page.hits.count
         if fromCache { report.cachedPages += 1 }
         client.pageParsed(number, items: page.hits.count)
-        await sink.emit(page: number, items: page.items)
+        await pipeline.submit(page.items, group: group)
     }
 
     private func fetchPage(_ number: Int, query: PixabayQuery) async throws -> PageResult {
@@ -95,11 +97,12 @@ struct PixabayCrawl: Sendable {
                 return .problem(redactor.redact(text.hasPrefix("HTTP ") ? text : "HTTP \(response.status): \(text)"))
             }
         }
-        if let problem = FeedReplyCheck.problem(response, acceptErrorStatusJSON: false, redactor: redactor) {
+        if let problem = FeedResponseCheck.problem(response, acceptErrorStatusJSON: false, redactor: redactor) {
             return .problem(problem)
         }
         do {
-            let page = try PixabayPage.decode(response.body, page: number, source: config.name)
+            let page = try PixabayPage.decode(
+                response.body, page: number, variants: config.variants, source: config.name)
             client.keep(reply)
             return .page(page, fromCache: reply.origin == .pageCache)
         } catch {

@@ -1,8 +1,10 @@
-/// The pure state of a prefetch queue: which requests wait, which run, who wants each result.
+/// The pure state of the image pipeline's queue: which URLs wait, which run, who wants each.
 ///
-/// No I/O, no clocks, no tasks: `PrefetchQueue` drives it under a lock, and tests drive it alone.
+/// No I/O, no clocks, no tasks: `ImagePipeline` drives it under a lock, and tests drive it alone.
 /// One entry exists per key (a URL): a second submission of the same key joins the first entry
-/// as one more subscriber, so every subscriber gets the one outcome.
+/// as one more subscriber, so every subscriber gets the one outcome. Subscribers belong to a
+/// group (a source); dropping a group's subscribers removes a waiting entry, or stops a running
+/// one, only when no other subscriber is left (cancel on last unsubscribe).
 public struct PrefetchScheduler: Sendable {
     /// Limits on work; defaults match the command line's.
     public struct Limits: Sendable, Equatable {
@@ -20,14 +22,27 @@ public struct PrefetchScheduler: Sendable {
         }
     }
 
+    /// Who wants an entry's outcome: an image (`image`, its index in the item) of a pending
+    /// item (`token`) listed by a source (`group`).
+    public struct Subscriber: Sendable, Hashable {
+        public var token: Int
+        public var image: Int
+        public var group: Int
+
+        public init(token: Int, image: Int, group: Int) {
+            self.token = token
+            self.image = image
+            self.group = group
+        }
+    }
+
     /// One unit of work and everyone waiting for it.
     public struct Entry: Sendable, Equatable {
         public var key: String
         public var host: String
-        public var group: String
         public var priority: PrefetchPriority
         public var sequence: Int
-        public var subscribers: [Int]
+        public var subscribers: [Subscriber]
     }
 
     public enum SubmitResult: Sendable, Equatable {
@@ -68,7 +83,7 @@ public struct PrefetchScheduler: Sendable {
     /// Adds a subscriber for `key`. The caller checks `hasRoom` first for back-pressure;
     /// joining an existing key never needs room.
     public mutating func submit(
-        key: String, host: String, group: String, priority: PrefetchPriority, subscriber: Int
+        key: String, host: String, priority: PrefetchPriority, subscriber: Subscriber
     ) -> SubmitResult {
         if running[key] != nil {
             running[key]?.subscribers.append(subscriber)
@@ -83,8 +98,7 @@ public struct PrefetchScheduler: Sendable {
             return .joined
         }
         let entry = Entry(
-            key: key, host: host, group: group, priority: priority,
-            sequence: nextSequence, subscribers: [subscriber])
+            key: key, host: host, priority: priority, sequence: nextSequence, subscribers: [subscriber])
         nextSequence += 1
         waitingIndex[key] = waiting.count
         waiting.append(entry)
@@ -137,14 +151,15 @@ public struct PrefetchScheduler: Sendable {
         }
     }
 
-    /// `priority` and `sequence` as one number in the same order: tier in the top bit, page in
-    /// the next 23, sequence in the low 40. Values that do not fit clear `sortKeysExact`.
+    /// `priority` and `sequence` as one number in the same order: tier in the top 4 bits, page
+    /// in the next 20, sequence in the low 40. Values that do not fit clear `sortKeysExact`.
     private mutating func packedKey(_ priority: PrefetchPriority, _ sequence: Int) -> UInt64 {
-        guard priority.page >= 0, priority.page < 1 << 23, sequence >= 0, sequence < 1 << 40 else {
+        guard priority.tier >= 0, priority.tier < 16, priority.page >= 0, priority.page < 1 << 20,
+              sequence >= 0, sequence < 1 << 40 else {
             sortKeysExact = false
             return 0
         }
-        return UInt64(priority.tier.rawValue) << 63 | UInt64(priority.page) << 40 | UInt64(sequence)
+        return UInt64(priority.tier) << 60 | UInt64(priority.page) << 40 | UInt64(sequence)
     }
 
     /// Marks a running key finished and returns its entry with every subscriber.
@@ -173,6 +188,37 @@ public struct PrefetchScheduler: Sendable {
     /// Keys of running entries that match.
     public func runningKeys(where matches: (Entry) -> Bool) -> [String] {
         running.values.filter(matches).map(\.key)
+    }
+
+    /// What dropping a group's subscribers did.
+    public struct Unsubscribed: Sendable {
+        /// The group's subscribers with their keys, each to be told its image was cancelled.
+        public var dropped: [(key: String, subscriber: Subscriber)] = []
+        /// Waiting keys removed: no subscriber was left.
+        public var removed: [String] = []
+        /// Running keys no subscriber is left for: their work should be stopped.
+        public var stop: [String] = []
+    }
+
+    /// Drops every subscriber of `group`: waiting entries left without subscribers are removed,
+    /// running ones are listed in `stop` (they stay running until `finish`).
+    public mutating func unsubscribe(group: Int) -> Unsubscribed {
+        var result = Unsubscribed()
+        for index in waiting.indices where waiting[index].subscribers.contains(where: { $0.group == group }) {
+            let key = waiting[index].key
+            result.dropped += waiting[index].subscribers.filter { $0.group == group }.map { (key, $0) }
+            waiting[index].subscribers.removeAll { $0.group == group }
+        }
+        let removed = removeWaiting { $0.subscribers.isEmpty }
+        result.removed = removed.map(\.key)
+        for key in Array(running.keys) {
+            guard let subscribers = running[key]?.subscribers, subscribers.contains(where: { $0.group == group })
+            else { continue }
+            result.dropped += subscribers.filter { $0.group == group }.map { (key, $0) }
+            running[key]?.subscribers.removeAll { $0.group == group }
+            if running[key]?.subscribers.isEmpty == true { result.stop.append(key) }
+        }
+        return result
     }
 
     private mutating func removeWaiting(at index: Int) -> Entry {

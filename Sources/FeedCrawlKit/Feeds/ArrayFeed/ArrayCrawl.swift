@@ -4,7 +4,9 @@ struct ArrayCrawl: Sendable {
     let config: ArraySourceConfiguration
     let client: FeedClient
     let redactor: SecretRedactor
-    let sink: ItemSink
+    let pipeline: ImagePipeline
+    /// The source's index: its images' group in the pipeline.
+    let group: Int
 
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
@@ -18,8 +20,8 @@ struct ArrayCrawl: Sendable {
                 let response = reply.response
                 let items: [FeedItem]
                 do {
-                    if let problem = FeedReplyCheck.problem(response, acceptErrorStatusJSON: false, redactor: redactor) {
-                        throw FeedFetcher.Failure(description: problem)
+                    if let problem = FeedResponseCheck.problem(response, acceptErrorStatusJSON: false, redactor: redactor) {
+                        throw FeedClient.Failure(description: problem)
                     }
                     items = try ArrayPage.decode(
                         response.body, page: number, idField: config.idField, imageField: config.imageField,
@@ -40,7 +42,7 @@ struct ArrayCrawl: Sendable {
                 report.pages += 1
                 report.items += paging.newItems.count
                 client.pageParsed(number, items: items.count)
-                await sink.emit(page: number, items: paging.newItems)
+                await pipeline.submit(paging.newItems, group: group)
                 switch step {
                 case .next(let page):
                     number = page

@@ -1,9 +1,10 @@
 import FoundationEssentials
 
 /// How one source gets its feed responses: from a recording (`--replay`), from the page cache
-/// (fresh enough and not `--refresh`), or from the network through the source's rate-limit gate
-/// and the retry policy. Every response used is also written to the recording (`--record`).
-/// Nothing written holds a secret.
+/// (fresh enough and not `--refresh`), or from the network, each attempt through the API's
+/// rate-limit budget (`RateLimitGate`, shared by every source that sends the same key to the
+/// same host) and retried by the `RetryPolicy` images use too. Every response used is also
+/// written to the recording (`--record`). Nothing written holds a secret.
 final class FeedClient: Sendable {
     /// Where a response came from.
     enum Origin: Sendable, Equatable {
@@ -15,6 +16,11 @@ final class FeedClient: Sendable {
         var response: HTTPResponse
         var origin: Origin
         var request: FeedRequestIdentity
+    }
+
+    /// A feed request that could not be answered; its text holds no secret.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// How the client is set up; all optional parts default to off.
@@ -31,19 +37,29 @@ final class FeedClient: Sendable {
         var replay: FeedExchangeStore? = nil
     }
 
+    /// Request settings for feed pages.
+    struct Limits: Sendable {
+        var retry = RetryPolicy()
+        var maxBytes: Int64 = 16 << 20
+        var connectTimeoutMs = 10_000
+        var lowSpeedTimeSeconds = 15
+    }
+
     let source: String
-    let fetcher: FeedFetcher
+    let engine: HTTPEngine
     let gate: RateLimitGate
     let redactor: SecretRedactor
     let setup: Setup
+    let limits: Limits
     private let events: @Sendable (CrawlEvent) -> Void
 
     init(
-        source: String, fetcher: FeedFetcher, redactor: SecretRedactor, setup: Setup,
+        source: String, engine: HTTPEngine, limits: Limits, redactor: SecretRedactor, setup: Setup,
         gate: RateLimitGate = RateLimitGate(), events: @escaping @Sendable (CrawlEvent) -> Void = { _ in }
     ) {
         self.source = source
-        self.fetcher = fetcher
+        self.engine = engine
+        self.limits = limits
         self.gate = gate
         self.redactor = redactor
         self.setup = setup
@@ -56,16 +72,16 @@ final class FeedClient: Sendable {
     /// Whether fetched pages are kept in the page cache.
     var cachesPages: Bool { setup.pageTTL > 0 && setup.pageCache != nil && setup.replay == nil }
 
-    /// Gets the response to `request`. Throws `CancellationError` or `FeedFetcher.Failure`
-    /// (no answer after retries, or no recorded answer in replay mode).
+    /// Gets the response to `request`. Throws `CancellationError` or `Failure` (no answer after
+    /// retries, or no recorded answer in replay mode).
     func fetch(_ request: HTTPRequest) async throws -> Reply {
         let identity = FeedRequestIdentity(request, redactor: redactor)
         if let replay = setup.replay {
             guard let exchange = replay.load(source: source, request: identity) else {
-                throw FeedFetcher.Failure(description: "no recorded response for \(identity.shown) in \(replay.root)")
+                throw Failure(description: "no recorded response for \(identity.shown) in \(replay.root)")
             }
             if let response = exchange.response { return Reply(response: response, origin: .replay, request: identity) }
-            throw FeedFetcher.Failure(description: exchange.error ?? "unreadable recorded response for \(identity.shown)")
+            throw Failure(description: exchange.error ?? "unreadable recorded response for \(identity.shown)")
         }
         if cachesPages, !setup.refresh, let cache = setup.pageCache,
            let exchange = cache.load(source: source, request: identity),
@@ -78,13 +94,60 @@ final class FeedClient: Sendable {
         }
         let response: HTTPResponse
         do {
-            response = try await fetcher.fetch(request, gate: gate)
-        } catch let failure as FeedFetcher.Failure {
+            response = try await perform(request)
+        } catch let failure as Failure {
             record(FeedExchange(source: source, request: identity, error: failure.description))
             throw failure
         }
         record(FeedExchange(source: source, request: identity, response: response, redactor: redactor))
         return Reply(response: response, origin: .network, request: identity)
+    }
+
+    /// Performs `request` on the network (memory destination, gzip accepted), retrying network
+    /// failures, 5xx, 408 and 429. Every attempt first passes the rate-limit gate, which also
+    /// learns from every answer. Status codes that are not transient come back as responses,
+    /// for the source to classify.
+    private func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var request = request
+        request.destination = .memory
+        request.acceptEncoding = true
+        request.maxBytes = limits.maxBytes
+        request.connectTimeoutMs = limits.connectTimeoutMs
+        request.lowSpeedTimeSeconds = limits.lowSpeedTimeSeconds
+        let shownURL = redactor.redactURL(request.url)
+        var attempt = 1
+        while true {
+            let reason: String
+            var retryAfter: Int?
+            try await gate.acquire(source: source)
+            do {
+                let response: HTTPResponse
+                do {
+                    response = try await engine.perform(request)
+                } catch {
+                    gate.abandoned()
+                    throw error
+                }
+                gate.received(response)
+                guard RetryPolicy.isTransient(status: response.status) else { return response }
+                reason = "HTTP \(response.status)"
+                retryAfter = response.retryAfterSeconds
+                if !limits.retry.allowsRetry(after: attempt) { return response }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let error as HTTPError {
+                let text = redactor.redact(error.description)
+                guard error.isTransient, limits.retry.allowsRetry(after: attempt) else {
+                    throw Failure(description: "\(shownURL): \(text)")
+                }
+                reason = text
+            }
+            // A 429 is paced by the gate (it waits as `Retry-After` says); others back off here.
+            let delay = limits.retry.delay(beforeRetry: attempt, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
+            events(.retrying(url: shownURL, attempt: attempt, delay: delay, reason: reason))
+            try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            attempt += 1
+        }
     }
 
     /// Reports a parsed page (for progress displays).

@@ -11,6 +11,9 @@
 /// `X-RateLimit-Reset` is relative seconds (Pixabay), not an epoch. Out-of-order answers in
 /// the same window keep the lowest `Remaining`. Every delay is capped at `maxDelay`.
 ///
+/// Until the first answer arrives, one request at a time: the answer tells whether the API has a
+/// budget and what it is (so sources starting together cannot overrun an unknown budget).
+///
 /// Once the announced window has passed and `Limit` is known, at most `Limit` requests are in
 /// flight before an answer tells the new window's budget; further requests are asked to wait
 /// `newWindowPollInterval` and ask again (so a burst after a reset cannot overrun the budget).
@@ -33,6 +36,8 @@ public struct RateLimitPacer: Sendable, Equatable {
     /// Requests started after the current window's end and not yet answered, while the new
     /// window's budget is unknown.
     public private(set) var inFlightSinceWindowEnd: Int = 0
+    /// Whether any answer has arrived yet.
+    public private(set) var answered = false
 
     /// The wait suggested while a new window's budget is unknown and `Limit` requests are out:
     /// 0.05 s.
@@ -70,6 +75,7 @@ public struct RateLimitPacer: Sendable, Equatable {
     ) {
         inFlight = max(inFlight - 1, 0)
         inFlightSinceWindowEnd = max(inFlightSinceWindowEnd - 1, 0)
+        answered = true
         let reset = Self.seconds(resetValue).map { min($0, maxDelay) }
         if let newLimit = Self.integer(limitValue) { limit = newLimit }
         if let newRemaining = Self.integer(remainingValue) {
@@ -121,6 +127,9 @@ public struct RateLimitPacer: Sendable, Equatable {
             delay = max(delay, resetAt - now)
         }
         if let limit, let resetAt, now >= resetAt, inFlightSinceWindowEnd >= max(limit, 1) {
+            delay = max(delay, Self.newWindowPollInterval)
+        }
+        if !answered && inFlight >= 1 {
             delay = max(delay, Self.newWindowPollInterval)
         }
         return min(delay, maxDelay)

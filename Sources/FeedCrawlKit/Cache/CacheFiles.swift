@@ -1,0 +1,99 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A set of cache files (`cache/ab/<64 hex>.<ext>`) in 8 bytes each: the first 61 bits of the
+/// key with the image format in the low 3 bits, sorted. Used for the files on disk and the files
+/// a manifest references, so the end of a run compares them without holding any path.
+/// (Two different files would have to share 61 bits of a SHA-256 to be confused.)
+struct CacheFiles: Sendable {
+    private var keys: [UInt64] = []
+    private var sorted = true
+
+    init() {}
+
+    /// The packed key of a cache path, or nil for a path not of the cache's shape.
+    static func key(_ file: String) -> UInt64? {
+        guard let key = CacheKey(file: file), let dot = file.utf8.lastIndex(of: UInt8(ascii: ".")),
+              let format = ImageFormat(fileExtension: String(file[file.index(after: dot)...])),
+              let index = ImageFormat.allCases.firstIndex(of: format) else { return nil }
+        return key.prefix & ~7 | UInt64(index)
+    }
+
+    var count: Int { keys.count }
+
+    mutating func insert(_ file: String) {
+        guard let key = Self.key(file) else { return }
+        insert(key: key)
+    }
+
+    mutating func insert(key: UInt64) {
+        if let last = keys.last, key <= last { sorted = false }
+        keys.append(key)
+    }
+
+    /// Sorts and drops repeats; call after the last insert, before `contains`.
+    mutating func seal() {
+        guard !sorted else { return }
+        keys.sort()
+        var unique: [UInt64] = []
+        unique.reserveCapacity(keys.count)
+        for key in keys where unique.last != key { unique.append(key) }
+        keys = unique
+        sorted = true
+    }
+
+    /// How many of these files `other` does not hold.
+    func count(notIn other: CacheFiles) -> Int {
+        keys.reduce(0) { $0 + (other.contains(key: $1) ? 0 : 1) }
+    }
+
+    func contains(_ file: String) -> Bool {
+        Self.key(file).map(contains(key:)) ?? false
+    }
+
+    func contains(key: UInt64) -> Bool {
+        var low = 0, high = keys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if keys[mid] < key { low = mid + 1 } else { high = mid }
+        }
+        return low < keys.count && keys[low] == key
+    }
+
+    /// The cache files under `layout` and the `.part` files (relative to OUT): one `readdir`
+    /// pass over the fan-out folders, no `stat`. Names of any other shape are left out.
+    static func scan(_ layout: CacheLayout) -> (files: CacheFiles, temporary: [String]) {
+        var files = CacheFiles()
+        var temporary: [String] = []
+        layout.forEachCacheFile { folder, name in
+            let relative = CacheLayout.cacheDirectoryName + "/" + String(folder.suffix(2)) + "/" + name
+            if CacheLayout.isTemporary(name) {
+                temporary.append(relative)
+            } else if let key = key(relative) {
+                files.insert(key: key)
+            }
+        }
+        files.seal()
+        return (files, temporary)
+    }
+
+    /// Removes every cache-shaped file under `layout` that is not in `self` (and, with
+    /// `temporary`, every `.part` file). Returns how many were removed.
+    func removeOthers(in layout: CacheLayout, temporary: Bool) -> Int {
+        var removed = 0
+        layout.forEachCacheFile { folder, name in
+            let relative = CacheLayout.cacheDirectoryName + "/" + String(folder.suffix(2)) + "/" + name
+            let unwanted: Bool
+            if CacheLayout.isTemporary(name) {
+                unwanted = temporary
+            } else if let key = Self.key(relative) {
+                unwanted = !contains(key: key)
+            } else {
+                unwanted = false  // not of the cache's shape: left alone
+            }
+            if unwanted, unlink(folder + "/" + name) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}

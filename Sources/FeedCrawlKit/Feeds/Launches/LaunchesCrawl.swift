@@ -1,0 +1,117 @@
+/// Follows the launches API's cursor chain until `hasMore` is false, the page limit is reached,
+/// or the chain misbehaves (a repeated cursor, a page of ids already seen). With `details`, each
+/// page's launches are queried (`LaunchDetails`) while the next page is fetched; an item is
+/// recorded once its details and its images are in.
+struct LaunchesCrawl: Sendable {
+    let config: LaunchesSourceConfiguration
+    let client: FeedClient
+    let redactor: SecretRedactor
+    let pipeline: ImagePipeline
+    /// The source's index: its images' group in the pipeline.
+    let group: Int
+
+    private enum PageResult {
+        case page(LaunchesPage, fromCache: Bool)
+        /// The server refused the query (GraphQL errors without data): the source fails.
+        case refused(String)
+        case problem(String)
+    }
+
+    func run() async -> SourceReport {
+        var report = SourceReport(name: config.name)
+        guard config.pages > 0 else { return report }
+        let query = LaunchesQuery(endpoint: config.url, variants: config.effectiveVariants)
+        let details = config.details ? LaunchDetailsCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline) : nil
+        return await withTaskGroup(of: [String].self) { detailTasks in
+            var pager = LaunchPager(pageLimit: config.pages)
+            var cursor: String? = nil
+            var number = 1
+            do {
+                listing: while true {
+                    let page: LaunchesPage
+                    switch try await fetchPage(number, cursor: cursor, query: query) {
+                    case .page(let decoded, let fromCache):
+                        page = decoded
+                        if fromCache { report.cachedPages += 1 }
+                    case .refused(let reason):
+                        report.failure = reason
+                        break listing
+                    case .problem(let reason):
+                        if number == 1 {
+                            report.failure = reason
+                        } else {
+                            report.failedPages += 1
+                            report.warnings.append("page \(number): \(reason)")
+                        }
+                        break listing
+                    }
+                    for error in page.errors {
+                        report.warnings.append("page \(number): partial data, \(GraphQLFailure(errors: [error]))")
+                    }
+                    let step = pager.accept(page)
+                    report.pages += 1
+                    let fresh = pager.newItems
+                    report.items += fresh.count
+                    client.pageParsed(number, items: page.items.count)
+                    let tokens = await pipeline.submit(fresh, group: group, awaitingDetails: details != nil)
+                    if let details {
+                        let launches = zip(fresh, tokens).compactMap { item, token -> LaunchDetailsCrawl.Launch? in
+                            guard item.problem == nil, let token else { return nil }
+                            return .init(id: item.id, token: token)
+                        }
+                        detailTasks.addTask { await details.run(launches) }
+                    }
+                    switch step {
+                    case .next(let nextCursor):
+                        cursor = nextCursor
+                        number += 1
+                    case .done:
+                        break listing
+                    case .stop(let warning):
+                        report.warnings.append(warning)
+                        break listing
+                    }
+                }
+            } catch is CancellationError {
+                report.cancelled = true
+            } catch {
+                let reason = redactor.redact("\(error)")
+                if number == 1 && report.pages == 0 {
+                    report.failure = reason
+                } else {
+                    report.failedPages += 1
+                    report.warnings.append("page \(number): \(reason)")
+                }
+            }
+            var problems: [String] = []
+            for await pageProblems in detailTasks { problems += pageProblems }
+            if let first = problems.first {
+                let more = problems.count > 1 ? " (and \(problems.count - 1) more launches)" : ""
+                report.warnings.append("details: \(first)\(more)")
+            }
+            return report
+        }
+    }
+
+    private func fetchPage(_ number: Int, cursor: String?, query: LaunchesQuery) async throws -> PageResult {
+        let request = HTTPRequest(
+            url: config.url, method: .post,
+            headers: [HTTPHeader(name: "Content-Type", value: LaunchesQuery.contentType)],
+            body: query.listBody(cursor: cursor))
+        let reply = try await client.fetch(request)
+        let response = reply.response
+        if let problem = FeedResponseCheck.problem(response, acceptErrorStatusJSON: true, redactor: redactor) {
+            return .problem(problem)
+        }
+        do {
+            let page = try LaunchesPage.decode(
+                response.body, page: number, source: config.name, variants: config.effectiveVariants.map(\.rawValue))
+            if response.isSuccess { client.keep(reply) }
+            return .page(page, fromCache: reply.origin == .pageCache)
+        } catch let failure as GraphQLFailure {
+            return .refused(FeedResponseCheck.describe(failure, status: response.status, redactor: redactor))
+        } catch {
+            return .problem(FeedResponseCheck.describe(error, status: response.status, redactor: redactor))
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import FoundationEssentials
+
+/// Joins sorted item streams into one manifest in one pass: the end of a run (this run's items
+/// with the previous manifest's), the fold of a killed run's journal, and `manifest merge`
+/// (shard parts). Memory does not grow with the items: streams are read one item at a time and
+/// each output item is written at once; only the keys of referenced files are kept (8 bytes a
+/// file, for the orphan sweep that follows).
+///
+/// For each key the winner is picked (`Precedence`). An item that is not the run's own (carried
+/// over) is first brought up to date with the run's outcome for a file it shares (`reconcile`),
+/// and leaves when one of its files was evicted or is no longer on disk (`present`).
+struct ManifestMerge {
+    enum Precedence {
+        /// Input 0 holds this run's items: they win over every other input.
+        case firstInput
+        /// The item listed last (`lastSeen`) wins; on a tie the later input.
+        case latestSeen
+    }
+
+    struct Policy {
+        var precedence: Precedence
+        /// The files on disk; nil: not checked.
+        var present: CacheFiles?
+        /// Files `--cache-max` evicts; nil: none.
+        var evicted: CacheFiles?
+        /// This run's outcome for the file with a cache key, when it has one with a file.
+        var reconcile: ((CacheKey) -> ImageRecord.Outcome?)?
+        /// Start of the run, to count the items an earlier run listed but this one did not.
+        var runStarted: Date?
+    }
+
+    /// Item and image counts by status.
+    struct Counts: Sendable, Equatable {
+        var items: [ItemStatus: Int] = [:]
+        var images: [ItemStatus: Int] = [:]
+
+        mutating func add(_ item: ManifestItem) {
+            items[item.status, default: 0] += 1
+            for image in item.images { images[image.status, default: 0] += 1 }
+        }
+    }
+
+    struct Result {
+        /// Items written.
+        var items = 0
+        /// Items of input 0 written (this run's own, with `.firstInput`).
+        var run = Counts()
+        /// Every item written, and per source.
+        var total = Counts()
+        var bySource: [String: Counts] = [:]
+        /// Items of other inputs written, and dropped (a file evicted or gone).
+        var carried = 0
+        var dropped = 0
+        /// Items whose `lastSeen` is before `runStarted`.
+        var earlier = 0
+        /// Every file an item written references.
+        var referenced = CacheFiles()
+        /// Bytes of those files, each counted once.
+        var referencedBytes: Int64 = 0
+        /// With `planning`: the files carried items reference, and input 0's (protected).
+        var candidates: [EvictionPlan.Candidate] = []
+        var protected = CacheFiles()
+        var protectedBytes: Int64 = 0
+    }
+
+    var policy: Policy
+
+    /// Merges `streams` (each in manifest order) and hands each item to `write`. With
+    /// `planning`, collects what an `EvictionPlan` needs (and `write` may do nothing).
+    func run(
+        _ streams: inout [any ItemStream], planning: Bool = false, write: (StreamItem) throws -> Void
+    ) throws -> Result {
+        var result = Result()
+        var heads: [StreamItem?] = []
+        for index in streams.indices { heads.append(try streams[index].next()) }
+        var fileBytes: [(key: UInt64, bytes: Int64)] = []
+        var protectedFiles: [(key: UInt64, bytes: Int64)] = []
+        while true {
+            // The smallest key among the heads, and which streams hold it.
+            var best = -1
+            for index in heads.indices {
+                guard let head = heads[index] else { continue }
+                if best < 0 || head.item.key < heads[best]!.item.key { best = index }
+            }
+            guard best >= 0, let bestKey = heads[best]?.item.key else { break }
+            var winner = best
+            for index in heads.indices where index != best {
+                guard let head = heads[index], head.item.key == bestKey else { continue }
+                if policy.precedence == .latestSeen {
+                    let current = heads[winner]!.item.lastSeen ?? .distantPast
+                    if (head.item.lastSeen ?? .distantPast) >= current { winner = index }
+                }
+            }
+            let chosen = heads[winner]!
+            for index in heads.indices where heads[index]?.item.key == bestKey {
+                heads[index] = try streams[index].next()
+            }
+            let own = policy.precedence == .firstInput && winner == 0
+            guard let item = own ? chosen : carry(chosen, into: &result) else { continue }
+            try write(item)
+            result.items += 1
+            if own { result.run.add(item.item) } else { result.carried += 1 }
+            result.total.add(item.item)
+            result.bySource[item.item.source, default: Counts()].add(item.item)
+            if let started = policy.runStarted, (item.item.lastSeen ?? .distantPast) < started { result.earlier += 1 }
+            for image in item.item.images {
+                guard let file = image.file, let key = CacheFiles.key(file) else { continue }
+                result.referenced.insert(key: key)
+                fileBytes.append((key, image.bytes ?? 0))
+                guard planning else { continue }
+                if own {
+                    protectedFiles.append((key, image.bytes ?? 0))
+                } else {
+                    result.candidates.append(.init(
+                        key: key, bytes: image.bytes ?? 0, lastSeen: item.item.lastSeen ?? .distantPast,
+                        fetchedAt: image.fetchedAt ?? .distantPast))
+                }
+            }
+        }
+        result.referenced.seal()
+        result.referencedBytes = Self.distinctBytes(&fileBytes)
+        if planning {
+            for file in protectedFiles { result.protected.insert(key: file.key) }
+            result.protected.seal()
+            result.protectedBytes = Self.distinctBytes(&protectedFiles)
+        }
+        return result
+    }
+
+    /// A carried item brought up to date, or nil when it leaves (a file evicted or gone).
+    private func carry(_ entry: StreamItem, into result: inout Result) -> StreamItem? {
+        var item = entry.item
+        var changed = false
+        for index in item.images.indices {
+            guard let file = item.images[index].file, let key = CacheKey(file: file) else { continue }
+            if let reconcile = policy.reconcile, let outcome = reconcile(key), outcome.file != nil,
+               outcome.facts != item.images[index].outcome.facts {
+                // The run stored this URL's file anew: take its facts, keep the item's status.
+                var updated = outcome
+                updated.status = item.images[index].status
+                updated.error = item.images[index].error
+                item.images[index] = ImageRecord(variant: item.images[index].variant, url: item.images[index].url, outcome: updated)
+                changed = true
+            }
+            let current = item.images[index].file ?? file
+            if let evicted = policy.evicted, evicted.contains(current) {
+                result.dropped += 1
+                return nil
+            }
+            if let present = policy.present, !present.contains(current) {
+                result.dropped += 1
+                return nil
+            }
+        }
+        return StreamItem(item: item, line: changed ? nil : entry.line)
+    }
+
+    private static func distinctBytes(_ files: inout [(key: UInt64, bytes: Int64)]) -> Int64 {
+        files.sort { $0.key < $1.key }
+        var total: Int64 = 0
+        var last: UInt64?
+        for file in files where file.key != last {
+            last = file.key
+            total += max(0, file.bytes)
+        }
+        files = []
+        return total
+    }
+}
+
+extension ImageRecord.Outcome {
+    /// The file facts alone (status and error set aside), to compare two outcomes' files.
+    var facts: Self {
+        var facts = self
+        facts.status = .downloaded
+        facts.error = nil
+        return facts
+    }
+}

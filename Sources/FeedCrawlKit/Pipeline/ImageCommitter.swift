@@ -1,0 +1,198 @@
+import Glibc
+
+/// The pipeline's last step, on a thread of its own so the HTTP engine's thread never waits for
+/// a disk: each finished download is made durable (`fsync`, close) and renamed into place, an
+/// earlier copy under another name is removed, and then every outcome of the batch is handed to
+/// `deliver` (which records the items); the journal is flushed every 32 lines or 200 ms
+/// (`flush`). Jobs queue up while a batch is processed, so under load one wake-up serves many.
+final class ImageCommitter: @unchecked Sendable {
+    /// One URL's outcome, with the downloaded file still to put in place when there is one.
+    struct Job: Sendable {
+        var url: String
+        var outcome: ImageRecord.Outcome
+        var file: Placement?
+    }
+
+    /// A downloaded body: where it is, where it goes, what it replaces.
+    struct Placement: Sendable {
+        /// The `.part` file, still open (synced and closed here).
+        var pending: PendingFile
+        /// The final name, as the file calls take it (relative to `directory` when there is one).
+        var final: String
+        /// The name of an earlier copy of the same URL (another image type) to remove, if any.
+        var replaced: String?
+    }
+
+    typealias Deliver = @Sendable ([(url: String, outcome: ImageRecord.Outcome)]) -> Void
+    /// Flushes the journal when `force` or when it is due; returns false when it failed.
+    typealias Flush = @Sendable (_ force: Bool) -> Void
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Guarded by `mutex`.
+    private var jobs: [Job] = []
+    private var busy = false
+    private var stopping = false
+    private var drainRequests = 0
+    private var drained: [CheckedContinuation<Void, Never>] = []
+    private var thread: pthread_t?
+
+    private let directory: FileDirectory?
+    private let deliver: Deliver
+    private let flush: Flush
+    private let noteWriteFailure: @Sendable (String, Int32) -> Void
+    /// Journal lines are flushed at least this often while the run goes on (200 ms).
+    static let flushInterval: Int = 200
+
+    /// `noteWriteFailure` hears of every failed write (path, errno), so a full disk stops the run.
+    init(
+        directory: FileDirectory?, deliver: @escaping Deliver, flush: @escaping Flush,
+        noteWriteFailure: @escaping @Sendable (String, Int32) -> Void
+    ) {
+        self.directory = directory
+        self.deliver = deliver
+        self.flush = flush
+        self.noteWriteFailure = noteWriteFailure
+        mutex.initialize(to: pthread_mutex_t())
+        condition.initialize(to: pthread_cond_t())
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+        var tid = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&tid, nil, { argument in
+            guard let argument else { return nil }
+            Unmanaged<ImageCommitter>.fromOpaque(argument).takeRetainedValue().run()
+            return nil
+        }, context)
+        if rc == 0 {
+            thread = tid
+        } else {
+            Unmanaged<ImageCommitter>.fromOpaque(context).release()
+        }
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Queues a finished URL. Without a thread (it could not start, or after `stop()`) the job
+    /// is done on the caller's thread.
+    func enqueue(_ job: Job) {
+        pthread_mutex_lock(mutex)
+        if thread == nil || stopping {
+            pthread_mutex_unlock(mutex)
+            process([job])
+            flush(false)
+            return
+        }
+        jobs.append(job)
+        let wake = jobs.count == 1 && !busy
+        pthread_mutex_unlock(mutex)
+        if wake { pthread_cond_signal(condition) }
+    }
+
+    /// Waits until every queued job is delivered and the journal is flushed.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            pthread_mutex_lock(mutex)
+            guard thread != nil, !stopping else {
+                pthread_mutex_unlock(mutex)
+                flush(true)
+                continuation.resume()
+                return
+            }
+            drained.append(continuation)
+            drainRequests += 1
+            pthread_mutex_unlock(mutex)
+            pthread_cond_signal(condition)
+        }
+    }
+
+    /// Processes what is queued, flushes, ends the thread and waits for it. Idempotent.
+    func stop() {
+        pthread_mutex_lock(mutex)
+        let running = stopping ? nil : thread
+        stopping = true
+        pthread_mutex_unlock(mutex)
+        pthread_cond_signal(condition)
+        if let running {
+            if pthread_equal(running, pthread_self()) != 0 { pthread_detach(running) } else { pthread_join(running, nil) }
+        }
+    }
+
+    private func run() {
+        pthread_mutex_lock(mutex)
+        while true {
+            if !jobs.isEmpty {
+                let batch = jobs
+                jobs.removeAll(keepingCapacity: true)
+                busy = true
+                pthread_mutex_unlock(mutex)
+                process(batch)
+                flush(false)
+                pthread_mutex_lock(mutex)
+                busy = false
+                continue
+            }
+            if drainRequests > 0 {
+                let waiters = drained
+                drained.removeAll()
+                drainRequests = 0
+                pthread_mutex_unlock(mutex)
+                flush(true)
+                for waiter in waiters { waiter.resume() }
+                pthread_mutex_lock(mutex)
+                continue
+            }
+            if stopping { break }
+            var deadline = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &deadline)
+            deadline.tv_nsec += Self.flushInterval * 1_000_000
+            if deadline.tv_nsec >= 1_000_000_000 {
+                deadline.tv_sec += 1
+                deadline.tv_nsec -= 1_000_000_000
+            }
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT {
+                pthread_mutex_unlock(mutex)
+                flush(false)
+                pthread_mutex_lock(mutex)
+            }
+        }
+        pthread_mutex_unlock(mutex)
+        flush(true)
+    }
+
+    /// Puts each job's file in place and delivers the batch's outcomes.
+    private func process(_ batch: [Job]) {
+        var outcomes: [(url: String, outcome: ImageRecord.Outcome)] = []
+        outcomes.reserveCapacity(batch.count)
+        for job in batch {
+            var outcome = job.outcome
+            if let file = job.file {
+                do {
+                    try file.pending.finish()
+                    if DirectoryRelative.rename(file.pending.path, to: file.final, in: directory) {
+                        if let replaced = file.replaced { DirectoryRelative.unlink(replaced, in: directory) }
+                    } else {
+                        let code = errno
+                        DirectoryRelative.unlink(file.pending.path, in: directory)
+                        noteWriteFailure(DirectoryRelative.display(file.final, in: directory), code)
+                        outcome = .init(status: .failed, error: "cannot store \(outcome.file ?? file.final): \(FileSystemError.reason(for: code))")
+                    }
+                } catch {
+                    if case .file(let path, let code) = error { noteWriteFailure(path, code) }
+                    outcome = .init(status: .failed, error: error.description)
+                }
+            }
+            outcomes.append((job.url, outcome))
+        }
+        deliver(outcomes)
+    }
+}

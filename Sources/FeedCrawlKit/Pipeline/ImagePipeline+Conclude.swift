@@ -1,0 +1,84 @@
+import FoundationEssentials
+import Glibc
+
+extension ImagePipeline {
+    /// What one attempt's result means (on the engine's thread: no blocking call but the
+    /// `unlink` of a body that will not be kept): the body validated and ready to be put in
+    /// place, a 304, a permanent failure, or a reason to retry.
+    func conclude(_ prepared: Prepared, _ result: Result<CompletedTransfer, any Error>) -> Attempt {
+        let completed: CompletedTransfer
+        switch result {
+        case .success(let value):
+            completed = value
+        case .failure(let error as HTTPError):
+            if case .file(let path, let code) = error { storage?.noteWriteFailure(path: path, code: code) }
+            return classify(error)
+        case .failure(let error):
+            if error is CancellationError { return .done(cancelledOutcome(nil), nil) }
+            return .done(.init(status: .failed, error: "\(error)"), nil)
+        }
+        let response = completed.response
+        if response.status == 304, var outcome = prepared.previous {
+            outcome.status = .revalidated
+            outcome.error = nil
+            outcome.fetchedAt = Date()
+            if let etag = response.etag { outcome.etag = etag }
+            if let date = response.lastModified { outcome.lastModified = date }
+            return .done(outcome, nil)
+        }
+        guard response.isSuccess, let file = completed.pendingFile else {
+            let reason = "HTTP \(response.status)"
+            if RetryPolicy.isTransient(status: response.status) {
+                return .retry(reason: reason, retryAfter: response.retryAfterSeconds)
+            }
+            return .done(.init(status: .failed, error: reason), nil)
+        }
+        let digest = response.bodyDigest ?? BodyDigest(sha256: "", head: [])
+        let verdict = ImageValidation.validate(
+            status: response.status, contentType: response.contentType, contentLength: response.contentLength,
+            bytesReceived: response.bytesReceived, head: digest.head, maxBytes: settings.maxImageBytes)
+        switch verdict {
+        case .reject(let reason):
+            file.discard()
+            return .done(.init(status: .rejected, error: reason), nil)
+        case .transient(let reason):
+            file.discard()
+            return .retry(reason: reason, retryAfter: nil)
+        case .accept(let info):
+            let relative = CacheLayout.relativePath(forKey: prepared.key.hex, format: info.format)
+            var outcome = ImageRecord.Outcome(status: .downloaded)
+            outcome.file = relative
+            outcome.bytes = response.bytesReceived
+            outcome.sha256 = digest.sha256
+            outcome.contentType = response.contentType
+            outcome.width = info.width
+            outcome.height = info.height
+            outcome.etag = response.etag
+            outcome.lastModified = response.lastModified
+            outcome.fetchedAt = Date()
+            let old = prepared.previous?.file
+            let replaced = settings.removesReplacedFiles && old != nil && old != relative ? old.map(cachePath) : nil
+            return .done(outcome, .init(pending: file, final: cachePath(relative), replaced: replaced))
+        }
+    }
+
+    private func classify(_ error: HTTPError) -> Attempt {
+        switch error {
+        case .unsupportedScheme, .invalidURL, .tooManyRedirects, .bodyTooLarge:
+            return .done(.init(status: .rejected, error: error.description), nil)
+        case .file:
+            return .done(.init(status: .failed, error: error.description), nil)
+        default:
+            if error.isTransient { return .retry(reason: error.description, retryAfter: nil) }
+            return .done(.init(status: .failed, error: error.description), nil)
+        }
+    }
+}
+
+extension PendingFile {
+    /// Closes and removes a body that will not be kept.
+    func discard() {
+        if fd >= 0 { close(fd) }
+        DirectoryRelative.unlink(path, in: directory)
+    }
+}

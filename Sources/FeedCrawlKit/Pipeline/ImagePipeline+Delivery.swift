@@ -1,0 +1,169 @@
+import FoundationEssentials
+
+extension ImagePipeline {
+    /// The committer's batch: each URL's outcome goes to every subscriber, and the URL is
+    /// remembered (`finished`) so a later listing of it gets the same outcome.
+    func deliver(_ outcomes: [(url: String, outcome: ImageRecord.Outcome)]) {
+        var idle: [CheckedContinuation<Void, Never>] = []
+        for (url, raw) in outcomes {
+            var progress: (ItemStatus, Int64)?
+            lock.withLock {
+                guard let task = tasks.removeValue(forKey: url) else { return }
+                let outcome = raw.keeping(task.previous).bounded()
+                if outcome.status != .cancelled, let first = task.subscribers.first {
+                    finished[task.key.prefix] = .pending(token: first.token, image: first.image)
+                    items.own(token: first.token, image: first.image, key: task.key.prefix)
+                }
+                for subscriber in task.subscribers { resolveLocked(subscriber, outcome) }
+                progress = (outcome.status, outcome.status == .downloaded ? outcome.bytes ?? 0 : 0)
+                if outcome.status == .downloaded { downloaded += outcome.bytes ?? 0 }
+                if tasks.isEmpty { swap(&idle, &idleWaiters) }
+            }
+            if let (status, bytes) = progress { events(.imageFinished(url: url, status: status, bytes: bytes)) }
+        }
+        for waiter in idle { waiter.resume() }
+    }
+
+    /// Gives one subscriber its image's outcome; records the item when that completes it.
+    func resolveLocked(_ subscriber: PrefetchScheduler.Subscriber, _ outcome: ImageRecord.Outcome) {
+        items.resolve(token: subscriber.token, image: subscriber.image, outcome: outcome)
+        if let pending = items.takeIfComplete(subscriber.token) { recordLocked(pending) }
+    }
+
+    /// Ends item `token`'s registration (or its wait for details); records it when complete.
+    func completeLocked(_ token: Int) {
+        items.close(token)
+        if let pending = items.takeIfComplete(token) { recordLocked(pending) }
+    }
+
+    private func recordLocked(_ pending: PendingItems.Pending) {
+        let location = recorder.record(pending.item)
+        for owned in pending.owned { finished[owned.key] = .journaled(offset: location.offset, image: owned.image) }
+    }
+
+    /// The outcome this run already got for `url`, when it finished one (not cancelled).
+    func finishedOutcomeLocked(_ url: String, key: CacheKey) -> ImageRecord.Outcome? {
+        let image: ImageRecord?
+        switch finished[key.prefix] {
+        case nil:
+            return nil
+        case .pending(let token, let index)?:
+            image = items.image(token: token, index: index)
+        case .journaled(let offset, let index)?:
+            let item = recorder.item(startingAt: offset)
+            image = item.flatMap { index < $0.images.count ? $0.images[index] : nil }
+        }
+        // Another URL with the same 64-bit key prefix is not this one.
+        guard let image, image.url == url else { return nil }
+        return image.outcome
+    }
+
+    // MARK: Cancellation
+
+    /// Cancels everything, now and later: waiting images are `cancelled` (with `reason` as
+    /// their error), transfers in flight are stopped.
+    func cancelAll(reason: String = "cancelled") {
+        var handles: [TransferHandle] = []
+        var waits: [Task<Void, Never>] = []
+        let rooms: [CheckedContinuation<Void, Never>] = lock.withLock {
+            if stopReason == nil { stopReason = reason }
+            let removed = scheduler.removeWaiting { _ in true }
+            for entry in removed {
+                let previous = tasks.removeValue(forKey: entry.key)?.previous
+                for subscriber in entry.subscribers { resolveLocked(subscriber, cancelledOutcome(previous)) }
+            }
+            for key in tasks.keys where !(tasks[key]?.committing ?? true) {
+                tasks[key]?.stopRequested = true
+                if let handle = tasks[key]?.handle { handles.append(handle) }
+                if let wait = tasks[key]?.retryWait { waits.append(wait) }
+            }
+            var rooms: [CheckedContinuation<Void, Never>] = []
+            swap(&rooms, &roomWaiters)
+            return rooms
+        }
+        stop(handles, waits)
+        for room in rooms { room.resume() }
+        wakeIfIdle()
+    }
+
+    /// Cancels a source's images: its subscribers leave every task (getting `cancelled`); a task
+    /// no other source wants is removed or stopped. Later submissions of the group are cancelled.
+    func cancel(group: Int) {
+        var handles: [TransferHandle] = []
+        var waits: [Task<Void, Never>] = []
+        lock.withLock {
+            cancelledGroups.insert(group)
+            let result = scheduler.unsubscribe(group: group)
+            for (key, subscriber) in result.dropped {
+                resolveLocked(subscriber, cancelledOutcome(tasks[key]?.previous))
+            }
+            for key in result.removed { tasks[key] = nil }
+            for key in result.stop {
+                tasks[key]?.stopRequested = true
+                if let handle = tasks[key]?.handle { handles.append(handle) }
+                if let wait = tasks[key]?.retryWait { waits.append(wait) }
+            }
+        }
+        stop(handles, waits)
+        wakeIfIdle()
+    }
+
+    /// Cancels one URL: removed if waiting (its subscribers get `cancelled`), stopped if running.
+    func cancel(url: String) {
+        var handles: [TransferHandle] = []
+        var waits: [Task<Void, Never>] = []
+        lock.withLock {
+            let removed = scheduler.removeWaiting { $0.key == url }
+            for entry in removed {
+                let previous = tasks.removeValue(forKey: entry.key)?.previous
+                for subscriber in entry.subscribers { resolveLocked(subscriber, cancelledOutcome(previous)) }
+            }
+            if let task = tasks[url], !task.committing {
+                tasks[url]?.stopRequested = true
+                if let handle = task.handle { handles.append(handle) }
+                if let wait = task.retryWait { waits.append(wait) }
+            }
+        }
+        stop(handles, waits)
+        wakeIfIdle()
+    }
+
+    private func stop(_ handles: [TransferHandle], _ waits: [Task<Void, Never>]) {
+        for handle in handles { engine.cancel(handle) }
+        for wait in waits { wait.cancel() }
+    }
+
+    // MARK: The end
+
+    /// Waits until no image waits, runs or is being committed, and the journal is flushed.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = lock.withLock {
+                if tasks.isEmpty { return true }
+                idleWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        await committer.drain()
+    }
+
+    /// Records every item still pending (its missing images stay `cancelled`), then stops the
+    /// committer. The run's items are then all in `recorder`.
+    func finish() {
+        lock.withLock {
+            for pending in items.takeAll() { recordLocked(pending) }
+        }
+        committer.stop()
+    }
+
+    private func wakeIfIdle() {
+        let idle: [CheckedContinuation<Void, Never>] = lock.withLock {
+            guard tasks.isEmpty else { return [] }
+            var idle: [CheckedContinuation<Void, Never>] = []
+            swap(&idle, &idleWaiters)
+            return idle
+        }
+        for waiter in idle { waiter.resume() }
+    }
+}

@@ -1,0 +1,164 @@
+import FoundationEssentials
+import Glibc
+
+/// What one URL's task needs while it is in flight (internal; guarded by the pipeline's lock).
+struct ImageTask {
+    /// A task the limits let start: its URL (started outside the lock).
+    struct Start {
+        var url: String
+    }
+
+    let url: String
+    let host: String
+    let key: CacheKey
+    /// The archived copy of the URL, for a conditional request and to keep when a fetch fails.
+    let previous: ImageRecord.Outcome?
+    var attempt = 1
+    var handle: TransferHandle?
+    var retryWait: Task<Void, Never>?
+    var stopRequested = false
+    var startedAt: ContinuousClock.Instant?
+    /// Set when the transfer is over and the outcome waits in the committer.
+    var committing = false
+    /// The subscribers, once the task left the scheduler (committing).
+    var subscribers: [PrefetchScheduler.Subscriber] = []
+}
+
+extension ImagePipeline {
+    /// What one attempt's result means.
+    enum Attempt {
+        case done(ImageRecord.Outcome, ImageCommitter.Placement?)
+        case retry(reason: String, retryAfter: Int?)
+    }
+
+    /// One attempt's request and what concluding it needs.
+    struct Prepared: Sendable {
+        var request: HTTPRequest
+        var key: CacheKey
+        var previous: ImageRecord.Outcome?
+    }
+
+    /// Starts what the limits allow (lock held); the caller starts them with `startTransfers`.
+    func startReadyLocked() -> [ImageTask.Start] {
+        var starts: [ImageTask.Start] = []
+        while let entry = scheduler.startNext() { starts.append(.init(url: entry.key)) }
+        return starts
+    }
+
+    func startTransfers(_ starts: [ImageTask.Start]) {
+        for start in starts { startAttempt(start.url) }
+    }
+
+    /// Starts the next attempt of `url`'s task on the engine.
+    func startAttempt(_ url: String) {
+        let prepared: Prepared? = lock.withLock {
+            guard let task = tasks[url], !task.stopRequested else { return nil }
+            if task.startedAt == nil { tasks[url]?.startedAt = .now }
+            return prepare(task)
+        }
+        guard let prepared else {
+            end(url, .done(cancelledOutcome(nil), nil))
+            return
+        }
+        do {
+            let handle = try engine.start(prepared.request) { [self] result in
+                end(url, conclude(prepared, result))
+            }
+            let stop: Bool = lock.withLock {
+                tasks[url]?.handle = handle
+                return tasks[url]?.stopRequested ?? false
+            }
+            if stop { engine.cancel(handle) }
+        } catch {
+            end(url, conclude(prepared, .failure(error)))
+        }
+    }
+
+    /// The request for one attempt: conditional when the archive has a copy, streamed to a
+    /// `.part` file next to its cache entry, hashed while it streams.
+    private func prepare(_ task: ImageTask) -> Prepared {
+        let temporary = cachePath(CacheLayout.temporaryRelativePath(forKey: task.key.hex))
+        var request = HTTPRequest(url: task.url, destination: .file(path: temporary))
+        request.fileDirectory = out
+        request.maxBytes = settings.maxImageBytes
+        request.fsync = true
+        request.digestBody = true
+        request.connectTimeoutMs = settings.connectTimeoutMs
+        request.lowSpeedTimeSeconds = settings.lowSpeedTimeSeconds
+        if let previous = task.previous {
+            if let etag = previous.etag { request.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
+            if let date = previous.lastModified { request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date)) }
+        }
+        return Prepared(request: request, key: task.key, previous: task.previous)
+    }
+
+    /// A path relative to OUT as the file calls take it: as it is against `out`, else OUT-prefixed.
+    func cachePath(_ relative: String) -> String {
+        out != nil ? relative : layout.absolutePath(relative)
+    }
+
+    /// An attempt ended (on the engine's thread, or the caller's): retry after a delay, or hand
+    /// the outcome to the committer and let the next task start.
+    func end(_ url: String, _ attempt: Attempt) {
+        switch attempt {
+        case .retry(let reason, let retryAfter):
+            let next: (number: Int, delay: Double)? = lock.withLock {
+                guard let task = tasks[url], !task.stopRequested, settings.retry.allowsRetry(after: task.attempt)
+                else { return nil }
+                let delay = settings.retry.delay(
+                    beforeRetry: task.attempt, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
+                tasks[url]?.attempt += 1
+                return (task.attempt, delay)
+            }
+            guard let next else {
+                let stopped = lock.withLock { tasks[url]?.stopRequested ?? true }
+                end(url, .done(stopped ? cancelledOutcome(nil) : .init(status: .failed, error: reason), nil))
+                return
+            }
+            events(.retrying(url: url, attempt: next.number, delay: next.delay, reason: reason))
+            let wait = Task { [self] in
+                do {
+                    try await Task.sleep(nanoseconds: UInt64(next.delay * 1_000_000_000))
+                } catch {
+                    end(url, .done(cancelledOutcome(nil), nil))
+                    return
+                }
+                startAttempt(url)
+            }
+            let stop: Bool = lock.withLock {
+                tasks[url]?.retryWait = wait
+                tasks[url]?.handle = nil
+                return tasks[url]?.stopRequested ?? true
+            }
+            if stop { wait.cancel() }
+        case .done(let outcome, let placement):
+            let (starts, rooms, elapsed): ([ImageTask.Start], [CheckedContinuation<Void, Never>], Duration?) =
+                lock.withLock {
+                    guard var task = tasks[url], !task.committing else { return ([], [], .zero) }
+                    task.subscribers = scheduler.finish(url)?.subscribers ?? []
+                    task.committing = true
+                    task.handle = nil
+                    task.retryWait = nil
+                    tasks[url] = task
+                    var rooms: [CheckedContinuation<Void, Never>] = []
+                    // Wake blocked submitters once the waiting list is half empty, not at every
+                    // free slot: they then submit a batch per wake-up.
+                    if !roomWaiters.isEmpty && scheduler.waitingCount <= scheduler.limits.maxWaiting / 2 {
+                        swap(&rooms, &roomWaiters)
+                    }
+                    return (startReadyLocked(), rooms, task.startedAt.map { ContinuousClock.now - $0 })
+                }
+            if elapsed == .zero {
+                placement?.pending.discard()  // no task wants it any more
+                return
+            }
+            startTransfers(starts)
+            for room in rooms { room.resume() }
+            if let elapsed {
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                events(.imageFetched(url: url, outcome: outcome, seconds: seconds))
+            }
+            committer.enqueue(.init(url: url, outcome: outcome, file: placement))
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import FoundationEssentials
+
+/// The one component an image passes through from the moment its item is listed until its
+/// outcome is recorded with the item.
+///
+/// - Intake (`submit`): each listed item waits as a `PendingItems` entry; each of its images is
+///   resolved at once when it can be (a refused URL, a URL this run already has an outcome for,
+///   a copy in the archive younger than the TTL) or subscribes to the one task of its URL
+///   (`PrefetchScheduler`: one entry per URL, priority, limits, back-pressure).
+/// - Transfers (`ImagePipeline+Transfers`): conditional requests when the archive has a copy,
+///   bodies streamed to a `.part` file and hashed by the HTTP engine, validated, retried with the
+///   feeds' `RetryPolicy` (backoff, jitter, `Retry-After`).
+/// - Commit (`ImageCommitter`): fsync and rename into the cache off the engine's thread, then
+///   delivery to every subscriber; an item whose images are all done is journaled (`RunItems`).
+/// - Cancellation: one URL, one source (its subscribers leave; a task no one else wants stops),
+///   or everything (a signal, `--deadline`).
+///
+/// Thread-safe: sources call in from their tasks, the engine's thread reports transfers, the
+/// committer's thread delivers.
+final class ImagePipeline: @unchecked Sendable {
+    /// Fixed settings of one run's pipeline.
+    struct Settings: Sendable {
+        var limits = PrefetchScheduler.Limits()
+        var retry = RetryPolicy()
+        var maxImageBytes: Int64 = 20 << 20
+        var connectTimeoutMs = 10_000
+        var lowSpeedTimeSeconds = 15
+        /// An archived copy younger than this is `fresh` and not requested.
+        var ttlSeconds: Double = 24 * 3600
+        /// The text an image URL is cached under (see `CrawlConfiguration.cacheIdentity`).
+        var identity: @Sendable (String) -> String = { $0 }
+        /// Whether a download that replaces a copy stored under another name removes it (not
+        /// in a shard, where another shard may still use it: the merge sweeps it).
+        var removesReplacedFiles = true
+    }
+
+    let engine: HTTPEngine
+    let layout: CacheLayout
+    let out: FileDirectory?
+    let settings: Settings
+    let archive: ArchiveIndex
+    let recorder: RunItems
+    let storage: CrawlStorage?
+    let events: @Sendable (CrawlEvent) -> Void
+    private(set) var committer: ImageCommitter!
+
+    let lock = Lock()
+    // Guarded by `lock`.
+    var scheduler: PrefetchScheduler
+    /// Every URL waiting, running or committing, with what its task needs.
+    var tasks: [String: ImageTask] = [:]
+    var items = PendingItems()
+    /// URLs this run finished (fetched, revalidated or failed), by cache key: where the outcome is.
+    var finished = FinishedURLs()
+    var cancelledGroups: Set<Int> = []
+    /// Set by `cancelAll`: why everything stopped (e.g. `cancelled: deadline reached`).
+    var stopReason: String?
+    var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    var maxWaitingSeen = 0
+    /// Bytes downloaded this run (each URL once).
+    var downloaded: Int64 = 0
+
+    init(
+        engine: HTTPEngine, layout: CacheLayout, out: FileDirectory?, settings: Settings, archive: ArchiveIndex,
+        recorder: RunItems, storage: CrawlStorage?, events: @escaping @Sendable (CrawlEvent) -> Void
+    ) {
+        self.engine = engine
+        self.layout = layout
+        self.out = out
+        self.settings = settings
+        self.archive = archive
+        self.recorder = recorder
+        self.storage = storage
+        self.events = events
+        scheduler = PrefetchScheduler(limits: settings.limits)
+        committer = ImageCommitter(
+            directory: out,
+            deliver: { [unowned self] outcomes in deliver(outcomes) },
+            flush: { [unowned recorder] force in recorder.flush(force: force) },
+            noteWriteFailure: { [weak storage] path, code in storage?.noteWriteFailure(path: path, code: code) })
+    }
+
+    /// The most image requests that ever waited at once.
+    var peakWaiting: Int { lock.withLock { maxWaitingSeen } }
+
+    /// Bytes downloaded into the cache this run, each URL counted once.
+    var downloadedBytes: Int64 { lock.withLock { downloaded } }
+
+    /// This run's outcome for the URL cached under `key`, when the run fetched it and its outcome
+    /// names a file (the end of the run brings carried-over items sharing the file up to date).
+    func finishedOutcome(forFile key: CacheKey) -> ImageRecord.Outcome? {
+        lock.withLock {
+            let image: ImageRecord?
+            switch finished[key.prefix] {
+            case nil: return nil
+            case .pending(let token, let index)?: image = items.image(token: token, index: index)
+            case .journaled(let offset, let index)?:
+                image = recorder.item(startingAt: offset).flatMap { index < $0.images.count ? $0.images[index] : nil }
+            }
+            guard let image, let file = image.file, CacheKey(file: file)?.hex == key.hex else { return nil }
+            return image.outcome
+        }
+    }
+
+    // MARK: Intake
+
+    /// Registers the items of one feed page (`group`: the source's index) and schedules their
+    /// images; waits while the queue is full. Returns each item's token. With `awaitingDetails`
+    /// an item is recorded only after `setDetails` (launch details). When the output device is
+    /// full (`CrawlStorage.admit`) the page is dropped (every token nil) and the calling task is
+    /// cancelled.
+    @discardableResult
+    func submit(_ page: [FeedItem], group: Int, awaitingDetails: Bool = false) async -> [Int?] {
+        if let storage, !storage.admit(page) {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return page.map { _ in nil }
+        }
+        var tokens: [Int?] = []
+        tokens.reserveCapacity(page.count)
+        for item in page {
+            let token = lock.withLock { items.add(item, group: group, awaitingDetails: awaitingDetails, seen: recorder.runStarted) }
+            tokens.append(token)
+            if let problem = item.problem {
+                lock.withLock {
+                    items.setError(problem, token: token)
+                    completeLocked(token)
+                }
+                continue
+            }
+            for (index, image) in item.images.enumerated() {
+                await subscribe(image, token: token, index: index, group: group, page: item.page)
+            }
+            lock.withLock { completeLocked(token) }
+        }
+        return tokens
+    }
+
+    /// Gives a pending item its launch details; it is recorded once its images are done too.
+    func setDetails(_ details: LaunchDetails, token: Int) {
+        lock.withLock {
+            items.setDetails(details, token: token)
+            completeLocked(token)
+        }
+    }
+
+    /// Resolves one image now, or subscribes it to its URL's task (waiting for room).
+    private func subscribe(_ image: FeedImage, token: Int, index: Int, group: Int, page: Int) async {
+        let subscriber = PrefetchScheduler.Subscriber(token: token, image: index, group: group)
+        if let problem = image.problem ?? URLCheck.problem(image.url) {
+            lock.withLock { resolveLocked(subscriber, .init(status: .rejected, error: problem)) }
+            return
+        }
+        let key = CacheKey(identity: settings.identity(image.url))
+        // What the archive holds for the URL, read (a pread) outside the lock.
+        let archived = archive.record(key)
+        let priority = PrefetchPriority(tier: index, page: page)
+        while true {
+            let step: SubmitStep = lock.withLock {
+                joinOrResolveLocked(image.url, key: key, archived: archived, subscriber: subscriber, priority: priority)
+            }
+            switch step {
+            case .done: return
+            case .start(let requests): startTransfers(requests); return
+            case .wait:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow: Bool = lock.withLock {
+                        if scheduler.hasRoom || stopReason != nil { return true }
+                        roomWaiters.append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            }
+        }
+    }
+
+    enum SubmitStep {
+        case done
+        case wait
+        case start([ImageTask.Start])
+    }
+
+    /// The one place a URL's work is shared: a task in flight is joined; a URL this run finished
+    /// gives its outcome; a fresh archived copy is reused; else a new task is queued (when the
+    /// queue has room).
+    private func joinOrResolveLocked(
+        _ url: String, key: CacheKey, archived: ImageRecord?, subscriber: PrefetchScheduler.Subscriber,
+        priority: PrefetchPriority
+    ) -> SubmitStep {
+        if cancelledGroups.contains(subscriber.group) || stopReason != nil {
+            resolveLocked(subscriber, cancelledOutcome(archived?.outcome))
+            return .done
+        }
+        if let task = tasks[url] {
+            if task.committing {
+                tasks[url]?.subscribers.append(subscriber)
+            } else {
+                _ = scheduler.submit(key: url, host: task.host, priority: priority, subscriber: subscriber)
+            }
+            return .done
+        }
+        if let outcome = finishedOutcomeLocked(url, key: key) {
+            resolveLocked(subscriber, outcome)
+            return .done
+        }
+        if let archived, let outcome = freshOutcome(archived) {
+            resolveLocked(subscriber, outcome)
+            return .done
+        }
+        if let error = storage?.itemError {
+            resolveLocked(subscriber, ImageRecord.Outcome(status: .failed, error: error).keeping(archived?.outcome))
+            return .done
+        }
+        guard scheduler.hasRoom else { return .wait }
+        let host = URLCheck.host(of: url)
+        tasks[url] = ImageTask(url: url, host: host, key: key, previous: archived?.outcome)
+        _ = scheduler.submit(key: url, host: host, priority: priority, subscriber: subscriber)
+        maxWaitingSeen = max(maxWaitingSeen, scheduler.waitingCount)
+        return .start(startReadyLocked())
+    }
+
+    /// The archived copy as a `fresh` outcome when it is younger than the TTL and the cache
+    /// still holds its file with the recorded size (one `stat`).
+    private func freshOutcome(_ archived: ImageRecord) -> ImageRecord.Outcome? {
+        guard let fetchedAt = archived.fetchedAt, -fetchedAt.timeIntervalSinceNow < settings.ttlSeconds,
+              let file = archived.file, layout.holds(file: file, bytes: archived.bytes) else { return nil }
+        var outcome = archived.outcome
+        outcome.status = .fresh
+        outcome.error = nil
+        return outcome
+    }
+
+    /// A `cancelled` outcome that keeps the archived copy.
+    func cancelledOutcome(_ previous: ImageRecord.Outcome?) -> ImageRecord.Outcome {
+        ImageRecord.Outcome(status: .cancelled, error: stopReason ?? "cancelled").keeping(previous)
+    }
+}

@@ -1,0 +1,135 @@
+import FoundationEssentials
+
+/// Items listed this run that are not recorded yet, by token (internal; guarded by the
+/// pipeline's lock). An item is complete once its images are all resolved, its registration is
+/// over and, with launch details, its details have come. Only items in flight are held: the
+/// pipeline's bounds keep them to a few hundred.
+struct PendingItems {
+    struct Pending {
+        var item: ManifestItem
+        var group: Int
+        var unresolved: Int
+        /// Bit i set: image i has its outcome.
+        var resolved: UInt64 = 0
+        var registering = true
+        var awaitingDetails: Bool
+        /// Images whose URL this item was the first to get an outcome for (see `FinishedURLs`).
+        var owned: [(image: Int, key: UInt64)] = []
+    }
+
+    private var pending: [Int: Pending] = [:]
+    private var nextToken = 0
+
+    /// Items not recorded yet.
+    var count: Int { pending.count }
+
+    /// Registers `feedItem`; its images start as `cancelled` ("no outcome before the run ended")
+    /// until resolved.
+    mutating func add(_ feedItem: FeedItem, group: Int, awaitingDetails: Bool, seen: Date) -> Int {
+        let token = nextToken
+        nextToken += 1
+        var item = ManifestItem(
+            source: feedItem.source, id: feedItem.id, page: feedItem.page, title: feedItem.title,
+            author: feedItem.author, pageURL: feedItem.pageURL, lastSeen: seen)
+        item.images = feedItem.images.prefix(64).map {
+            ImageRecord(variant: $0.variant, url: $0.url, status: .cancelled, error: "no outcome before the run ended")
+        }
+        pending[token] = Pending(
+            item: item, group: group, unresolved: item.images.count, awaitingDetails: awaitingDetails)
+        return token
+    }
+
+    /// Marks the item's listing as unusable: it is recorded `rejected` with `problem`, without
+    /// images.
+    mutating func setError(_ problem: String, token: Int) {
+        pending[token]?.item.error = problem
+        pending[token]?.item.images = []
+        pending[token]?.unresolved = 0
+        pending[token]?.awaitingDetails = false
+    }
+
+    /// Gives image `index` of item `token` its outcome; an image already resolved keeps its first.
+    mutating func resolve(token: Int, image index: Int, outcome: ImageRecord.Outcome) {
+        guard var entry = pending[token], index < min(entry.item.images.count, 64),
+              entry.resolved & (1 << UInt64(index)) == 0 else { return }
+        let image = entry.item.images[index]
+        entry.item.images[index] = ImageRecord(variant: image.variant, url: image.url, outcome: outcome)
+        entry.resolved |= 1 << UInt64(index)
+        entry.unresolved -= 1
+        pending[token] = entry
+    }
+
+    /// Records that item `token` holds the outcome of the URL with `key` (image `index`).
+    mutating func own(token: Int, image index: Int, key: UInt64) {
+        pending[token]?.owned.append((index, key))
+    }
+
+    mutating func setDetails(_ details: LaunchDetails, token: Int) {
+        pending[token]?.item.details = details
+        pending[token]?.awaitingDetails = false
+    }
+
+    /// Ends item `token`'s registration.
+    mutating func close(_ token: Int) {
+        pending[token]?.registering = false
+    }
+
+    /// Image `index` of item `token`, while the item is pending.
+    func image(token: Int, index: Int) -> ImageRecord? {
+        guard let item = pending[token]?.item, index < item.images.count else { return nil }
+        return item.images[index]
+    }
+
+    /// Removes and returns item `token` when it is complete.
+    mutating func takeIfComplete(_ token: Int) -> Pending? {
+        guard let entry = pending[token], !entry.registering, entry.unresolved == 0, !entry.awaitingDetails
+        else { return nil }
+        return pending.removeValue(forKey: token)
+    }
+
+    /// Removes and returns every item still pending (the run is over), in token order.
+    mutating func takeAll() -> [Pending] {
+        let all = pending.sorted { $0.key < $1.key }.map(\.value)
+        pending.removeAll()
+        return all
+    }
+}
+
+/// URLs this run finished, by the first 64 bits of their cache key, with where the outcome is
+/// (internal): in a pending item (token and image index) or in the journal (the byte offset of
+/// the item's line and the image index). 16 bytes per URL fetched this run; none for images
+/// reused from the archive.
+struct FinishedURLs {
+    enum Place: Equatable {
+        case pending(token: Int, image: Int)
+        case journaled(offset: Int64, image: Int)
+    }
+
+    private var places: [UInt64: UInt64] = [:]
+
+    var count: Int { places.count }
+
+    subscript(key: UInt64) -> Place? {
+        get {
+            guard let raw = places[key] else { return nil }
+            let image = Int(raw & 0xFF)
+            let value = Int64(bitPattern: (raw & ~(1 << 63)) >> 8)
+            return raw >> 63 == 1 ? .pending(token: Int(value), image: image) : .journaled(offset: value, image: image)
+        }
+        set {
+            guard let newValue else {
+                places[key] = nil
+                return
+            }
+            switch newValue {
+            case .pending(let token, let image):
+                places[key] = 1 << 63 | UInt64(token) << 8 | UInt64(image & 0xFF)
+            case .journaled(let offset, let image):
+                places[key] = UInt64(offset) << 8 | UInt64(image & 0xFF)
+            }
+        }
+    }
+
+    /// Whether the URL with `key` got its file this run or kept one (for the end of the run).
+    func contains(_ key: UInt64) -> Bool { places[key] != nil }
+}
