@@ -52,6 +52,7 @@ extension Crawler {
                 result.evictedFiles = plan.evicted.count
                 result.evictedBytes = plan.evictedBytes
                 result.overCap = plan.overCap
+                result.cacheBytes = plan.cacheBytes
             }
             configuration.checkpoint?(.outcomesJournaled)
             var record = run
@@ -69,7 +70,6 @@ extension Crawler {
                     + present.count(notIn: merged.referenced)
                 try writer.finish(run: record, to: &out)
                 result.counts = merged.run
-                result.cacheBytes = merged.referencedBytes
                 result.referenced = merged.referenced
             }
         } catch {

@@ -115,19 +115,15 @@ extension CurlLoop {
 }
 
 extension Transfer {
-    /// Resumes the waiting task (or calls the completion) exactly once (loop thread only).
+    /// Calls the completion exactly once (loop thread only, or the caller's for a transfer that
+    /// never reached the loop).
     func resume(returning value: CompletedTransfer) {
-        continuation?.resume(returning: value)
-        continuation = nil
         completion?(.success(value))
         completion = nil
     }
 
-    /// Resumes the waiting task (or calls the completion) exactly once with an error (loop
-    /// thread only).
+    /// Calls the completion exactly once with an error.
     func resume(throwing error: any Error) {
-        continuation?.resume(throwing: error)
-        continuation = nil
         completion?(.failure(error))
         completion = nil
     }

@@ -103,26 +103,6 @@ final class CurlLoop: @unchecked Sendable {
 
     // MARK: Called from other threads
 
-    /// Hands a transfer to the loop, or resumes `continuation` at once when the task was already
-    /// cancelled or the engine is shut down.
-    func submit(_ transfer: Transfer, continuation: CheckedContinuation<CompletedTransfer, any Error>) {
-        lock.lock()
-        if transfer.cancelRequested {
-            lock.unlock()
-            continuation.resume(throwing: CancellationError())
-            return
-        }
-        if closed {
-            lock.unlock()
-            continuation.resume(throwing: HTTPError.engineShutDown)
-            return
-        }
-        transfer.continuation = continuation
-        transfer.submitted = true
-        enqueueLocked(.add(transfer))
-        lock.unlock()
-    }
-
     /// Hands a transfer whose `completion` is set to the loop; a shut-down engine (or a transfer
     /// already cancelled) completes it at once, on the calling thread.
     func submit(_ transfer: Transfer) {

@@ -11,8 +11,8 @@ extension HTTPEngine {
     /// `CancellationError` and unlinks a partial file. On a shut-down engine `completion` runs at
     /// once on the calling thread with `HTTPError.engineShutDown`.
     ///
-    /// This is the image pipeline's path: one closure per transfer instead of a task, two
-    /// continuations and a cancellation handler.
+    /// This is the engine's one execution path: the image pipeline calls it directly (one
+    /// closure per transfer, no task), and `perform` is a thin async layer over it.
     ///
     /// - Throws: `HTTPError` when the request is invalid (nothing is started then).
     func start(

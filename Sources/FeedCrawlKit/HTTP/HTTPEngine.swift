@@ -53,16 +53,24 @@ public final class HTTPEngine: @unchecked Sendable {
     /// File destination: the file is created (`O_CREAT|O_TRUNC|O_CLOEXEC`, 0644) when a 2xx
     /// response starts, receives the body, and is unlinked on any failure or cancellation.
     public func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // A thin layer over the one execution path, `start(_:completion:)`.
         try Task.checkCancellation()
-        try request.validate()
-        let transfer = Transfer(request: request)
-        let loop = self.loop
+        let handle = Locked<TransferHandle?>(nil)
         let completed = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                loop.submit(transfer, continuation: continuation)
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CompletedTransfer, any Error>) in
+                do {
+                    let started = try start(request) { result in continuation.resume(with: result) }
+                    let cancelled = handle.withLock { current -> Bool in
+                        current = started
+                        return Task.isCancelled
+                    }
+                    if cancelled { cancel(started) }
+                } catch {
+                    continuation.resume(throwing: error)
+                }
             }
         } onCancel: {
-            loop.cancel(transfer)
+            if let started = handle.withLock({ $0 }) { cancel(started) }
         }
         if let file = completed.pendingFile {
             try file.finish()

@@ -73,8 +73,7 @@ final class Transfer: @unchecked Sendable {
     var submitted = false
 
     // Loop thread only.
-    var continuation: CheckedContinuation<CompletedTransfer, any Error>?
-    /// Set instead of `continuation` for `HTTPEngine.start(_:completion:)`.
+    /// Called once, on the loop thread, when the transfer ends (`HTTPEngine.start`).
     var completion: (@Sendable (Result<CompletedTransfer, any Error>) -> Void)?
     var easy: EasyHandle?
     var headerList: UnsafeMutablePointer<curl_slist>?

@@ -21,8 +21,16 @@ struct ByteReader {
         buffer = [UInt8](repeating: 0, count: Self.capacity)
     }
 
+    /// A reader of `bytes` in memory (no file: `seek` and the end come from the bytes alone).
+    init(bytes: [UInt8], path: String) {
+        fd = -1
+        self.path = path
+        buffer = bytes
+        end = bytes.count
+    }
+
     func close() {
-        _ = Glibc.close(fd)
+        if fd >= 0 { _ = Glibc.close(fd) }
     }
 
     /// File offset of the next byte.
@@ -35,6 +43,7 @@ struct ByteReader {
     /// Makes bytes available; false at the end of the file.
     private mutating func fill() throws(ManifestStore.Error) -> Bool {
         if start < end { return true }
+        if fd < 0 { return false }
         bufferOffset += Int64(end)
         start = 0
         end = 0
@@ -51,6 +60,10 @@ struct ByteReader {
 
     /// Moves to `offset` (a position this reader reported).
     mutating func seek(to offset: Int64) throws(ManifestStore.Error) {
+        if fd < 0 {
+            start = Int(offset - bufferOffset)
+            return
+        }
         guard lseek(fd, off_t(offset), SEEK_SET) == off_t(offset) else {
             throw .io(FileSystemError("lseek", path: path))
         }

@@ -97,6 +97,28 @@ public enum ItemJSON {
         return try result.get()
     }
 
+    /// The strict scanner alone (nil for whatever it leaves to `JSONDecoder`), for the tests
+    /// and fuzz checks that hold it to `foundationDecode`.
+    public static func scannerDecode(_ bytes: [UInt8]) -> ManifestItem? {
+        bytes.withUnsafeBufferPointer { ItemLineScanner.item($0) }
+    }
+
+    /// `JSONDecoder` alone, reading a version-2 item.
+    public static func foundationDecode(_ bytes: [UInt8]) throws -> ManifestItem {
+        try ManifestCoding.decoder().decode(ManifestItem.self, from: Data(bytes))
+    }
+
+    /// The items of journal text (one per intact line, in order) and how many lines did not
+    /// decode (torn or garbage).
+    public static func journalLines(_ bytes: [UInt8], v1: ManifestItemV1.Variants = .init()) -> (items: [ManifestItem], skipped: Int) {
+        var result: (items: [ManifestItem], skipped: Int) = ([], 0)
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+            if let item = try? decode(Array(line), v1: v1) { result.items.append(item) } else { result.skipped += 1 }
+        }
+        return result
+    }
+
     /// Which format a JSON item is in: version 1 items have `imageURL` and no `images`.
     private struct ItemShape: Decodable {
         var isVersion1: Bool

@@ -92,7 +92,12 @@ final class Journal: @unchecked Sendable {
             defer {
                 lock.withLock {
                     written += Int64(done)
-                    flushing.removeFirst(done)
+                    if done == flushing.count {
+                        // Keep a modest buffer; a burst must not stay resident for the whole run.
+                        flushing.removeAll(keepingCapacity: flushing.capacity <= 1 << 20)
+                    } else {
+                        flushing.removeFirst(done)
+                    }
                 }
             }
             if !bytes.isEmpty, let code = WriteFaults.check(path: path, count: bytes.count) {

@@ -55,7 +55,7 @@ struct ManifestMerge {
         var earlier = 0
         /// Every file an item written references.
         var referenced = CacheFiles()
-        /// Bytes of those files, each counted once.
+        /// With `planning`: bytes of those files, each counted once.
         var referencedBytes: Int64 = 0
         /// With `planning`: the files carried items reference, and input 0's (protected).
         var candidates: [EvictionPlan.Candidate] = []
@@ -106,8 +106,8 @@ struct ManifestMerge {
             for image in item.item.images {
                 guard let file = image.file, let key = CacheFiles.key(file) else { continue }
                 result.referenced.insert(key: key)
-                fileBytes.append((key, image.bytes ?? 0))
                 guard planning else { continue }
+                fileBytes.append((key, image.bytes ?? 0))
                 if own {
                     protectedFiles.append((key, image.bytes ?? 0))
                 } else {

@@ -73,9 +73,18 @@ final class ManifestReader {
         return try ManifestReader(path: path, fd: fd)
     }
 
-    private init(path: String, fd: Int32) throws(ManifestStore.Error) {
+    /// Reads a manifest held in memory (`path` only names it in errors).
+    convenience init(bytes: [UInt8], path: String = "manifest.json") throws(ManifestStore.Error) {
+        try self.init(path: path, input: ByteReader(bytes: bytes, path: path))
+    }
+
+    private convenience init(path: String, fd: Int32) throws(ManifestStore.Error) {
+        try self.init(path: path, input: ByteReader(fd: fd, path: path))
+    }
+
+    private init(path: String, input reader: ByteReader) throws(ManifestStore.Error) {
         self.path = path
-        input = ByteReader(fd: fd, path: path)
+        var input = reader
         var fields: [String: [UInt8]] = [:]
         var itemsStart: Int64?
         var streaming = false
@@ -104,10 +113,11 @@ final class ManifestReader {
             }
             header = try Self.decodeHeader(fields, path: path)
         }
+        self.input = input
         variants = ManifestItemV1.Variants(options: header.run?.options ?? [:])
         trailingRead = !streaming
         if let itemsStart {
-            if !streaming { try input.seek(to: itemsStart) }
+            if !streaming { try self.input.seek(to: itemsStart) }
             inItems = true
         } else {
             itemsDone = true

@@ -31,6 +31,26 @@ public enum ManifestStore {
         return manifest
     }
 
+    /// Decodes a whole manifest from its bytes (version 1 or 2); throws `.corrupt` when they
+    /// are not a manifest.
+    public static func decode(_ bytes: [UInt8]) throws(Error) -> Manifest {
+        let reader = try ManifestReader(bytes: bytes)
+        var items: [ManifestItem] = []
+        while let (item, _) = try reader.next() { items.append(item) }
+        var manifest = Manifest(generatedAt: reader.header.generatedAt, run: reader.header.run, items: items)
+        manifest.version = reader.header.version
+        return manifest
+    }
+
+    /// The manifest as `save` writes it: version 2, one item per line, items in stable order.
+    public static func encode(_ manifest: Manifest) -> [UInt8] {
+        var sink = MemorySink()
+        var writer = ManifestWriter(generatedAt: manifest.generatedAt)
+        for item in manifest.sortedItems { try? writer.append(item, to: &sink) }
+        try? writer.finish(run: manifest.run, to: &sink)
+        return sink.bytes
+    }
+
     /// Loads `OUT/manifest.json`; see `load(path:)`.
     public static func load(outDirectory: String) throws(Error) -> Manifest {
         try load(path: CacheLayout(outDirectory: outDirectory).manifestPath)

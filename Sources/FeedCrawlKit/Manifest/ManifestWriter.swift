@@ -1,5 +1,18 @@
 import FoundationEssentials
 
+/// Where a `ManifestWriter` puts its bytes: a file being written (`AtomicFileStream`) or memory.
+protocol ByteSink {
+    mutating func write(_ bytes: [UInt8]) throws(FileSystemError)
+}
+
+extension AtomicFileStream: ByteSink {}
+
+/// Bytes collected in memory.
+struct MemorySink: ByteSink {
+    var bytes: [UInt8] = []
+    mutating func write(_ bytes: [UInt8]) throws(FileSystemError) { self.bytes += bytes }
+}
+
 /// Writes a version-2 manifest through an `AtomicFileStream`, one item line at a time, so no
 /// manifest is ever held in memory whole: the head (`version`, `generatedAt`), each item on its
 /// own line (`ItemJSON`, the journal's form), then the `run` record (known only at the end, when
@@ -17,14 +30,14 @@ struct ManifestWriter {
     var count: Int { items }
 
     /// Appends `item`.
-    mutating func append(_ item: ManifestItem, to out: inout AtomicFileStream) throws(FileSystemError) {
+    mutating func append(_ item: ManifestItem, to out: inout some ByteSink) throws(FileSystemError) {
         startItem()
         ItemJSON.write(item, to: &json)
         try flushIfFull(&out)
     }
 
     /// Appends a merged item: its line as it is when it has one, else encoded.
-    mutating func append(_ entry: StreamItem, to out: inout AtomicFileStream) throws(FileSystemError) {
+    mutating func append(_ entry: StreamItem, to out: inout some ByteSink) throws(FileSystemError) {
         if let line = entry.line {
             let result = line.withUnsafeBufferPointer { buffer in
                 Result { () throws(FileSystemError) in try append(line: buffer, to: &out) }
@@ -37,14 +50,14 @@ struct ManifestWriter {
 
     /// Appends an item whose line is already `ItemJSON`'s text (copied from another manifest or
     /// the journal without decoding it).
-    mutating func append(line: UnsafeBufferPointer<UInt8>, to out: inout AtomicFileStream) throws(FileSystemError) {
+    mutating func append(line: UnsafeBufferPointer<UInt8>, to out: inout some ByteSink) throws(FileSystemError) {
         startItem()
         json.bytes.append(contentsOf: line)
         try flushIfFull(&out)
     }
 
     /// Closes the items and writes `run`; the caller then lets the stream commit.
-    mutating func finish(run: RunRecord?, to out: inout AtomicFileStream) throws(FileSystemError) {
+    mutating func finish(run: RunRecord?, to out: inout some ByteSink) throws(FileSystemError) {
         if items == 0 { writeHead() }
         json.raw(Array("\n  ],\n  \"run\": ".utf8))
         if let run, let data = try? ManifestCoding.compactEncoder().encode(run) {
@@ -69,7 +82,7 @@ struct ManifestWriter {
         items += 1
     }
 
-    private mutating func flushIfFull(_ out: inout AtomicFileStream) throws(FileSystemError) {
+    private mutating func flushIfFull(_ out: inout some ByteSink) throws(FileSystemError) {
         guard json.bytes.count >= AtomicFileStream.bufferSize / 2 else { return }
         try out.write(json.bytes)
         json.removeAll()

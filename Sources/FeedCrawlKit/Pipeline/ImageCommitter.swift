@@ -34,6 +34,7 @@ final class ImageCommitter: @unchecked Sendable {
     private var busy = false
     private var stopping = false
     private var drainRequests = 0
+    private var flushRequested = false
     private var drained: [CheckedContinuation<Void, Never>] = []
     private var thread: pthread_t?
 
@@ -98,6 +99,15 @@ final class ImageCommitter: @unchecked Sendable {
         if wake { pthread_cond_signal(condition) }
     }
 
+    /// Asks the thread to flush the journal soon (lines are waiting), without waiting for it.
+    func flushSoon() {
+        pthread_mutex_lock(mutex)
+        let wake = !flushRequested && !busy
+        flushRequested = true
+        pthread_mutex_unlock(mutex)
+        if wake { pthread_cond_signal(condition) }
+    }
+
     /// Waits until every queued job is delivered and the journal is flushed.
     func drain() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -139,6 +149,13 @@ final class ImageCommitter: @unchecked Sendable {
                 flush(false)
                 pthread_mutex_lock(mutex)
                 busy = false
+                continue
+            }
+            if flushRequested {
+                flushRequested = false
+                pthread_mutex_unlock(mutex)
+                flush(false)
+                pthread_mutex_lock(mutex)
                 continue
             }
             if drainRequests > 0 {

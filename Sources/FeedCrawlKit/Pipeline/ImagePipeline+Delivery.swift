@@ -38,6 +38,7 @@ extension ImagePipeline {
 
     private func recordLocked(_ pending: PendingItems.Pending) {
         let location = recorder.record(pending.item)
+        if recorder.journal.pendingCount >= 32 { committer.flushSoon() }
         for owned in pending.owned { finished[owned.key] = .journaled(offset: location.offset, image: owned.image) }
     }
 

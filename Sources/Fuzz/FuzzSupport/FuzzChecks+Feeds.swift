@@ -13,7 +13,8 @@ public enum FuzzChecks {
             v.check(!FuzzInput.hasControl(text), "control character in \(text.debugDescription)")
         }
         v.check(item.title.count <= 1_001, "title of \(item.title.count) characters")
-        if let url = item.imageURL {
+        for image in item.images where image.problem == nil {
+            let url = image.url
             v.check(FuzzInput.hasHTTPScheme(url), "image URL \(url.debugDescription)")
             v.check(!url.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F },
                     "space or control in image URL \(url.debugDescription)")
@@ -30,8 +31,8 @@ public enum FuzzChecks {
             v.check(!message.contains("secret-key"), "secret in error message")
             v.check(!FuzzInput.hasControl(message), "control character in error message")
         }
-        for field in PixabayImageField.allCases {
-            guard let page = try? PixabayPage.decode(bytes, page: 3, imageField: field) else { continue }
+        for variants in [[PixabayVariant.preview], PixabayVariant.allCases] {
+            guard let page = try? PixabayPage.decode(bytes, page: 3, variants: variants) else { continue }
             v.check(page.totalHits >= 0 && page.total >= 0, "negative totals")
             v.check(page.hits.count <= FeedJSON.maxItemsPerPage, "\(page.hits.count) hits")
             for hit in page.hits { check(hit.item, page: 3, into: &v) }
