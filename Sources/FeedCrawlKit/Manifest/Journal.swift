@@ -76,48 +76,57 @@ final class Journal: @unchecked Sendable {
     }
 
     /// Writes the buffered lines and `fdatasync`s the file. On error the unwritten rest stays
-    /// buffered (nothing is written twice), so a later flush can retry.
+    /// buffered (nothing is written twice), so a later flush can retry; a flush that retries
+    /// also writes the lines appended since the failure, so after it returns nothing is pending.
     func flush() throws(FileSystemError) {
         try flushLock.withLock { () throws(FileSystemError) in
-            let (fd, bytes): (Int32, [UInt8]) = lock.withLock {
-                if flushing.isEmpty {
-                    swap(&flushing, &buffer)
-                    flushingLines = bufferLines
-                    bufferLines = 0
-                }
-                return (self.fd, flushing)
+            while try writeBatch() {}
+        }
+    }
+
+    /// Writes one batch, the lines a failed flush left or else the buffered ones, and syncs.
+    /// Returns whether it was a retried batch with buffered lines waiting behind it.
+    private func writeBatch() throws(FileSystemError) -> Bool {
+        let (fd, bytes, retry): (Int32, [UInt8], Bool) = lock.withLock {
+            let retry = !flushing.isEmpty
+            if !retry {
+                swap(&flushing, &buffer)
+                flushingLines = bufferLines
+                bufferLines = 0
             }
-            guard fd >= 0 else { throw FileSystemError("write", path: path, code: EBADF) }
-            var done = 0
-            defer {
-                lock.withLock {
-                    written += Int64(done)
-                    if done == flushing.count {
-                        // Keep a modest buffer; a burst must not stay resident for the whole run.
-                        flushing.removeAll(keepingCapacity: flushing.capacity <= 1 << 20)
-                    } else {
-                        flushing.removeFirst(done)
-                    }
-                }
-            }
-            if !bytes.isEmpty, let code = WriteFaults.check(path: path, count: bytes.count) {
-                throw FileSystemError("write", path: path, code: code)
-            }
-            while done < bytes.count {
-                let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + done, raw.count - done) }
-                if n > 0 {
-                    done += n
-                } else if n < 0, errno == EINTR {
-                    continue
-                } else {
-                    throw FileSystemError("write", path: path, code: n == 0 ? ENOSPC : errno)
-                }
-            }
-            try FileIO.sync(fd, path: path, dataOnly: true)
+            return (self.fd, flushing, retry)
+        }
+        guard fd >= 0 else { throw FileSystemError("write", path: path, code: EBADF) }
+        var done = 0
+        defer {
             lock.withLock {
-                flushingLines = 0
-                lastFlush = .now
+                written += Int64(done)
+                if done == flushing.count {
+                    // Keep a modest buffer; a burst must not stay resident for the whole run.
+                    flushing.removeAll(keepingCapacity: flushing.capacity <= 1 << 20)
+                } else {
+                    flushing.removeFirst(done)
+                }
             }
+        }
+        if !bytes.isEmpty, let code = WriteFaults.check(path: path, count: bytes.count) {
+            throw FileSystemError("write", path: path, code: code)
+        }
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + done, raw.count - done) }
+            if n > 0 {
+                done += n
+            } else if n < 0, errno == EINTR {
+                continue
+            } else {
+                throw FileSystemError("write", path: path, code: n == 0 ? ENOSPC : errno)
+            }
+        }
+        try FileIO.sync(fd, path: path, dataOnly: true)
+        return lock.withLock {
+            flushingLines = 0
+            lastFlush = .now
+            return retry && !buffer.isEmpty
         }
     }
 
