@@ -2,117 +2,163 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 
-@Suite("Manifest model and store")
+@Suite("Manifest store (version 2)")
 struct ManifestTests {
-    /// 2024-05-01T12:00:00Z
-    static let may1 = Date(timeIntervalSince1970: 1_714_564_800)
+    static let may1 = ItemFixtures.may1
 
-    static func item(
-        _ source: String, _ id: String, page: Int = 1, status: ItemStatus = .downloaded, title: String = "t"
-    ) -> ManifestItem {
-        ManifestItem(source: source, id: id, page: page, title: title,
-                     imageURL: status == .noImage ? nil : "https://cdn.example/\(id).jpg", status: status)
+    static let run: RunRecord = {
+        var run = RunRecord(
+            startedAt: may1, finishedAt: may1.addingTimeInterval(9), options: ["pages": "5", "a": ItemFixtures.nasty],
+            counts: ["revalidated": 1, "failed": 1], bytes: 99, exitStatus: 0, evicted: 3,
+            sources: [.init(source: "launches", pages: 2, items: 20, error: "HTTP 500")])
+        run.images = ["revalidated": 1, "failed": 1]
+        run.orphansRemoved = 2
+        return run
+    }()
+
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    @Test func layoutIsVersionFirstOneItemPerLineRunLast() throws {
+        var manifest = Manifest(generatedAt: Self.may1, run: Self.run, items: [
+            ItemFixtures.item("pixabay", "7", status: .noImage), ItemFixtures.full, ItemFixtures.item("pixabay", "10"),
+            ItemFixtures.item("pixabay", "9"),
+        ])
+        let bytes = ManifestStore.encode(manifest)
+        let lines = Self.text(bytes).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == "{")
+        #expect(lines[1] == #"  "version": 2,"#)
+        #expect(lines[2] == #"  "generatedAt": "2024-05-01T12:00:00Z","#)
+        #expect(lines[3] == #"  "items": ["#)
+        // Stable order: launches before pixabay, numeric ids numerically (9 before 10).
+        let expected = [ItemFixtures.full, ItemFixtures.item("pixabay", "7", status: .noImage),
+                        ItemFixtures.item("pixabay", "9"), ItemFixtures.item("pixabay", "10")]
+        for (index, item) in expected.enumerated() {
+            let comma = index == expected.count - 1 ? "" : ","
+            #expect(lines[4 + index] == "    " + Self.text(ItemJSON.line(item)) + comma)
+        }
+        #expect(lines[8] == "  ],")
+        #expect(lines[9].hasPrefix(#"  "run": {"#))
+        #expect(lines[10] == "}")
+        #expect(lines[11] == "")
+        #expect(lines.count == 12)
+        let json = try JSONValue.parse(Data(bytes))
+        #expect(json["version"] == .number(2))
+        #expect(json["run"]?["evicted"] == .number(3))
+        // Empty manifests keep the same shape.
+        manifest.items = []
+        manifest.run = nil
+        #expect(Self.text(ManifestStore.encode(manifest))
+            == "{\n  \"version\": 2,\n  \"generatedAt\": \"2024-05-01T12:00:00Z\",\n  \"items\": [\n  ],\n  \"run\": null\n}\n")
     }
 
-    static let full = ManifestItem(
-        source: "launches", id: "109", page: 2, title: "Starlink-15 (v1.0)", imageURL: "https://images2.imgbox.com/9a/96/nLppz9HW_o.png",
-        status: .revalidated, file: "cache/ab/x.png", bytes: 12_345, sha256: String(repeating: "a", count: 64),
-        contentType: "image/png", width: 150, height: 150, error: nil, author: "SpaceX", etag: "\"abc\"",
-        lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", fetchedAt: may1, lastSeen: may1.addingTimeInterval(60),
-        details: LaunchDetails(rocketName: "Falcon 9", rocketType: "FT", site: "KSC LC 39A",
-                               largePatchURL: "https://images2.imgbox.com/x/large.png", largePatchStatus: .failed))
-
-    @Test func encodedShape() throws {
-        var manifest = Manifest(generatedAt: Self.may1, items: [Self.item("pixabay", "7", status: .noImage), Self.full])
-        manifest.run = RunRecord(startedAt: Self.may1, counts: ["downloaded": 1], sources: [.init(source: "pixabay", pages: 1, items: 1)])
-        let data = try ManifestStore.encode(manifest)
-        let text = String(decoding: data, as: UTF8.self)
-        let json = try JSONValue.parse(data)
-
-        #expect(json.keys == ["generatedAt", "items", "run", "version"])
-        #expect(json["version"] == .number(1))
-        #expect(json["generatedAt"] == .string("2024-05-01T12:00:00Z"))
-        // Stable order: "launches" before "pixabay".
-        #expect(json["items"]?[0]?["source"] == .string("launches"))
-        let noImage = try #require(json["items"]?[1])
-        #expect(noImage.keys == ["id", "imageURL", "page", "source", "status", "title"])
-        #expect(noImage["imageURL"] == .null)
-        #expect(noImage["status"] == .string("no-image"))
-        let full = try #require(json["items"]?[0])
-        #expect(full["fetchedAt"] == .string("2024-05-01T12:00:00Z"))
-        #expect(full["lastSeen"] == .string("2024-05-01T12:01:00Z"))
-        #expect(full["imageURL"] == .string("https://images2.imgbox.com/9a/96/nLppz9HW_o.png"))
-        #expect(full["error"] == nil)
-        #expect(full["details"]?.keys == ["largePatchStatus", "largePatchURL", "rocketName", "rocketType", "site"])
-        #expect(json["run"]?["finishedAt"] == nil)
-        // Only imageURL is ever written as null; pretty printed; sorted keys; slashes unescaped.
-        #expect(text.components(separatedBy: "null").count == 2)
-        #expect(text.contains("\n  \"generatedAt\""))
-        #expect(text.firstRange(of: "\"generatedAt\"")!.lowerBound < text.firstRange(of: "\"items\"")!.lowerBound)
-        #expect(text.contains("https://images2"))
-        #expect(text.hasSuffix("}\n"))
-    }
-
-    @Test func roundTrip() throws {
-        var manifest = Manifest(generatedAt: Self.may1, items: [Self.full, Self.item("pixabay", "1", status: .rejected)])
-        manifest.run = RunRecord(startedAt: Self.may1, finishedAt: Self.may1.addingTimeInterval(9), options: ["pages": "5"],
-                                 counts: ["revalidated": 1, "rejected": 1], bytes: 99, exitStatus: 0, evicted: 3,
-                                 sources: [.init(source: "launches", pages: 2, items: 20, error: "HTTP 500")])
-        let decoded = try ManifestStore.decode(Array(ManifestStore.encode(manifest)))
+    @Test func roundTripsThroughEncodeDecodeSaveAndLoad() throws {
+        var random = TestRandom(seed: 5)
+        var items: [ManifestItem] = []
+        for n in 0..<300 {
+            var item = ItemFixtures.item(&random)
+            item.id = "\(item.id)#\(n)"  // keys unique
+            items.append(item)
+        }
+        let manifest = Manifest(generatedAt: Self.may1, run: Self.run, items: items)
+        let decoded = try ManifestStore.decode(ManifestStore.encode(manifest))
         #expect(decoded.items == manifest.sortedItems)
-        #expect(decoded == Manifest(generatedAt: manifest.generatedAt, run: manifest.run, items: manifest.sortedItems))
+        #expect(decoded.run == Self.run)
+        #expect(decoded.version == 2)
+        #expect(decoded == Manifest(generatedAt: Self.may1, run: Self.run, items: manifest.sortedItems))
+
+        let dir = TestDirectory()
+        try ManifestStore.save(manifest, outDirectory: dir.path)
+        #expect(try FileIO.read(dir.file("manifest.json")) == ManifestStore.encode(manifest))
+        #expect(try ManifestStore.load(outDirectory: dir.path) == decoded)
+        #expect(TestDirectory.list(dir.path) == ["manifest.json"])
+        // Stable: encoding what was read gives the same bytes.
+        #expect(ManifestStore.encode(decoded) == ManifestStore.encode(manifest))
+    }
+
+    @Test func aManifestLargerThanTheWriteBufferStreamsIntact() throws {
+        let dir = TestDirectory()
+        let items = (0..<700).map { i in
+            ItemFixtures.item("pixabay", String(i), page: i / 100 + 1, title: String(repeating: "t", count: i),
+                              lastSeen: Date(timeIntervalSince1970: 1e9))
+        }
+        let manifest = Manifest(generatedAt: Date(timeIntervalSince1970: 1e9), run: Self.run, items: items.reversed())
+        try ManifestStore.save(manifest, path: dir.file("m.json"))
+        let written = try FileIO.read(dir.file("m.json"))
+        #expect(written.count > 2 * AtomicFileStream.bufferSize)
+        #expect(written == ManifestStore.encode(manifest))
+        #expect(try ManifestStore.load(path: dir.file("m.json")).items == items)
+    }
+
+    @Test func repeatedKeysAreSavedOnceTheLaterWinning() throws {
+        let manifest = Manifest(generatedAt: Self.may1, items: [
+            ItemFixtures.item("p", "1", status: .failed), ItemFixtures.item("p", "2"),
+            ItemFixtures.item("p", "1", status: .fresh, title: "later"),
+        ])
+        let decoded = try ManifestStore.decode(ManifestStore.encode(manifest))
+        #expect(decoded.items.map(\.id) == ["1", "2"])
+        #expect(decoded.items[0].title == "later")
     }
 
     @Test func stableOrderSortsNumericIdsNumerically() {
-        let items = [Self.item("b", "1"), Self.item("a", "10", page: 2), Self.item("a", "9", page: 2),
-                     Self.item("a", "x", page: 2), Self.item("a", "010", page: 2), Self.item("a", "5", page: 3),
-                     Self.item("a", "2", page: 1)]
-        let order = items.sorted(by: ManifestItem.stableOrder).map { "\($0.source)\($0.page):\($0.id)" }
-        #expect(order == ["a1:2", "a2:9", "a2:010", "a2:10", "a2:x", "a3:5", "b1:1"])
+        let ids = ["10", "9", "x", "010", "5", "2", "", "0", "00", "X", "é", "18446744073709551616", "18446744073709551615"]
+        let sorted = ids.map { ItemFixtures.item("a", $0) }.sorted(by: ManifestItem.stableOrder).map(\.id)
+        // Numeric ids first, by value (equal values by text); then the others by bytes.
+        #expect(sorted == ["0", "00", "2", "5", "9", "010", "10", "18446744073709551615", "18446744073709551616", "", "X", "x", "é"])
+        // Sources by bytes first, whatever the ids.
+        let keys = [ItemKey(source: "b", id: "1"), ItemKey(source: "a", id: "z"), ItemKey(source: "B", id: "0")]
+        #expect(keys.sorted() == [ItemKey(source: "B", id: "0"), ItemKey(source: "a", id: "z"), ItemKey(source: "b", id: "1")])
     }
 
-    @Test func decodingIsLenientAboutUnknownKeysAndFractionalSeconds() throws {
-        let json = """
-            {"version": 1, "generatedAt": "2024-05-01T12:00:00.250Z", "futureField": {"a": [1, 2]},
-             "items": [{"source": "pixabay", "id": "195893", "page": 1, "title": "flower", "imageURL": null,
-                        "status": "no-image", "views": 42, "details": {"rocketName": "x", "newThing": true}}]}
-            """
-        let manifest = try ManifestStore.decode(Array(json.utf8))
-        #expect(manifest.generatedAt == Self.may1.addingTimeInterval(0.25))
-        #expect(manifest.items.count == 1)
-        #expect(manifest.items.first?.status == .noImage)
-        #expect(manifest.items.first?.imageURL == nil)
-        #expect(manifest.items.first?.details?.rocketName == "x")
-        #expect(manifest.run == nil)
-        // No items key at all: an empty list.
-        #expect(try ManifestStore.decode(Array(#"{"version":1,"generatedAt":"2024-05-01T12:00:00Z"}"#.utf8)).items.isEmpty)
+    @Test func handEditedMinifiedAndReorderedManifestsAreRead() throws {
+        let items = [ItemFixtures.item("p", "2"), ItemFixtures.item("p", "1", status: .failed)]
+        let lines = items.map { Self.text(ItemJSON.line($0)) }
+        let variants = [
+            // Minified, run before the items, keys in another order.
+            #"{"run":null,"items":[\#(lines[0]),\#(lines[1])],"generatedAt":"2024-05-01T12:00:00Z","version":2}"#,
+            // Pretty printed by hand, with unknown members and whitespace everywhere.
+            "{\n\t\"version\" : 2 ,\n \"extra\" : {\"a\":[1,{\"b\":\"]}\"}]},\r\n \"generatedAt\" : \"2024-05-01T12:00:00.000Z\" ,"
+                + " \"items\" : [ \n" + lines.joined(separator: " ,\n\n ") + "\n ] \n}\n",
+        ]
+        for text in variants {
+            let manifest = try ManifestStore.decode(Array(text.utf8))
+            #expect(manifest.items == items, "\(text.prefix(60))")  // as written, for in-memory use
+            #expect(manifest.generatedAt == Self.may1)
+            #expect(manifest.version == 2)
+        }
     }
 
-    @Test func loadMissingCorruptAndSave() throws {
+    @Test func unreadableManifestsNameTheFileAndTheProblem() throws {
         let dir = TestDirectory()
         #expect(try ManifestStore.load(outDirectory: dir.path) == .empty)
-
         let path = CacheLayout(outDirectory: dir.path).manifestPath
-        try AtomicFile.write(Array("{\"version\": 1, \"generatedAt\": \"2024".utf8), to: path)
-        let error = #expect(throws: ManifestStore.Error.self) { try ManifestStore.load(outDirectory: dir.path) }
-        #expect(error == .corrupt(path: path, reason: "not valid JSON"))
-        #expect(error?.description == "manifest \(path) is unreadable: not valid JSON")
-
-        try AtomicFile.write(Array(#"{"version":2,"generatedAt":"2024-05-01T12:00:00Z","items":[]}"#.utf8), to: path)
-        let versionError = #expect(throws: ManifestStore.Error.self) { try ManifestStore.load(path: path) }
-        #expect(versionError?.description.contains("unsupported manifest version 2") == true)
-
-        try AtomicFile.write(Array(#"{"version":1,"generatedAt":"2024-05-01T12:00:00Z","items":[{"source":"a","id":"1","page":1,"title":"t","imageURL":null}]}"#.utf8), to: path)
-        let missingKey = #expect(throws: ManifestStore.Error.self) { try ManifestStore.load(path: path) }
-        #expect(missingKey == .corrupt(path: path, reason: "missing key \"status\" at items[0]"))
-
-        let manifest = Manifest(generatedAt: Self.may1, items: [Self.full])
-        try ManifestStore.save(manifest, outDirectory: dir.path)
-        #expect(try ManifestStore.load(outDirectory: dir.path) == manifest)
-        #expect(TestDirectory.list(dir.path) == ["manifest.json"])
+        let cases: [(String, String)] = [
+            ("", "expected a JSON object at byte 0"),
+            ("[]", "expected a JSON object at byte 0"),
+            (#"{"version": 2, "generatedAt": "2024"#, "unexpected end of file"),
+            (#"{"version":3,"generatedAt":"2024-05-01T12:00:00Z","items":[]}"#, "unsupported manifest version 3 (this build reads versions 1 and 2)"),
+            (#"{"version":"two","generatedAt":"2024-05-01T12:00:00Z","items":[]}"#, "\"version\" is not a number"),
+            (#"{"generatedAt":"2024-05-01T12:00:00Z","items":[]}"#, "missing key \"version\""),
+            (#"{"version":2,"items":[]}"#, "missing or invalid \"generatedAt\""),
+            (#"{"version":2,"generatedAt":"yesterday","items":[]}"#, "missing or invalid \"generatedAt\""),
+            (#"{"version":2,"generatedAt":"2024-05-01T12:00:00Z","items":[{"source":"a","id":"1"}]}"#, #"item at byte 59: missing key "page""#),
+            (#"{"version":2,"generatedAt":"2024-05-01T12:00:00Z","items":[{"source":"a","id":"1","page":1,"images":[]} {"#, "expected ',' or ']'"),
+            (#"{"version":2,"generatedAt":"2024-05-01T12:00:00Z","items":[],"run":{"startedAt":5}}"#, "run: unexpected value at startedAt"),
+            (#"{"version":2,"generatedAt":"2024-05-01T12:00:00Z","items":{}}"#, "expected an array of items"),
+        ]
+        for (text, reason) in cases {
+            try AtomicFile.write(Array(text.utf8), to: path)
+            let error = #expect(throws: ManifestStore.Error.self, "\(text)") { try ManifestStore.load(path: path) }
+            guard case .corrupt(let named, let why)? = error else {
+                Issue.record("\(text): expected .corrupt, got \(String(describing: error))")
+                continue
+            }
+            #expect(named == path)
+            #expect(why.contains(reason), "\(text): \(why)")
+            #expect(error?.description.hasPrefix("manifest \(path) is unreadable: ") == true)
+        }
     }
 
-    @Test func saveIntoMissingDirectoryReportsIO() {
+    @Test func savingIntoAMissingDirectoryReportsIO() {
         let error = #expect(throws: ManifestStore.Error.self) {
             try ManifestStore.save(.empty, outDirectory: "/nonexistent-feedcrawl-dir/out")
         }
@@ -123,23 +169,7 @@ struct ManifestTests {
         #expect(io.isNotFound)
     }
 
-    @Test func foldingLaterEntriesWin() {
-        let base = Manifest(generatedAt: Self.may1, items: [Self.item("p", "1", status: .failed), Self.item("p", "2")])
-        let folded = base.folding([
-            Self.item("p", "1", status: .downloaded, title: "first retry"),
-            Self.item("q", "1", status: .rejected),
-            Self.item("p", "1", status: .revalidated, title: "second retry"),
-        ])
-        #expect(folded.items.map(\.key) == [ItemKey(source: "p", id: "1"), ItemKey(source: "p", id: "2"), ItemKey(source: "q", id: "1")])
-        #expect(folded.items[0].title == "second retry")
-        #expect(folded.items[0].status == .revalidated)
-        #expect(folded.generatedAt == base.generatedAt)
-        #expect(base.folding([]).items == base.sortedItems)
-    }
-
-    @Test func runRecordHelpers() {
-        let items = [Self.item("p", "1"), Self.item("p", "2"), Self.item("p", "3", status: .noImage)]
-        #expect(RunRecord.counts(of: items) == ["downloaded": 2, "no-image": 1])
+    @Test func runRecordRedactsSecrets() {
         let redacted = RunRecord.redacted([
             "pixabay-key": "abc123", "url": "https://pixabay.com/api/?key=abc123&q=yellow+flowers&api_token=t",
             "pages": "5", "Authorization": "Bearer x",
