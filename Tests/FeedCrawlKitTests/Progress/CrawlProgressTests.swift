@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Crawl progress counters and text")
 struct CrawlProgressTests {
-    static func downloaded(_ bytes: Int64) -> ImageOutcome {
-        var outcome = ImageOutcome(status: .downloaded)
+    static func downloaded(_ bytes: Int64) -> ImageRecord.Outcome {
+        var outcome = ImageRecord.Outcome(status: .downloaded)
         outcome.bytes = bytes
         return outcome
     }
@@ -20,7 +20,7 @@ struct CrawlProgressTests {
         progress.record(.itemFinished(source: "pixabay", status: .failed))
         progress.record(.itemFinished(source: "launches", status: .noImage))
         progress.record(.imageFetched(url: "u", outcome: Self.downloaded(1000), seconds: 0.1))
-        progress.record(.imageFetched(url: "v", outcome: ImageOutcome(status: .failed, error: "HTTP 404"), seconds: 0.1))
+        progress.record(.imageFetched(url: "v", outcome: ImageRecord.Outcome(status: .failed, error: "HTTP 404"), seconds: 0.1))
         progress.record(.retrying(url: "u", attempt: 1, delay: 0.1, reason: "HTTP 503"))
         progress.record(.sourceFailed(source: "launches", message: "nope"))
 
