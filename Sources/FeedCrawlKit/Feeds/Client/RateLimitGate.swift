@@ -94,6 +94,9 @@ final class RateLimitGate: @unchecked Sendable {
     /// The pacer's current state (for tests).
     var state: RateLimitPacer { lock.withLock { pacer } }
 
+    /// Requests waiting for their turn (for tests).
+    var waiting: Int { lock.withLock { queues.values.reduce(0) { $0 + $1.count } } }
+
     /// Lets through, in round-robin order, as many waiters as the budget allows now; when some
     /// remain, makes sure a timer calls again when the pacer says. Returns the waiters to resume.
     private func admitLocked() -> [Waiter] {
