@@ -50,13 +50,20 @@ final class RateLimitGate: @unchecked Sendable {
         let started = clock()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready: [Waiter] = lock.withLock {
+                let ready: [Waiter]? = lock.withLock {
+                    // Cancelled before it was queued: the handler found nothing to remove, so
+                    // refuse here (checked under the lock the handler takes).
+                    if Task.isCancelled { return nil }
                     if queues[source] == nil {
                         queues[source] = []
                         ring.append(source)
                     }
                     queues[source]?.append(Waiter(id: id, continuation: continuation))
                     return admitLocked()
+                }
+                guard let ready else {
+                    continuation.resume(throwing: CancellationError())
+                    return
                 }
                 for waiter in ready { waiter.continuation.resume() }
             }
