@@ -13,11 +13,12 @@ import Testing
     @Test func decodesBeers() throws {
         let items = try ArrayPage.decode(ArrayFixtures.beers.bytes, page: 1)
         #expect(items.map(\.id) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "169", "314"])
-        #expect(items[0] == FeedItem(source: "array", id: "1", page: 1, title: "Buzz", imageURL: "https://images.punkapi.com/v2/keg.png"))
-        #expect(items[1].imageURL == "https://images.punkapi.com/v2/2.png")
+        #expect(items[0] == FeedItem(source: "array", id: "1", page: 1, title: "Buzz",
+                                     images: [FeedImage(variant: "image", url: "https://images.punkapi.com/v2/keg.png")]))
+        #expect(items[1].images == [FeedImage(variant: "image", url: "https://images.punkapi.com/v2/2.png")])
         let mango = try #require(items.last)
         #expect(mango.title == "Manic Mango")
-        #expect(mango.imageURL == nil)
+        #expect(mango.images.isEmpty)
         #expect(mango.problem == nil)
     }
 
@@ -45,8 +46,12 @@ import Testing
         #expect(items[2].problem == "element is a number, not an object")
         #expect(items[3].problem == "element is null, not an object")
         #expect(items[4].id == "5")
-        #expect(items[4].problem == "image field is a number, not a URL")
+        #expect(items[4].problem == nil)  // the listing is usable; its image is not
+        #expect(items[4].images == [FeedImage(variant: "image", url: "", problem: "image field is a number, not a URL")])
         #expect(items[5].problem == "invalid id (a boolean)")
+        let refused = try ArrayPage.decode(#"[{"id":1,"image_url":"file:///etc/passwd"}]"#.bytes, page: 1)
+        #expect(refused[0].image("image")?.problem?.hasPrefix("image URL is not an http(s) URL") == true)
+        #expect(refused[0].image("image")?.url == "file:///etc/passwd")
     }
 
     @Test func errorObjectIsAShapeErrorQuotingItsMessage() {

@@ -9,10 +9,11 @@ import Testing
         #expect(page.errors.isEmpty)
         #expect(page.items.map(\.id) == (91...110).reversed().map(String.init))
         #expect(page.items[0] == FeedItem(source: "launches", id: "110", page: 1, title: "CRS-21",
-                                          imageURL: "https://imgur.com/E7fjUBD.png", author: "KSC LC 39A"))
+                                          images: [FeedImage(variant: "small", url: "https://imgur.com/E7fjUBD.png")],
+                                          author: "KSC LC 39A"))
         let sentinel = try #require(page.items.first { $0.id == "108" })
         #expect(sentinel.title == "Sentinel-6 Michael Freilich")
-        #expect(sentinel.imageURL == nil)
+        #expect(sentinel.images.isEmpty)
         #expect(sentinel.problem == nil)
         #expect(page.items.filter { $0.problem != nil }.isEmpty)
     }
@@ -22,11 +23,11 @@ import Testing
         #expect(page.items.count == 6)
         #expect(page.items[0].id == "90" && page.items[0].author == "CCAFS SLC 40" && page.items[0].title == "Starlink 4")
         #expect(page.items[1] == FeedItem(source: "launches", id: "page2-index1", page: 2, problem: "launch is null"))
-        #expect(page.items[2] == FeedItem(source: "launches", id: "89", page: 2, title: "", imageURL: nil, author: nil, problem: nil))
-        #expect(page.items[3] == FeedItem(source: "launches", id: "88", page: 2, title: "", imageURL: nil, author: "KSC LC 39A", problem: nil))
+        #expect(page.items[2] == FeedItem(source: "launches", id: "89", page: 2, title: "", author: nil, problem: nil))
+        #expect(page.items[3] == FeedItem(source: "launches", id: "88", page: 2, title: "", author: "KSC LC 39A", problem: nil))
         #expect(page.items[4].id == "page2-index4")
         #expect(page.items[4].problem == "missing id")
-        #expect(page.items[4].imageURL == "https://images2.imgbox.com/f0/64/7Cp4Ukp3_o.png")
+        #expect(page.items[4].images == [FeedImage(variant: "small", url: "https://images2.imgbox.com/f0/64/7Cp4Ukp3_o.png")])
         #expect(page.items[5].problem == "launch is a string, not an object")
     }
 
@@ -85,6 +86,31 @@ import Testing
             try LaunchesPage.decode(#"{"errors":{"message":"x"}}"#.bytes, page: 1)
         }
         #expect(notArray?.messages == ["malformed \"errors\" (an object)"])
+    }
+
+    /// With both sizes asked for, the listing names them as aliases (`small`, `large`); a
+    /// single size is the plain `missionPatch`, named as that size.
+    @Test func bothVariantsAreReadFromTheirAliases() throws {
+        let body = #"{"data":{"launches":{"cursor":"1","hasMore":false,"launches":[{"id":"1","site":"S","mission":{"name":"M","small":"https://i/1s.png","large":"https://i/1l.png"}},{"id":"2","mission":{"name":"N","small":null,"large":"https://i/2l.png"}},{"id":"3","mission":{"name":"O","small":"javascript:x","large":""}}]}}}"#
+        let page = try LaunchesPage.decode(body.bytes, page: 1, variants: ["small", "large"])
+        #expect(page.items[0].images == [FeedImage(variant: "small", url: "https://i/1s.png"), FeedImage(variant: "large", url: "https://i/1l.png")])
+        #expect(page.items[1].images == [FeedImage(variant: "large", url: "https://i/2l.png")])
+        #expect(page.items[2].images.count == 1)
+        #expect(page.items[2].image("small")?.problem?.contains("not an http(s) URL") == true)
+        #expect(page.items.allSatisfy { $0.problem == nil })
+        // The order asked for is kept.
+        let reversed = try LaunchesPage.decode(body.bytes, page: 1, variants: ["large", "small"])
+        #expect(reversed.items[0].images.map(\.variant) == ["large", "small"])
+    }
+
+    @Test func aSingleVariantReadsThePlainMissionPatch() throws {
+        let large = try LaunchesPage.decode(LaunchesFixtures.page1.bytes, page: 1, variants: ["large"])
+        #expect(large.items[0].images == [FeedImage(variant: "large", url: "https://imgur.com/E7fjUBD.png")])
+        let small = try LaunchesPage.decode(LaunchesFixtures.page1.bytes, page: 1)
+        #expect(small.items[0].images == [FeedImage(variant: "small", url: "https://imgur.com/E7fjUBD.png")])
+        // With two variants asked for, a plain missionPatch is the first of them.
+        let first = try LaunchesPage.decode(LaunchesFixtures.page1.bytes, page: 1, variants: ["small", "large"])
+        #expect(first.items[0].images == [FeedImage(variant: "small", url: "https://imgur.com/E7fjUBD.png")])
     }
 
     @Test func lenientHasMoreAndCursor() throws {

@@ -28,10 +28,26 @@ import Testing
         }
     }
 
-    @Test func patchSizeIsSelectable() {
-        let body = text(LaunchesQuery(endpoint: "http://x/graphql", patchSize: .large).listBody(cursor: nil))
+    @Test func oneVariantIsTheTutorialsDocumentWithThatSize() {
+        #expect(LaunchesQuery.listDocument(variants: [.small]) == Self.tutorialList)
+        #expect(LaunchesQuery.listDocument() == Self.tutorialList)
+        #expect(LaunchesQuery.listDocument(variants: [.large])
+            == Self.tutorialList.replacing("missionPatch(size: SMALL)", with: "missionPatch(size: LARGE)"))
+        let body = text(LaunchesQuery(endpoint: "http://x/graphql", variants: [.large]).listBody(cursor: nil))
         #expect(body.contains("missionPatch(size: LARGE)"))
         #expect(!body.contains("SMALL"))
+        // No variant: the default.
+        #expect(LaunchesQuery(endpoint: "http://x/graphql", variants: []).variants == [.small])
+    }
+
+    @Test func twoVariantsAreAskedAsAliases() {
+        #expect(LaunchesQuery.listDocument(variants: [.small, .large])
+            == "query LaunchList($cursor: String) { launches(after: $cursor) { hasMore cursor launches { id site mission { name small: missionPatch(size: SMALL) large: missionPatch(size: LARGE) } } } }")
+        #expect(LaunchesQuery.listDocument(variants: [.large, .small], withPageSize: true)
+            == "query LaunchList($cursor: String, $pageSize: Int) { launches(after: $cursor, pageSize: $pageSize) { hasMore cursor launches { id site mission { name large: missionPatch(size: LARGE) small: missionPatch(size: SMALL) } } } }")
+        let body = text(LaunchesQuery(endpoint: "http://x/graphql", variants: [.small, .large], pageSize: 5).listBody(cursor: "c"))
+        #expect(body.contains(#""variables":{"cursor":"c","pageSize":5}"#))
+        #expect(body.contains("small: missionPatch(size: SMALL) large: missionPatch(size: LARGE)"))
     }
 
     @Test func detailsBodyUsesTheTutorialQuery() {

@@ -10,7 +10,7 @@ struct PixabayFastDecoderTests {
         let fast = PixabayFastDecoder.decode(bytes)
         let slow = try? FeedJSON.decode(PixabayRawPage.self, from: bytes, what: "Pixabay page")
         func hits(_ raw: PixabayRawPage?) -> [PixabayHit]? {
-            raw.map { $0.hits.enumerated().map { $0.element.makeHit(source: "p", page: 1, index: $0.offset, imageField: .preview) } }
+            raw.map { $0.hits.enumerated().map { $0.element.makeHit(source: "p", page: 1, index: $0.offset, variants: PixabayVariant.allCases) } }
         }
         let totals = fast == nil || (fast?.total == slow?.total && fast?.totalHits == slow?.totalHits)
         return (hits(fast), hits(slow), totals)

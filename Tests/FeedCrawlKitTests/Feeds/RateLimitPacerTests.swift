@@ -14,6 +14,28 @@ import Testing
         #expect(pacer.delayBeforeNextRequest(now: 0.2) == 0)
     }
 
+    /// Until the first answer, the budget is unknown: one request at a time (sources starting
+    /// together cannot overrun it). Any answer, with or without rate-limit headers, ends that.
+    @Test func untilTheFirstAnswerOneRequestAtATime() {
+        var pacer = RateLimitPacer()
+        #expect(!pacer.answered)
+        #expect(pacer.delayBeforeNextRequest(now: 0) == 0)
+        pacer.requestStarted(now: 0)
+        #expect(pacer.delayBeforeNextRequest(now: 0) == RateLimitPacer.newWindowPollInterval)
+        #expect(pacer.delayBeforeNextRequest(now: 500) == RateLimitPacer.newWindowPollInterval)  // however long it takes
+        pacer.requestAbandoned()  // no answer: still unknown, and the slot is free again
+        #expect(!pacer.answered)
+        #expect(pacer.delayBeforeNextRequest(now: 1) == 0)
+        pacer.requestStarted(now: 1)
+        pacer.responseReceived(status: 503, headers: [(name: "Content-Type", value: "text/plain")], now: 2)
+        #expect(pacer.answered)
+        pacer.requestStarted(now: 2)
+        pacer.requestStarted(now: 2)
+        pacer.requestStarted(now: 2)
+        #expect(pacer.delayBeforeNextRequest(now: 2) == 0)  // no budget announced: no limit
+        #expect(pacer.inFlight == 3)
+    }
+
     @Test func spendsFreelyWhileBudgetRemainsThenWaitsForReset() {
         var pacer = RateLimitPacer()
         // The measured header set: 99 left of 100, window resets in 60 s.
