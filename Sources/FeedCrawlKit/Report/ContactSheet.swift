@@ -30,8 +30,9 @@ public struct ContactSheet {
     /// The whole page for `manifest`, as one string (for tests and small manifests).
     public static func html(_ manifest: Manifest) -> String {
         let sheet = ContactSheet(generatedAt: manifest.generatedAt, run: manifest.run)
+        // The order `write` reads the items in (`ItemSorter.Order.page`): sources by their bytes.
         let items = manifest.sortedItems.sorted { a, b in
-            if a.source != b.source { return a.source < b.source }
+            if let order = ManifestItem.compareBytes(a.source.utf8, b.source.utf8), order != 0 { return order < 0 }
             if a.page != b.page { return a.page < b.page }
             return ManifestItem.compareIDs(a.id, b.id) < 0
         }

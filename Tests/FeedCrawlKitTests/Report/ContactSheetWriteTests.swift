@@ -1,0 +1,91 @@
+import FoundationEssentials
+import Testing
+@testable import FeedCrawlKit
+
+/// The crawler writes `OUT/index.html` streamed from the manifest file (keys sorted by page in
+/// an `ItemSorter`, each item read back by its location): the page must be the one
+/// `ContactSheet.html` makes from the whole manifest in memory.
+@Suite("Contact sheet written from the manifest file")
+struct ContactSheetWriteTests {
+    static func randomManifest(_ count: Int, seed: UInt64) -> Manifest {
+        var random = TestRandom(seed: seed)
+        let sources = ["pixabay", "launches", "array", "flowers", "b-side"]
+        var items: [ManifestItem] = []
+        for n in 0..<count {
+            var images: [ImageRecord] = []
+            for variant in ["preview", "webformat", "large"].prefix(random.int(0..<4)) {
+                images.append(random.chance(0.7)
+                    ? ContactSheetTests.stored(variant, random.int(0..<9999), status: random.pick([.downloaded, .fresh, .revalidated]))
+                    : ContactSheetTests.failed(variant, random.pick(["HTTP 404", "<b>x</b>", ItemFixtures.nasty]), status: random.pick([.failed, .cancelled, .rejected])))
+            }
+            let id = random.chance(0.7) ? String(random.int(0..<100_000)) + "-\(n)" : String(n)
+            items.append(ContactSheetTests.item(
+                random.pick(sources), id, page: random.int(1..<12), title: ItemFixtures.string(&random, maxPieces: 4),
+                author: random.chance(0.5) ? ItemFixtures.string(&random, maxPieces: 2) : nil,
+                pageURL: random.pick([nil, "https://pixabay.com/photos/x-\(n)/", "javascript:alert(\(n))"]),
+                error: random.chance(0.05) ? "missing id" : nil,
+                seen: random.chance(0.8) ? ContactSheetTests.runStart : ContactSheetTests.runStart.addingTimeInterval(-86_400),
+                images))
+        }
+        return ContactSheetTests.manifest(items, options: ["flowers.type": "pixabay", "b-side.type": "array"])
+    }
+
+    static func written(_ manifest: Manifest, spill: Bool) throws -> (String, TestDirectory) {
+        let dir = TestDirectory()
+        let layout = CacheLayout(outDirectory: dir.path)
+        try ManifestStore.save(manifest, outDirectory: dir.path)
+        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: spill ? Spill(directory: dir.path) : nil)
+        return (String(decoding: try FileIO.read(dir.file(ContactSheet.fileName)), as: UTF8.self), dir)
+    }
+
+    @Test(arguments: [(0, UInt64(1)), (1, 2), (300, 3), (2000, 4)])
+    func theStreamedPageEqualsTheInMemoryPage(count: Int, seed: UInt64) throws {
+        let manifest = Self.randomManifest(count, seed: seed)
+        let (html, dir) = try Self.written(manifest, spill: false)
+        #expect(html == ContactSheet.html(manifest))
+        #expect(TestDirectory.list(dir.path) == [ContactSheet.fileName, CacheLayout.manifestFileName])  // no temporary left
+    }
+
+    @Test func moreItemsThanOneSortedRunSpillAndStillMatch() throws {
+        let manifest = Self.randomManifest(ItemSorter.defaultChunkSize + 1500, seed: 9)
+        let (html, _) = try Self.written(manifest, spill: true)
+        #expect(html == ContactSheet.html(manifest))
+    }
+
+    @Test func aVersion1ManifestIsRenderedAsItsConversion() throws {
+        let dir = TestDirectory()
+        let layout = CacheLayout(outDirectory: dir.path)
+        try AtomicFile.write(Array(V1Fixtures.manifest.utf8), to: layout.manifestPath)
+        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: nil)
+        let html = String(decoding: try FileIO.read(dir.file(ContactSheet.fileName)), as: UTF8.self)
+        #expect(html == ContactSheet.html(try ManifestStore.decode(Array(V1Fixtures.manifest.utf8))))
+        #expect(html.contains("<a href=\"\(V1Fixtures.largeFile)\">large</a>"))  // details.largePatchFile, linked
+    }
+
+    @Test func anExistingPageIsReplacedAndNoManifestWritesNothing() throws {
+        let dir = TestDirectory()
+        let layout = CacheLayout(outDirectory: dir.path)
+        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: nil)
+        #expect(TestDirectory.list(dir.path).isEmpty)
+        try AtomicFile.write(Array("old".utf8), to: dir.file(ContactSheet.fileName))
+        let manifest = Self.randomManifest(20, seed: 5)
+        try ManifestStore.save(manifest, outDirectory: dir.path)
+        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: nil)
+        #expect(String(decoding: try FileIO.read(dir.file(ContactSheet.fileName)), as: UTF8.self) == ContactSheet.html(manifest))
+        #expect(TestDirectory.list(dir.path) == [ContactSheet.fileName, CacheLayout.manifestFileName])
+    }
+}
+
+extension ContactSheetWriteTests {
+    /// Source names the configuration would refuse can still come from a hand-edited manifest:
+    /// canonically equivalent names (`é` and `e` + combining accent) are different sources.
+    @Test func sourceNamesAreComparedByTheirBytes() throws {
+        let items = ["é", "e\u{301}", "f", "Z", "é"].enumerated().map { n, source in
+            ContactSheetTests.item(source, String(n), page: n % 2 + 1, [ContactSheetTests.stored("preview", n)])
+        }
+        let manifest = ContactSheetTests.manifest(items)
+        let (html, _) = try Self.written(manifest, spill: false)
+        #expect(html == ContactSheet.html(manifest))
+        #expect(html.components(separatedBy: "<section ").count - 1 == 4)
+    }
+}
