@@ -7,46 +7,54 @@ struct ContactSheetTests {
     /// 2024-05-01T12:00:00Z
     static let runStart = Date(timeIntervalSince1970: 1_714_564_800)
 
-    static func item(_ source: String, _ id: String, page: Int, status: ItemStatus, title: String = "a title",
-                     file: String? = nil, error: String? = nil, seen: Date = runStart) -> ManifestItem {
-        var item = ManifestItem(source: source, id: id, page: page, title: title,
-                                imageURL: status == .noImage ? nil : "https://cdn.example/\(id).jpg", status: status)
-        item.file = file ?? (status.hasImage ? "cache/\(id.prefix(2))/\(id).jpg" : nil)
-        item.error = error
-        item.lastSeen = seen
-        if status.hasImage {
-            item.bytes = 12_345
-            item.width = 150
-            item.height = 99
-        }
-        return item
+    static func stored(_ variant: String, _ n: Int, status: ItemStatus = .downloaded) -> ImageRecord {
+        ImageRecord(variant: variant, url: "https://cdn.example/\(n)/\(variant).jpg", status: status,
+                    file: ItemFixtures.file(n), bytes: 12_345, width: 150, height: 99)
     }
 
-    static func manifest(_ items: [ManifestItem]) -> Manifest {
-        var manifest = Manifest(generatedAt: runStart.addingTimeInterval(5), items: items)
-        manifest.run = RunRecord(
-            startedAt: runStart, finishedAt: runStart.addingTimeInterval(4.2),
-            counts: RunRecord.counts(of: items.filter { $0.lastSeen == runStart }), bytes: 24_690,
+    static func failed(_ variant: String, _ error: String = "HTTP 404", status: ItemStatus = .failed) -> ImageRecord {
+        ImageRecord(variant: variant, url: "https://cdn.example/\(variant)-missing.jpg", status: status, error: error)
+    }
+
+    static func item(
+        _ source: String, _ id: String, page: Int, title: String = "a title", author: String? = nil, pageURL: String? = nil,
+        error: String? = nil, seen: Date = runStart, _ images: [ImageRecord]
+    ) -> ManifestItem {
+        ManifestItem(source: source, id: id, page: page, title: title, author: author, pageURL: pageURL, lastSeen: seen,
+                     error: error, images: images)
+    }
+
+    static func manifest(_ items: [ManifestItem], options: [String: String] = [:]) -> Manifest {
+        var counts: [String: Int] = [:]
+        for item in items where item.lastSeen == runStart { counts[item.status.rawValue, default: 0] += 1 }
+        let run = RunRecord(
+            startedAt: runStart, finishedAt: runStart.addingTimeInterval(4), options: options, counts: counts, bytes: 24_690,
             sources: [.init(source: "pixabay", pages: 2, items: 3), .init(source: "launches", pages: 0, items: 0, error: "HTTP 500 <b>")])
-        return manifest
+        return Manifest(generatedAt: runStart.addingTimeInterval(5), run: run, items: items)
     }
 
-    /// Every `src="…"` value in `html`.
-    static func imageSources(_ html: String) -> [String] {
-        html.split(separator: "<img src=\"", omittingEmptySubsequences: false).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+    /// Every value of `attribute="…"` in `html`.
+    static func values(of attribute: String, in html: String) -> [String] {
+        html.split(separator: " \(attribute)=\"", omittingEmptySubsequences: false).dropFirst().map { String($0.prefix { $0 != "\"" }) }
+    }
+
+    /// The `<figure>` of the item whose id is `id`.
+    static func figure(_ id: String, in html: String) -> String {
+        let figures = html.split(separator: "<figure ").map(String.init)
+        return figures.first { $0.contains("<span class=\"id\">#\(id)</span>") } ?? ""
     }
 
     @Test func groupsBySourceAndPageWithTheRunsCounts() {
         let items = [
-            Self.item("pixabay", "20", page: 2, status: .downloaded),
-            Self.item("pixabay", "10", page: 1, status: .fresh),
-            Self.item("pixabay", "11", page: 1, status: .failed, error: "HTTP 404"),
-            Self.item("launches", "7", page: 1, status: .noImage, title: "Mission 7", seen: Self.runStart.addingTimeInterval(-86400)),
+            Self.item("pixabay", "20", page: 2, [Self.stored("preview", 20)]),
+            Self.item("pixabay", "10", page: 1, [Self.stored("preview", 10, status: .fresh)]),
+            Self.item("pixabay", "11", page: 1, [Self.failed("preview")]),
+            Self.item("launches", "7", page: 1, title: "Mission 7", seen: Self.runStart.addingTimeInterval(-86400), []),
         ]
-        let html = ContactSheet(manifest: Self.manifest(items)).html()
+        let html = ContactSheet.html(Self.manifest(items))
         #expect(html.hasPrefix("<!doctype html>"))
         #expect(html.hasSuffix("</html>\n"))
-        // Sources in stable order (launches < pixabay), pages ascending inside each.
+        // Sources in order (launches < pixabay), pages ascending inside each.
         let launches = html.firstRange(of: "<h2>launches")!.lowerBound
         let pixabay = html.firstRange(of: "<h2>pixabay")!.lowerBound
         let page1 = html.firstRange(of: "id=\"s1p1\"")!.lowerBound
@@ -61,26 +69,100 @@ struct ContactSheetTests {
         #expect(html.contains("12.1 KiB"))
         #expect(html.contains("(1 not listed by the last run, shown faded)"))
         #expect(html.contains("figure class=\"st-no-image old\""))
-        #expect(Self.imageSources(html).sorted() == ["cache/10/10.jpg", "cache/20/20.jpg"])
+        #expect(Self.values(of: "src", in: html).sorted() == [ItemFixtures.file(10), ItemFixtures.file(20)])
         #expect(html.contains("href=\"#s1p2\""))
         #expect(!html.contains("<script"))
     }
 
-    @Test func escapesFeedTextAndRefusesUnsafePaths() {
-        var evil = Self.item("pixabay", "1", page: 1, status: .downloaded,
-                             title: "<script>alert('x')</script>\u{1B}[2J & \"q\"", file: "../../etc/passwd")
-        evil.author = "<img src=x onerror=alert(1)>"
-        var link = Self.item("pixabay", "2", page: 1, status: .failed, error: "<b>bad</b>")
-        link.imageURL = "javascript:alert(1)"
-        let html = ContactSheet(manifest: Self.manifest([evil, link])).html()
+    @Test func theTileIsTheFirstStoredImageAndTheOtherVariantsAreLinkedOrNamed() {
+        var keptCopy = Self.stored("preview", 1)
+        keptCopy.status = .failed  // the last fetch failed; the file of an earlier run is kept
+        keptCopy.error = "HTTP 503"
+        let item = Self.item("pixabay", "5", page: 1, [keptCopy, Self.stored("webformat", 2), Self.stored("large", 3, status: .fresh),
+                                                       Self.failed("huge", "timed out", status: .cancelled)])
+        let html = ContactSheet.html(Self.manifest([item]))
+        let figure = Self.figure("5", in: html)
+        #expect(Self.values(of: "src", in: figure) == [ItemFixtures.file(2)])
+        #expect(figure.contains("<a href=\"\(ItemFixtures.file(2))\"><img src=\"\(ItemFixtures.file(2))\""))
+        #expect(figure.contains("<p class=\"v\">preview failed · <a href=\"\(ItemFixtures.file(3))\">large</a> · huge cancelled</p>"))
+        #expect(figure.contains("figure class=\"st-failed ok\"") || html.contains("<figure class=\"st-failed ok\""))
+        // The failure is named (the item is failed), with the URL as text.
+        #expect(figure.contains("<p class=\"e\">HTTP 503</p>"))
+        #expect(figure.contains("<p class=\"u\">https://cdn.example/1/preview.jpg</p>"))
+        // No stored image at all: a placeholder with the status.
+        let none = ContactSheet.html(Self.manifest([Self.item("launches", "6", page: 1, [Self.failed("small"), Self.failed("large", "HTTP 500")])]))
+        #expect(Self.values(of: "src", in: none).isEmpty)
+        #expect(none.contains("<div class=\"ph\">failed</div>"))
+        #expect(none.contains("<p class=\"v\">small failed · large failed</p>"))  // no tile: every variant named
+    }
+
+    @Test func pixabayItemsCreditTheirUserAndLinkTheirPageOnlyWhenHTTP() {
+        let items = [
+            Self.item("pixabay", "1", page: 1, author: "Josch<13>", pageURL: "https://pixabay.com/photos/flower-195893/", [Self.stored("preview", 1)]),
+            Self.item("pixabay", "2", page: 1, author: "Mia", pageURL: "javascript:alert(1)", [Self.stored("preview", 2)]),
+            Self.item("pixabay", "3", page: 1, author: "Leo", pageURL: "file:///etc/passwd", [Self.stored("preview", 3)]),
+            Self.item("pixabay", "4", page: 1, pageURL: "http://pixabay.com/p/4\"onclick=\"x", [Self.stored("preview", 4)]),
+            Self.item("pixabay", "5", page: 1, author: "Ann", [Self.stored("preview", 5)]),
+            Self.item("launches", "6", page: 1, author: "KSC", pageURL: "https://example.com/launch/6", [Self.stored("small", 6)]),
+        ]
+        let html = ContactSheet.html(Self.manifest(items))
+        #expect(Self.figure("1", in: html).contains(
+            "<p class=\"cr\"><a href=\"https://pixabay.com/photos/flower-195893/\" rel=\"noopener noreferrer\">Image by Josch&lt;13&gt; on Pixabay</a></p>"))
+        #expect(Self.figure("2", in: html).contains("<p class=\"cr\">Image by Mia from Pixabay</p>"))
+        #expect(Self.figure("3", in: html).contains("<p class=\"cr\">Image by Leo from Pixabay</p>"))
+        #expect(Self.figure("4", in: html).contains(
+            "<a href=\"http://pixabay.com/p/4&quot;onclick=&quot;x\" rel=\"noopener noreferrer\">Image on Pixabay</a>"))
+        #expect(Self.figure("5", in: html).contains("<p class=\"cr\">Image by Ann from Pixabay</p>"))
+        // Other sources get no credit line, and their page URL is no link.
+        #expect(!Self.figure("6", in: html).contains("class=\"cr\""))
+        #expect(Self.figure("6", in: html).contains("<p>KSC · "))
+        // Nothing else from the feed becomes a link: every href is the page's own, a cache
+        // file, or a Pixabay page URL that is http(s).
+        let own: Set<String> = ["manifest.json", "https://pixabay.com/"]
+        for href in Self.values(of: "href", in: html) {
+            let allowed = own.contains(href) || href.hasPrefix("#s") || HTMLText.isSafeRelativePath(href)
+                || href == "https://pixabay.com/photos/flower-195893/" || href == "http://pixabay.com/p/4&quot;onclick=&quot;x"
+            #expect(allowed, "\(href)")
+        }
+        #expect(!html.contains("href=\"javascript") && !html.contains("href=\"file:") && !html.contains("example.com/launch/6\""))
+    }
+
+    @Test func theHeaderCreditsPixabayWhenAPixabaySourceIsShown() {
+        let credit = "Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>"
+        let pixabay = ContactSheet.html(Self.manifest([Self.item("pixabay", "1", page: 1, [Self.stored("preview", 1)])]))
+        #expect(pixabay.contains(credit))
+        let launches = ContactSheet.html(Self.manifest([Self.item("launches", "1", page: 1, [Self.stored("small", 1)])]))
+        #expect(!launches.contains(credit))
+        #expect(!launches.contains("class=\"cr\""))
+        // A Pixabay source with its own name (the run records each source's type).
+        let named = Self.manifest([Self.item("flowers", "1", page: 1, author: "U", [Self.stored("preview", 1)])], options: ["flowers.type": "pixabay"])
+        let html = ContactSheet.html(named)
+        #expect(html.contains(credit))
+        #expect(Self.figure("1", in: html).contains("Image by U from Pixabay"))
+        let other = Self.manifest([Self.item("flowers", "1", page: 1, [Self.stored("preview", 1)])], options: ["flowers.type": "array"])
+        #expect(!ContactSheet.html(other).contains(credit))
+    }
+
+    @Test func allFeedTextIsEscaped() {
+        let evil = "<script>alert('x')</script>\u{1B}[2J & \"q\""
+        let item = Self.item(
+            "pix<a>", "1\"><b>", page: 1, title: evil, author: "<img src=x onerror=alert(1)>", error: "<b>bad</b>",
+            [ImageRecord(variant: "<i>v</i>", url: "javascript:alert('u')", status: .rejected, error: "<u>no</u>"),
+             ImageRecord(variant: "w\"x", url: "https://h/x", status: .downloaded, file: "../../etc/passwd")])
+        let html = ContactSheet.html(Self.manifest([item]))
         #expect(!html.contains("<script>"))
         #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
         #expect(!html.contains("\u{1B}"))
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
-        #expect(Self.imageSources(html).isEmpty)        // the unsafe path is not linked
-        #expect(html.contains("file missing"))
-        #expect(!html.contains("href=\"javascript"))    // feed URLs are text only
+        #expect(html.contains("pix&lt;a&gt;"))
+        #expect(html.contains("#1&quot;&gt;&lt;b&gt;"))
+        #expect(html.contains("&lt;i&gt;v&lt;/i&gt; rejected"))
         #expect(html.contains("&lt;b&gt;bad&lt;/b&gt;"))
+        #expect(html.contains("javascript:alert(&#39;u&#39;)"))
+        #expect(!html.contains("<i>") && !html.contains("<u>") && !html.contains("<b>bad"))
+        #expect(Self.values(of: "src", in: html).isEmpty)  // the unsafe path is neither shown nor linked
+        #expect(!html.contains("etc/passwd\""))
+        #expect(!html.contains("href=\"javascript"))
     }
 
     /// Escaping with its limit in characters, on the fast path (short printable ASCII) and off it.
@@ -95,12 +177,6 @@ struct ContactSheetTests {
         #expect(HTMLText.escape("", limit: 0) == "")
     }
 
-    @Test func missingFilesGetNoImage() {
-        let items = [Self.item("pixabay", "10", page: 1, status: .downloaded), Self.item("pixabay", "11", page: 1, status: .fresh)]
-        let sheet = ContactSheet(manifest: Self.manifest(items)) { $0 == "cache/10/10.jpg" }
-        #expect(Self.imageSources(sheet.html()) == ["cache/10/10.jpg"])
-    }
-
     @Test func safeRelativePaths() {
         for good in ["cache/ab/0123abcd.jpg", "a", "a/.../b.jpg", "A-b_c.d/E9", ".hidden/x", String(repeating: "a", count: 512)] {
             #expect(HTMLText.isSafeRelativePath(good), "\(good)")
@@ -113,9 +189,10 @@ struct ContactSheetTests {
     }
 
     @Test func emptyManifestStillRenders() {
-        let html = ContactSheet(manifest: .empty).html()
+        let html = ContactSheet.html(.empty)
         #expect(html.contains("No run recorded."))
         #expect(html.contains("lists no items yet"))
+        #expect(!html.contains("Pixabay"))
     }
 
     @Test func outlineGroupsConsecutiveSourcesAndPages() {
@@ -129,51 +206,23 @@ struct ContactSheetTests {
         ])
     }
 
-    /// The crawler renders from items decoded one at a time, read once each, with an outline
-    /// made beforehand: the page is the same as the one made from the whole manifest.
-    @Test func streamedRenderingMatchesTheManifestsPage() {
-        let items = [
-            Self.item("pixabay", "20", page: 2, status: .downloaded),
-            Self.item("pixabay", "10", page: 1, status: .fresh),
-            Self.item("pixabay", "11", page: 1, status: .failed, error: "HTTP 404"),
-            Self.item("launches", "7", page: 1, status: .noImage, seen: Self.runStart.addingTimeInterval(-86400)),
-        ]
-        let manifest = Self.manifest(items)
-        let sheet = ContactSheet(manifest: manifest)
-        let sorted = manifest.sortedItems
-        var reads = 0
-        let once = sorted.lazy.map { item -> ManifestItem in reads += 1; return item }
-        let outline = ContactSheet.Outline(keys: sorted.map { ($0.source, $0.page) }, earlier: 1)
-        var streamed = ""
-        sheet.render(sortedItems: once, outline: outline) { streamed += $0 }
-        #expect(streamed == sheet.html())
-        #expect(reads == items.count)
-    }
-
-    @Test func tenThousandItemsStayLight() {
+    @Test func tenThousandItemsAreRenderedPieceByPiece() {
         let items = (0..<10_000).map { index in
-            Self.item(index % 2 == 0 ? "pixabay" : "launches", String(index), page: index / 200 + 1,
-                      status: index % 50 == 0 ? .failed : .downloaded, title: "tag one, tag two, tag \(index)")
+            Self.item(index % 2 == 0 ? "pixabay" : "launches", String(index), page: index / 200 + 1, title: "tag one, tag two, tag \(index)",
+                      [index % 50 == 0 ? Self.failed("preview") : Self.stored("preview", index)])
         }
+        let manifest = Self.manifest(items)
+        let sheet = ContactSheet(generatedAt: manifest.generatedAt, run: manifest.run)
+        let sorted = manifest.sortedItems.sorted { ($0.source, $0.page) < ($1.source, $1.page) || (($0.source, $0.page) == ($1.source, $1.page) && ManifestItem.compareIDs($0.id, $1.id) < 0) }
         var bytes = 0
         var pieces = 0
-        ContactSheet(manifest: Self.manifest(items)).render { bytes += $0.utf8.count; pieces += 1 }
-        #expect(bytes < 10_000 * 700)   // well under a kilobyte of markup per item
-        #expect(pieces > 10_000)         // streamed item by item, never one giant string
-        let html = ContactSheet(manifest: Self.manifest(Array(items.prefix(100)))).html()
-        #expect(html.split(separator: "loading=\"lazy\"", omittingEmptySubsequences: false).count - 1 == Self.imageSources(html).count)
-    }
-
-    @Test func writeReplacesIndexAtomically() throws {
-        let dir = TestDirectory()
-        let cache = dir.path + "/cache/10"
-        try AtomicFile.createDirectories(cache)
-        try AtomicFile.write(Array("jpeg".utf8), to: cache + "/10.jpg")
-        let items = [Self.item("pixabay", "10", page: 1, status: .downloaded), Self.item("pixabay", "11", page: 1, status: .downloaded)]
-        try AtomicFile.write(Array("old".utf8), to: dir.file("index.html"))
-        try ContactSheet.write(Self.manifest(items), outDirectory: dir.path)
-        let html = String(decoding: try FileIO.read(dir.file("index.html")), as: UTF8.self)
-        #expect(Self.imageSources(html) == ["cache/10/10.jpg"])   // 11's file is not on disk
-        #expect(TestDirectory.list(dir.path) == ["cache", "index.html"])  // no temporary left
+        sheet.render(outline: .init(keys: sorted.map { ($0.source, $0.page) }, earlier: 0), items: sorted) {
+            bytes += $0.utf8.count
+            pieces += 1
+        }
+        #expect(bytes < 10_000 * 900)  // under a kilobyte of markup per item
+        #expect(pieces > 10_000)        // streamed item by item, never one giant string
+        let html = ContactSheet.html(Self.manifest(Array(items.prefix(100))))
+        #expect(html.split(separator: "loading=\"lazy\"", omittingEmptySubsequences: false).count - 1 == Self.values(of: "src", in: html).count)
     }
 }
