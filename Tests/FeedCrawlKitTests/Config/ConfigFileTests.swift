@@ -81,7 +81,8 @@ struct ConfigFileTests {
             Issue.record("expected launches, got \(launches)")
             return
         }
-        #expect(l.patchSize == .large && l.details && l.pages == 4)
+        #expect(l.variants == [.large] && l.details && l.pages == 4)  // patchSize: a synonym of images
+        #expect(l.effectiveVariants == [.large])
         let array = try sources[1].configuration(
             pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
         guard case .array(let a) = array else {
@@ -92,6 +93,67 @@ struct ConfigFileTests {
         #expect(a.perPage == 80 && a.pageTTL == 7200 && a.name == "beers")
         #expect(Self.problem(#"{"sources": [{"type": "launches", "url": "https://a.example/", "patchSize": "huge"}]}"#)?.key == "sources[0].patchSize")
         #expect(Self.problem(#"{"sources": [{"type": "array", "url": "https://a.example/", "pageTTL": "soon"}]}"#)?.key == "sources[0].pageTTL")
+    }
+
+    @Test func imagesNameEachSourcesVariants() throws {
+        let file = try Self.parse("""
+            {"sources": [{"type": "pixabay", "url": "https://pixabay.com/api/", "images": ["webformat", "preview", "webformat"]},
+                         {"type": "pixabay", "url": "https://pixabay.com/api/", "name": "big", "images": "Large, preview"},
+                         {"type": "launches", "url": "https://x.example/graphql", "images": ["small", "large"]},
+                         {"type": "launches", "url": "https://x.example/graphql", "name": "patches", "images": ["small"], "details": true},
+                         {"type": "launches", "url": "https://x.example/graphql", "name": "big-patches", "patchSize": "LARGE"},
+                         {"type": "array", "url": "https://y.example/beers", "images": ["image"]},
+                         {"type": "pixabay", "url": "https://pixabay.com/api/", "name": "plain"}]}
+            """)
+        let sources = try #require(file.sources)
+        #expect(sources[0].images == ["webformat", "preview", "webformat"])  // as given; checked
+        #expect(sources[1].images == ["Large", " preview"])
+        func configuration(_ index: Int) throws -> SourceConfiguration {
+            try sources[index].configuration(pages: 1, perPage: 10, overridePages: false, overridePerPage: false,
+                                             environment: ["PIXABAY_KEY": "k"], index: index, path: file.path)
+        }
+        guard case .pixabay(let first) = try configuration(0), case .pixabay(let big) = try configuration(1),
+              case .launches(let both) = try configuration(2), case .launches(let patches) = try configuration(3),
+              case .launches(let bigPatches) = try configuration(4), case .array = try configuration(5),
+              case .pixabay(let plain) = try configuration(6) else {
+            Issue.record("unexpected source kinds")
+            return
+        }
+        #expect(first.variants == [.webformat, .preview])  // order kept, repeats dropped
+        #expect(big.variants == [.large, .preview])        // a comma-separated string, any case
+        #expect(both.variants == [.small, .large])
+        #expect(patches.variants == [.small])
+        #expect(patches.effectiveVariants == [.small, .large])  // details adds the large patch
+        #expect(bigPatches.variants == [.large])
+        #expect(plain.variants == [.preview])               // the default
+    }
+
+    @Test(arguments: [
+        (#"{"type": "pixabay", "url": "https://a.example/", "images": ["preview", "huge"]}"#,
+         "unknown image variant 'huge' (valid: preview, webformat, large)"),
+        (#"{"type": "pixabay", "url": "https://a.example/", "images": "small"}"#,
+         "unknown image variant 'small' (valid: preview, webformat, large)"),
+        (#"{"type": "launches", "url": "https://a.example/", "images": ["preview"]}"#,
+         "unknown image variant 'preview' (valid: small, large)"),
+        (#"{"type": "array", "url": "https://a.example/", "images": ["large"]}"#, "unknown image variant 'large' (valid: image)"),
+        (#"{"type": "pixabay", "url": "https://a.example/", "images": []}"#, "no image variant named (valid: preview, webformat, large)"),
+        (#"{"type": "pixabay", "url": "https://a.example/", "images": " , "}"#, "no image variant named"),
+        (#"{"type": "pixabay", "url": "https://a.example/", "images": 2}"#, "expected a list of variant names, not the number 2"),
+        (#"{"type": "pixabay", "url": "https://a.example/", "images": ["preview", 1]}"#, "expected a list of variant names"),
+    ])
+    func unknownVariantsNameTheFileTheKeyAndTheValidOnes(source: String, problem: String) {
+        let error = Self.problem(#"{"sources": [{"type": "launches", "url": "https://ok.example/"}, "# + source + "]}")
+        #expect(error?.path == "/etc/f.json")
+        #expect(error?.key == "sources[1].images", "\(String(describing: error))")
+        #expect(error?.problem.hasPrefix(problem) == true, "\(String(describing: error))")
+        #expect(error?.description.hasPrefix("config file /etc/f.json: sources[1].images: ") == true)
+    }
+
+    @Test func patchSizeIsOnlyForLaunchesAndOnlySmallOrLarge() {
+        #expect(Self.problem(#"{"sources": [{"type": "launches", "url": "https://a.example/", "patchSize": "huge"}]}"#)?.problem
+            == "expected \"small\" or \"large\", not the string \"huge\"")
+        #expect(Self.problem(#"{"sources": [{"type": "pixabay", "url": "https://a.example/", "patchSize": "large"}]}"#)?.key
+            == "sources[0].patchSize")
     }
 
     @Test func errorsNameTheKeyAndWhatWasExpected() {
