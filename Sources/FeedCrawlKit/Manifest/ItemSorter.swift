@@ -21,7 +21,8 @@ final class ItemSorter {
         case page
 
         func compare(_ a: Entry, _ b: Entry) -> Int {
-            if a.source != b.source { return ManifestItem.compareBytes(a.source.utf8, b.source.utf8) ?? 0 }
+            let sources = ManifestItem.compareBytes(a.source.utf8, b.source.utf8) ?? 0
+            if sources != 0 { return sources }  // by bytes (see `ItemKey.order`)
             if self == .page, a.page != b.page { return a.page < b.page ? -1 : 1 }
             let ids = ManifestItem.compareIDs(a.id, b.id)
             if ids != 0 { return ids }

@@ -121,9 +121,11 @@ public struct ItemKey: Hashable, Sendable, Codable, Comparable {
         order(a.source, a.id, b.source, b.id) < 0
     }
 
-    /// -1, 0 or 1: source by bytes, then id as `ManifestItem.compareIDs`.
+    /// -1, 0 or 1: source by bytes, then id as `ManifestItem.compareIDs`. (Bytes, not `String`'s
+    /// `!=`: canonically equivalent names such as `é` and `e` + U+0301 compare equal as strings,
+    /// which would make this order depend on the ids and stop being transitive.)
     static func order(_ sourceA: String, _ idA: String, _ sourceB: String, _ idB: String) -> Int {
-        if sourceA != sourceB { return ManifestItem.compareBytes(sourceA.utf8, sourceB.utf8) ?? 0 }
-        return ManifestItem.compareIDs(idA, idB)
+        let sources = ManifestItem.compareBytes(sourceA.utf8, sourceB.utf8) ?? 0
+        return sources != 0 ? sources : ManifestItem.compareIDs(idA, idB)
     }
 }

@@ -37,7 +37,7 @@ struct ItemSorterTests {
 
     static func entries(_ count: Int, seed: UInt64) -> [Entry] {
         var random = TestRandom(seed: seed)
-        let sources = ["pixabay", "launches", "a", "é", "Z", ""]
+        let sources = ["pixabay", "launches", "a", "é", "e\u{301}", "f", "Z", ""]  // é twice: precomposed and decomposed
         return (0..<count).map { n in
             let id: String
             switch random.int(0..<4) {
