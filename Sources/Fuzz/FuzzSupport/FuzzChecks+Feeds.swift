@@ -35,7 +35,14 @@ public enum FuzzChecks {
             guard let page = try? PixabayPage.decode(bytes, page: 3, variants: variants) else { continue }
             v.check(page.totalHits >= 0 && page.total >= 0, "negative totals")
             v.check(page.hits.count <= FeedJSON.maxItemsPerPage, "\(page.hits.count) hits")
-            for hit in page.hits { check(hit.item, page: 3, into: &v) }
+            for hit in page.hits {
+                check(hit.item, page: 3, into: &v)
+                // Each variant from its own field, in the order asked, none twice.
+                let asked = variants.map(\.rawValue)
+                v.check(hit.item.images.map(\.variant) == asked.filter { name in hit.item.images.contains { $0.variant == name } },
+                        "images out of the order asked")
+                if let pageURL = hit.item.pageURL { v.check(FuzzInput.hasHTTPScheme(pageURL), "pageURL \(pageURL.debugDescription)") }
+            }
             let last = PixabayPaging(requestedPages: 5, perPage: 100).lastPage(totalHits: page.totalHits)
             v.check((0...5).contains(last), "last page \(last)")
         }
@@ -45,6 +52,15 @@ public enum FuzzChecks {
     /// The GraphQL launches decoders (list page and launch detail) and the cursor pager.
     public static func launchesPage(_ bytes: [UInt8]) -> [String] {
         var v = FuzzViolations()
+        // Both variants (asked as aliases) too: each item's images are among those asked for.
+        for variants in [["small", "large"], ["large"]] {
+            guard let page = try? LaunchesPage.decode(bytes, page: 2, variants: variants) else { continue }
+            for item in page.items {
+                check(item, page: 2, into: &v)
+                v.check(item.images.allSatisfy { variants.contains($0.variant) }, "an image of a variant not asked for")
+                v.check(Set(item.images.map(\.variant)).count == item.images.count, "a variant twice")
+            }
+        }
         if let page = try? LaunchesPage.decode(bytes, page: 2) {
             v.check(page.items.count <= FeedJSON.maxItemsPerPage, "\(page.items.count) items")
             for item in page.items { check(item, page: 2, into: &v) }

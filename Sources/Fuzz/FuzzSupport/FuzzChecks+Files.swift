@@ -43,6 +43,9 @@ extension FuzzChecks {
             guard let scanned = ItemJSON.scannerDecode(text) else { continue }
             let reference = try? ItemJSON.foundationDecode(text)
             v.check(scanned == reference, "the item scanner disagrees with JSONDecoder")
+            // What the scanner accepts (whole-second dates of 1583...9999) the writer writes back
+            // exactly, and the scanner reads again.
+            v.check(ItemJSON.scannerDecode(ItemJSON.line(scanned)) == scanned, "an item does not survive ItemJSON.line")
         }
         let decoded = try? ManifestStore.decode(bytes)
         var items = decoded?.items ?? []
@@ -55,6 +58,9 @@ extension FuzzChecks {
             }
         }
         if let decoded {
+            contactSheet(decoded, into: &v)
+            _ = ManifestSummary(decoded).render(.table, manifestPath: "m")
+            for format in [InspectionFormat.table, .csv, .json] { _ = ItemListing.render(decoded.items, format: format) }
             // What is read back is written the same way again.
             let first = ManifestStore.encode(decoded)
             if let again = try? ManifestStore.decode(first) {
@@ -64,5 +70,21 @@ extension FuzzChecks {
             }
         }
         return v.messages
+    }
+
+    /// The contact sheet of a manifest links nothing from the feed but cache files (safe relative
+    /// paths) and http(s) pages: no `javascript:`, no `file:`, no path out of OUT.
+    static func contactSheet(_ manifest: Manifest, into v: inout FuzzViolations) {
+        let html = ContactSheet.html(manifest)
+        for attribute in [" href=\"", " src=\""] {
+            for piece in html.split(separator: attribute, omittingEmptySubsequences: false).dropFirst() {
+                let value = String(piece.prefix { $0 != "\"" })
+                let ok = value == "manifest.json" || value.hasPrefix("#") || HTMLText.isSafeRelativePath(value)
+                    || FuzzInput.hasHTTPScheme(value)
+                v.check(ok, "contact sheet links \(value.prefix(80).debugDescription)")
+                v.check(!value.contains("<") && !value.contains(">"), "markup inside an attribute")
+            }
+        }
+        v.check(!html.contains("<script"), "a script on the contact sheet")
     }
 }
