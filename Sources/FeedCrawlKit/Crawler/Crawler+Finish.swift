@@ -4,6 +4,14 @@ import Glibc
 extension Crawler {
     /// What the final phase did.
     struct Finish {
+        /// What the run knew of the previous manifest when it started.
+        struct Previous {
+            /// Bytes of its distinct files, how many images have files, whether it was in order.
+            var bytes: Int64
+            var files: Int
+            var inOrder: Bool?
+        }
+
         var counts = ManifestMerge.Counts()
         var evictedFiles = 0
         var evictedBytes: Int64 = 0
@@ -25,12 +33,13 @@ extension Crawler {
     /// a kill at any point leaves every referenced file in place (at worst some orphans, which
     /// the next run removes). When the manifest cannot be written nothing is deleted.
     func finish(
-        recorder: RunItems, archive: ArchiveIndex, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
+        recorder: RunItems, previous: Finish.Previous, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
         spill: Spill?
     ) -> Finish {
         var result = Finish()
-        let (present, temporary) = CacheFiles.scan(layout)
-        let sorted = archive.inOrder[layout.manifestPath]
+        let room = previous.files + 2 * recorder.count + 1024
+        let (present, temporary) = CacheFiles.scan(layout, capacity: room)
+        let sorted = previous.inOrder
         let reconcile: (CacheKey) -> ImageRecord.Outcome? = { pipeline.finishedOutcome(forFile: $0) }
         var policy = ManifestMerge.Policy(
             precedence: .firstInput, present: present, reconcile: reconcile, runStarted: run.startedAt)
@@ -42,7 +51,7 @@ extension Crawler {
         }
         do {
             // Only when the archive and this run's downloads together could exceed the cap.
-            if archive.totalBytes + pipeline.downloadedBytes > configuration.cacheMaxBytes {
+            if previous.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes {
                 var inputs = try streams()
                 let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
                 let plan = EvictionPlan(
@@ -57,7 +66,7 @@ extension Crawler {
             configuration.checkpoint?(.outcomesJournaled)
             var record = run
             var inputs = try streams()
-            let merge = ManifestMerge(policy: policy)
+            let merge = ManifestMerge(policy: policy, capacity: room)
             let evictedFiles = result.evictedFiles, evictedBytes = result.evictedBytes
             try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
                 var writer = ManifestWriter(generatedAt: run.finishedAt ?? run.startedAt)

@@ -54,7 +54,7 @@ public final class Crawler: Sendable {
         }
         if interrupted { leftovers += layout.removeTemporaryFiles() }
         let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
-        let archive: ArchiveIndex
+        var archive: ArchiveIndex?
         let journal: Journal
         do {
             archive = try ArchiveIndex(paths: [layout.manifestPath])
@@ -62,6 +62,9 @@ public final class Crawler: Sendable {
         } catch {
             throw SetupError.output("\(error)")
         }
+        let previous = Finish.Previous(
+            bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0,
+            inOrder: archive?.inOrder[layout.manifestPath])
         let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
@@ -70,7 +73,9 @@ public final class Crawler: Sendable {
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
             engine: engine, layout: layout, out: try? FileDirectory(path: layout.outDirectory),
-            settings: pipelineSettings(), archive: archive, recorder: recorder, storage: storage, events: events)
+            settings: pipelineSettings(), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
+            events: events)
+        archive = nil
 
         let deadlineReached = Locked(false)
         let crawl: @Sendable () async -> [SourceReport] = {
@@ -100,7 +105,7 @@ public final class Crawler: Sendable {
         run.orphansRemoved = leftovers
         storage.releaseForFinalWrite()
         let done = finish(
-            recorder: recorder, archive: archive, pipeline: pipeline, layout: layout, run: run, spill: spill)
+            recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill)
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: done.counts.items, bytesDownloaded: pipeline.downloadedBytes,
             sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,

@@ -64,6 +64,8 @@ struct ManifestMerge {
     }
 
     var policy: Policy
+    /// Room to reserve for `Result.referenced` (files the output may reference); default 0.
+    var capacity = 0
 
     /// Merges `streams` (each in manifest order) and hands each item to `write`. With
     /// `planning`, collects what an `EvictionPlan` needs (and `write` may do nothing).
@@ -71,6 +73,7 @@ struct ManifestMerge {
         _ streams: inout [any ItemStream], planning: Bool = false, write: (StreamItem) throws -> Void
     ) throws -> Result {
         var result = Result()
+        result.referenced = CacheFiles(capacity: capacity)
         var heads: [StreamItem?] = []
         for index in streams.indices { heads.append(try streams[index].next()) }
         var fileBytes: [(key: UInt64, bytes: Int64)] = []

@@ -156,6 +156,7 @@ extension ImagePipeline {
             for pending in items.takeAll() { recordLocked(pending) }
         }
         committer.stop()
+        releaseArchive()
     }
 
     private func wakeIfIdle() {

@@ -38,7 +38,8 @@ final class ImagePipeline: @unchecked Sendable {
     let layout: CacheLayout
     let out: FileDirectory?
     let settings: Settings
-    let archive: ArchiveIndex
+    /// What earlier runs stored; let go (`finish`) before the end of the run needs the memory.
+    private(set) var archive: ArchiveIndex
     let recorder: RunItems
     let storage: CrawlStorage?
     let events: @Sendable (CrawlEvent) -> Void
@@ -153,7 +154,7 @@ final class ImagePipeline: @unchecked Sendable {
         }
         let key = CacheKey(identity: settings.identity(image.url))
         // What the archive holds for the URL, read (a pread) outside the lock.
-        let archived = archive.record(key)
+        let archived = lock.withLock { archive }.record(key)
         let priority = PrefetchPriority(tier: index, page: page)
         while true {
             let step: SubmitStep = lock.withLock {
@@ -229,6 +230,11 @@ final class ImagePipeline: @unchecked Sendable {
         outcome.status = .fresh
         outcome.error = nil
         return outcome
+    }
+
+    /// Lets the archive index go (the end of the run needs the memory more).
+    func releaseArchive() {
+        lock.withLock { archive = ArchiveIndex() }
     }
 
     /// A `cancelled` outcome that keeps the archived copy.
