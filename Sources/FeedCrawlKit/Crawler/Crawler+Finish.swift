@@ -12,7 +12,9 @@ extension Crawler {
             var inOrder: Bool?
         }
 
-        var counts = ManifestMerge.Counts()
+        var counts = StatusCounts()
+        var runBySource: [String: StatusCounts] = [:]
+        var manifestBySource: [String: StatusCounts] = [:]
         var evictedFiles = 0
         var evictedBytes: Int64 = 0
         var cacheBytes: Int64 = 0
@@ -42,7 +44,8 @@ extension Crawler {
         let sorted = previous.inOrder
         let reconcile: (CacheKey) -> ImageRecord.Outcome? = { pipeline.finishedOutcome(forFile: $0) }
         var policy = ManifestMerge.Policy(
-            precedence: .firstInput, present: present, reconcile: reconcile, runStarted: run.startedAt)
+            precedence: .firstInput, present: present, reconcile: reconcile,
+            runStarted: run.startedAt.wholeSeconds)
         func streams() throws -> [any ItemStream] {
             [
                 RunItemStream(entries: recorder.sorted(), journal: recorder.journal, verbatim: true),
@@ -50,8 +53,9 @@ extension Crawler {
             ]
         }
         do {
-            // Only when the archive and this run's downloads together could exceed the cap.
-            if previous.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes {
+            // Only when the archive and this run's downloads together could exceed the cap, and
+            // never in a shard (the merge evicts: another shard may use the files).
+            if configuration.shard == nil, previous.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes {
                 var inputs = try streams()
                 let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
                 let plan = EvictionPlan(
@@ -75,10 +79,12 @@ extension Crawler {
                 record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })
                 record.evicted = evictedFiles
                 record.evictedBytes = evictedBytes
-                record.orphansRemoved = (run.orphansRemoved ?? 0) + temporary.count
-                    + present.count(notIn: merged.referenced)
+                record.orphansRemoved = configuration.shard != nil ? nil
+                    : (run.orphansRemoved ?? 0) + temporary.count + present.count(notIn: merged.referenced)
                 try writer.finish(run: record, to: &out)
                 result.counts = merged.run
+                result.runBySource = merged.runBySource
+                result.manifestBySource = merged.bySource
                 result.referenced = merged.referenced
             }
         } catch {
@@ -87,6 +93,8 @@ extension Crawler {
         }
         configuration.checkpoint?(.manifestWritten)
         try? recorder.journal.remove()
+        // A shard sweeps nothing and writes no contact sheet: the merge does, for all shards.
+        guard configuration.shard == nil else { return result }
         if let referenced = result.referenced {
             result.orphansRemoved = referenced.removeOthers(in: layout, temporary: true)
         }
@@ -101,9 +109,9 @@ extension Crawler {
     /// Folds the journal a killed run left into the manifest (saved atomically), then removes
     /// the journal: finished downloads are not fetched again. A version-1 manifest or journal is
     /// carried over (and written as version 2).
-    func fold(_ layout: CacheLayout, spill: Spill?) throws {
+    static func fold(_ layout: CacheLayout, spill: Spill?) throws {
         do {
-            let header = try ManifestReader.open(path: layout.manifestPath)?.header
+            let header = try ManifestReader.header(path: layout.manifestPath)
             let variants = ManifestItemV1.Variants(options: header?.run?.options ?? [:])
             let journal = try Journal(path: layout.journalPath)
             let sorter = ItemSorter(order: .key, spill: spill)

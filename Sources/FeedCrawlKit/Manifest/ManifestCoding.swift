@@ -13,11 +13,15 @@ public enum ManifestCoding {
         return encoder
     }
 
-    /// Encoder for journal lines: compact (no newlines), sorted keys.
+    /// Encoder for a run record in the manifest: compact (no newlines), sorted keys, dates with
+    /// milliseconds (a merge compares the start times of shards' runs).
     public static func compactEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
         return encoder
     }
 
