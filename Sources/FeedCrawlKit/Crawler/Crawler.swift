@@ -105,6 +105,7 @@ public final class Crawler: Sendable {
             startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
             bytes: pipeline.downloadedBytes, sources: reports.map(\.summary))
         if deadline { run.deadlineReached = true }
+        if cancelled { run.interrupted = true }
         run.orphansRemoved = leftovers
         run.shard = configuration.shard?.description
         storage.releaseForFinalWrite()

@@ -8,8 +8,9 @@ import Glibc
 /// The set is complete when every shard 0..<N has a part whose run started after the time the
 /// last complete merge recorded for that shard (or any part, the first time). A shard whose
 /// part is missing, or not newer, is named (`problems`); what there is is still merged, and
-/// running that shard again and merging again completes the set. A journal a killed shard left
-/// is folded into its part first (its part then still counts as not new: the run did not end).
+/// running that shard again and merging again completes the set. A part whose run was stopped
+/// by a signal or `--deadline` does not count either. A journal a killed shard left is folded
+/// into its part first (its part then still counts as not new: the run did not end).
 public struct ShardMerge: Sendable {
     /// What the merge did.
     public struct Report: Sendable {
@@ -74,6 +75,8 @@ public struct ShardMerge: Sendable {
             }
             if let reference, reference.count == count, startTimes != reference, let old = reference[index], time <= old {
                 problems.append("shard \(part.shard): its part is from a run started \(Self.time(time)), not after the last complete merge's; run that shard again")
+            } else if part.header?.run?.interrupted == true || part.header?.run?.deadlineReached == true {
+                problems.append("shard \(part.shard): its last run was stopped before it finished (a signal or --deadline); run that shard again")
             }
         }
         let complete = problems.isEmpty

@@ -47,6 +47,8 @@ public struct RunRecord: Codable, Sendable, Equatable {
     public var orphansRemoved: Int?
     /// Whether the run stopped at its `--deadline`; nil when it did not.
     public var deadlineReached: Bool?
+    /// Whether a signal (SIGINT, SIGTERM) stopped the run before it finished; nil when none did.
+    public var interrupted: Bool?
     /// Per-source summaries, in source order.
     public var sources: [SourceSummary]
     /// The shard this run was (`K/N`), nil for a whole run.
