@@ -102,6 +102,7 @@ public struct MetricsFile: Sendable {
     /// Writes the file atomically (a temporary `.part` file, which the collector ignores, then a
     /// rename).
     public func write(to path: String) throws(FileSystemError) {
+        try AtomicFile.createDirectories(FileIO.directoryName(of: path))
         try AtomicFile.write(Array(text.utf8), to: path, durable: false)
     }
 
