@@ -88,6 +88,27 @@ struct ImagePipelineCancellationTests {
         #expect(CrawlFixture.partFiles(harness.out.path).isEmpty)
     }
 
+    @Test func aURLListedRightAfterItsOnlySourceWasCancelledIsFetchedForTheNewOne() async throws {
+        let gate = Gate()
+        let harness = try PipelineHarness { request in
+            if request.path == "/u.png" { gate.wait() }
+            return PipelineImages.serve(request.path)
+        }
+        defer { gate.open(); withExtendedLifetime(harness) {} }
+        _ = await harness.pipeline.submit([harness.item("a", [("image", "/u.png")])], group: 0)
+        #expect(await waitUntil { gate.waited == 1 })
+        // Source 0 goes: its transfer of /u.png is being stopped when source 1 lists the URL.
+        harness.pipeline.cancel(group: 0)
+        _ = await harness.pipeline.submit([harness.item("b", [("image", "/u.png")])], group: 1)
+        gate.open()
+        let items = try await harness.finish()
+        #expect(items["a"]?.status == .cancelled)
+        #expect(items["b"]?.status == .downloaded, "\(items["b"]?.soleImage?.error ?? "")")
+        #expect(items["b"]?.soleImage?.sha256 == SHA256.hex(PipelineImages.png("/u.png")))
+        #expect(CrawlFixture.partFiles(harness.out.path).isEmpty)
+        #expect(try CrawlFixture.cacheFiles(harness.out.path) == [#require(items["b"]?.soleImage?.file)])
+    }
+
     @Test func cancelAllStopsWhatRunsAndWaitsWithItsReason() async throws {
         var settings = PipelineHarness.settings
         settings.limits = .init(concurrency: 2, perHost: 2, maxWaiting: 10)
