@@ -151,4 +151,27 @@ struct ImagePipelineTests {
         #expect(items["2"]?.status == .downloaded)
     }
 
+    @Test func onceTheDeviceIsFullNoImageIsFetched() async throws {
+        var settings = PipelineHarness.settings
+        settings.limits = .init(concurrency: 1, perHost: 1, maxWaiting: 10)
+        let gate = Gate()
+        let harness = try PipelineHarness(settings: settings, withStorage: true) { request in
+            if request.path == "/0.png" { gate.wait() }
+            return PipelineImages.serve(request.path)
+        }
+        defer { gate.open(); withExtendedLifetime(harness) {} }
+        let storage = try #require(harness.storage)
+        _ = await harness.pipeline.submit((0..<4).map { harness.item(String($0), [("image", "/\($0).png")]) }, group: 0)
+        #expect(await waitUntil { gate.waited == 1 })
+        // A write elsewhere failed: the device is full. The waiting images are not fetched.
+        storage.noteWriteFailure(path: harness.out.path + "/cache/ab/x.part", code: ENOSPC)
+        gate.open()
+        let items = try await harness.finish()
+        #expect(items["0"]?.status == .downloaded)
+        for id in ["1", "2", "3"] {
+            #expect(items[id]?.status == .failed)
+            #expect(items[id]?.soleImage?.error == "not fetched: the output device is full or read-only")
+        }
+        #expect(harness.requests.all.map(\.path) == ["/0.png"])
+    }
 }
