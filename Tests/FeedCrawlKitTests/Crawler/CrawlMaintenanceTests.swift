@@ -54,6 +54,8 @@ extension CrawlerTests {
             #expect(report.evictedBytes == size * 3)
             #expect(report.cacheBytes == size * 2)
             #expect(!report.overCacheMax)
+            #expect(report.orphansRemoved == 0)
+            #expect(manifest.run?.orphansRemoved == 0)
             #expect(manifest.run?.evicted == 3)
             #expect(manifest.run?.evictedBytes == size * 3)
             #expect(Set(manifest.items.map(\.id)) == ["0", "2"])
@@ -115,6 +117,7 @@ extension CrawlerTests {
             #expect(report.evictedFiles == 1)
             #expect(manifest.items.map(\.id) == ["1", "2"])
             #expect(CrawlFixture.cacheFiles(out.path) == Set([Self.file(seeded[1]), Self.file(seeded[2])].compactMap { $0 }))
+            #expect(report.orphansRemoved == 1)
             #expect(try verifyCache(out.path).isClean)
         }
 
