@@ -88,7 +88,7 @@ extension CrawlerTests {
             })
             defer { feed.stop() }
             var configuration = CrawlFixture.configuration(feed, out: out.path)
-            configuration.deadlineSeconds = 0.4
+            configuration.deadlineSeconds = 1.5
             let (report, manifest) = try await CrawlFixture.run(configuration)
             #expect(report.deadlineReached)
             #expect(!report.cancelled)
@@ -153,7 +153,7 @@ extension CrawlerTests {
 
             slow.isOn = true
             configuration.ttlSeconds = 0
-            configuration.deadlineSeconds = 0.3
+            configuration.deadlineSeconds = 1.5
             let (report, second) = try await CrawlFixture.run(configuration)
             #expect(report.count(.cancelled) == 10)
             let old = first.itemsByKey

@@ -19,11 +19,10 @@ final class PipelineHarness: @unchecked Sendable {
     let requests = RequestLog()
     private let eventList = Locked<[CrawlEvent]>([])
 
-    /// Settings as the crawler's defaults, with retries 10 ms apart.
+    /// Settings as the crawler's defaults, with two retries 10 ms apart.
     static var settings: ImagePipeline.Settings {
         var settings = ImagePipeline.Settings()
         settings.retry = RetryPolicy(retries: 2, baseDelay: 0.01)
-        settings.lowSpeedTimeSeconds = 2
         return settings
     }
 
