@@ -78,6 +78,21 @@ extension CrawlerTests {
             #expect(try verifyCache(out.path).isClean)
         }
 
+        @Test func itemsAnEarlierRunListedAreNotThisRunsWhateverTheirLastSeen() async throws {
+            // The clock was set back since they were listed (or the previous run started in the
+            // same second): they are still carried over, not this run's, and may be evicted.
+            let out = TestDirectory()
+            let seeded = try Self.seed(out, ages: [-0.05, -0.04, -0.03])
+            var configuration = CrawlConfiguration(outDirectory: out.path)
+            configuration.cacheMaxBytes = try #require(seeded[0].soleImage?.bytes)
+            let (report, manifest) = try await CrawlFixture.run(configuration)
+            #expect(report.itemCount == 0)
+            #expect(manifest.run?.counts == [:])
+            #expect(report.evictedFiles == 2)
+            #expect(manifest.items.map(\.id) == ["0"])  // the one seen last
+            #expect(try verifyCache(out.path).isClean)
+        }
+
         @Test func filesThisRunUsesStayEvenOverTheCap() async throws {
             let out = TestDirectory()
             let feed = try DemoFeedServer()
