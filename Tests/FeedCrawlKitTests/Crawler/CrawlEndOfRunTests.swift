@@ -52,7 +52,7 @@ extension CrawlerTests {
             #expect(rerun.manifest.version == 2)
             #expect(rerun.items.count == first.items.count)
             let before = archived.itemsByKey
-            let started = try #require(rerun.manifest.run?.startedAt)
+            let started = try #require(rerun.manifest.run?.startedAt).wholeSeconds  // items keep whole seconds
             for item in rerun.items {
                 let old = try #require(before[item.key])
                 #expect(item.images.map(\.variant) == old.images.map(\.variant))
@@ -80,7 +80,7 @@ extension CrawlerTests {
             #expect(second.items.count == first.items.count)
             #expect(second.items.count > listed)
             let before = first.itemsByKey
-            let started = try #require(second.manifest.run?.startedAt)
+            let started = try #require(second.manifest.run?.startedAt).wholeSeconds
             var carried = 0
             for item in second.items {
                 let old = try #require(before[item.key])
