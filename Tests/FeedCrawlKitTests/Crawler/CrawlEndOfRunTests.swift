@@ -137,6 +137,25 @@ extension CrawlerTests {
             #expect(try verifyCache(out.path).isClean)
         }
 
+        @Test func aJournalOverAManifestWithoutARunRecordIsFolded() async throws {
+            // A manifest with `"run": null`, as a fold writes when a killed first run left only
+            // a journal, and a journal again (that run was killed too).
+            let out = TestDirectory()
+            let seeded = try CrawlMaintenanceTests.seed(out, ages: [1, 2])
+            #expect(try ManifestStore.load(outDirectory: out.path).run == nil)
+            let journal = try Journal(path: CacheLayout(outDirectory: out.path).journalPath)
+            var listed = seeded[0]
+            listed.title = "listed again"
+            journal.append(listed)
+            journal.append(ManifestItem(source: "old", id: "9", page: 2, title: "no image", lastSeen: seeded[0].lastSeen))
+            try journal.flush()
+            let (report, manifest) = try await CrawlFixture.run(CrawlConfiguration(outDirectory: out.path))
+            #expect(report.storageProblem == nil)
+            #expect(manifest.items.map(\.id) == ["0", "1", "9"])
+            #expect(manifest.itemsByKey[listed.key]?.title == "listed again")
+            #expect(try verifyCache(out.path).isClean)
+        }
+
         @Test func aJournalAKilledRunLeftIsFoldedAndNotFetchedAgain() async throws {
             let feed = try DemoFeedServer()
             defer { feed.stop() }
