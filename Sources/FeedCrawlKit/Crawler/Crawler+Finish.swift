@@ -23,6 +23,8 @@ extension Crawler {
         var storageProblem: String?
         /// The files the new manifest references.
         var referenced: CacheFiles?
+        /// Evicted files that were on disk (the sweep removes them with the orphans).
+        var evictedPresent = 0
     }
 
     /// The final phase of a run, streamed: the cache is scanned; when the files could exceed
@@ -68,6 +70,10 @@ extension Crawler {
                 result.cacheBytes = plan.cacheBytes
             }
             configuration.checkpoint?(.outcomesJournaled)
+            // Evicted files go in the sweep below too, but they are counted as evicted, not as
+            // orphans.
+            let evictedPresent = policy.evicted.map { present.count - present.count(notIn: $0) } ?? 0
+            result.evictedPresent = evictedPresent
             var record = run
             var inputs = try streams()
             let merge = ManifestMerge(policy: policy, capacity: room)
@@ -80,7 +86,7 @@ extension Crawler {
                 record.evicted = evictedFiles
                 record.evictedBytes = evictedBytes
                 record.orphansRemoved = configuration.shard != nil ? nil
-                    : (run.orphansRemoved ?? 0) + temporary.count + present.count(notIn: merged.referenced)
+                    : (run.orphansRemoved ?? 0) + temporary.count + present.count(notIn: merged.referenced) - evictedPresent
                 try writer.finish(run: record, to: &out)
                 result.counts = merged.run
                 result.runBySource = merged.runBySource
@@ -96,7 +102,7 @@ extension Crawler {
         // A shard sweeps nothing and writes no contact sheet: the merge does, for all shards.
         guard configuration.shard == nil else { return result }
         if let referenced = result.referenced {
-            result.orphansRemoved = referenced.removeOthers(in: layout, temporary: true)
+            result.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - result.evictedPresent)
         }
         do {
             try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: layout.outDirectory, spill: spill)

@@ -107,6 +107,8 @@ public struct ShardMerge: Sendable {
             record.merge = .init(
                 shards: count, complete: complete, parts: startTimes,
                 reference: complete ? startTimes : reference, problems: problems.isEmpty ? nil : problems)
+            // Evicted files go in the sweep too, but they are counted as evicted, not as orphans.
+            let evictedPresent = present.count - present.count(notIn: plan.evictedFiles)
             var referenced = CacheFiles()
             inputs = try streams()
             try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
@@ -114,13 +116,13 @@ public struct ShardMerge: Sendable {
                 let merged = try ManifestMerge(policy: policy).run(&inputs) { item in try writer.append(item, to: &out) }
                 record.counts = Dictionary(uniqueKeysWithValues: merged.total.items.map { ($0.key.rawValue, $0.value) })
                 record.images = Dictionary(uniqueKeysWithValues: merged.total.images.map { ($0.key.rawValue, $0.value) })
-                record.orphansRemoved = temporary.count + present.count(notIn: merged.referenced)
+                record.orphansRemoved = temporary.count + present.count(notIn: merged.referenced) - evictedPresent
                 try writer.finish(run: record, to: &out)
                 report.counts = merged.total
                 report.bySource = merged.bySource
                 referenced = merged.referenced
             }
-            report.orphansRemoved = referenced.removeOthers(in: layout, temporary: true)
+            report.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - evictedPresent)
         } catch {
             report.storageProblem = "cannot write the manifest: \(error)"
             report.finishedAt = Date()

@@ -25,8 +25,9 @@ struct ManifestMerge {
         var evicted: CacheFiles?
         /// This run's outcome for the file with a cache key, when it has one with a file.
         var reconcile: ((CacheKey) -> ImageRecord.Outcome?)?
-        /// Start of the run (for a merge: of the shards' runs): items listed since are this run's
-        /// (counted in `Result.run`, their files never evicted); the others were listed earlier.
+        /// Start of the run (for a merge: of the shards' runs): with `.latestSeen`, items listed
+        /// since are this run's (counted in `Result.run`, their files never evicted); the others
+        /// were listed earlier. With `.firstInput` this run's items are input 0's.
         var runStarted: Date?
     }
 
@@ -97,7 +98,11 @@ struct ManifestMerge {
             try write(item)
             result.items += 1
             if !own { result.carried += 1 }
-            let recent = policy.runStarted.map { (item.item.lastSeen ?? .distantPast) >= $0 } ?? own
+            // With `.firstInput` the run's own items are exactly input 0's: an item carried over
+            // whose `lastSeen` is not before `runStarted` (a previous run in the same second, a
+            // clock set back) is still an earlier run's.
+            let recent = policy.precedence == .firstInput
+                ? own : policy.runStarted.map { (item.item.lastSeen ?? .distantPast) >= $0 } ?? own
             if recent {
                 result.run.add(item.item)
                 result.runBySource[item.item.source, default: Counts()].add(item.item)

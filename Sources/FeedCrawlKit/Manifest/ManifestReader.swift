@@ -104,10 +104,14 @@ final class ManifestReader {
             else { return nil }
             if let start = lastRange(of: marker, in: tail) {
                 var text = Array(tail[(start + marker.count)...])
-                // Drop the object's closing brace and what follows it.
+                // Drop the object's closing brace, and the white space around it (`null` is
+                // then compared as it is).
                 while let last = text.last, last == 0x0A || last == 0x20 { text.removeLast() }
                 guard text.last == UInt8(ascii: "}") else { return nil }
                 text.removeLast()
+                while let last = text.last, last == 0x0A || last == 0x20 || last == 0x0D || last == 0x09 {
+                    text.removeLast()
+                }
                 return .some(try decodeRun(text, path: path))
             }
             if Int64(count) >= size || length >= 64 << 20 { return nil }

@@ -57,6 +57,8 @@ final class ImagePipeline: @unchecked Sendable {
     /// Set by `cancelAll`: why everything stopped (e.g. `cancelled: deadline reached`).
     var stopReason: String?
     var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Submitters waiting for a URL's stopped task to end, by URL.
+    var urlWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     var maxWaitingSeen = 0
     /// Bytes downloaded this run (each URL once).
@@ -163,6 +165,15 @@ final class ImagePipeline: @unchecked Sendable {
             switch step {
             case .done: return
             case .start(let requests): startTransfers(requests); return
+            case .waitForURL:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow: Bool = lock.withLock {
+                        if tasks[image.url]?.stopRequested != true || stopReason != nil { return true }
+                        urlWaiters[image.url, default: []].append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
             case .wait:
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let resumeNow: Bool = lock.withLock {
@@ -178,13 +189,17 @@ final class ImagePipeline: @unchecked Sendable {
 
     enum SubmitStep {
         case done
+        /// The queue is full.
         case wait
+        /// The URL's task is being stopped (no one wanted it any more).
+        case waitForURL
         case start([ImageTask.Start])
     }
 
     /// The one place a URL's work is shared: a task in flight is joined; a URL this run finished
     /// gives its outcome; a fresh archived copy is reused; else a new task is queued (when the
-    /// queue has room).
+    /// queue has room). A task being stopped is not joined (it would end `cancelled`): the
+    /// submitter waits for it to end, then looks again.
     private func joinOrResolveLocked(
         _ url: String, key: CacheKey, archived: ImageRecord?, subscriber: PrefetchScheduler.Subscriber,
         priority: PrefetchPriority
@@ -194,6 +209,7 @@ final class ImagePipeline: @unchecked Sendable {
             return .done
         }
         if let task = tasks[url] {
+            if task.stopRequested { return .waitForURL }
             if task.committing {
                 tasks[url]?.subscribers.append(subscriber)
             } else {
