@@ -114,26 +114,6 @@ extension ImagePipeline {
         wakeIfIdle()
     }
 
-    /// Cancels one URL: removed if waiting (its subscribers get `cancelled`), stopped if running.
-    func cancel(url: String) {
-        var handles: [TransferHandle] = []
-        var waits: [Task<Void, Never>] = []
-        lock.withLock {
-            let removed = scheduler.removeWaiting { $0.key == url }
-            for entry in removed {
-                let previous = tasks.removeValue(forKey: entry.key)?.previous
-                for subscriber in entry.subscribers { resolveLocked(subscriber, cancelledOutcome(previous)) }
-            }
-            if let task = tasks[url], !task.committing {
-                tasks[url]?.stopRequested = true
-                if let handle = task.handle { handles.append(handle) }
-                if let wait = task.retryWait { waits.append(wait) }
-            }
-        }
-        stop(handles, waits)
-        wakeIfIdle()
-    }
-
     private func stop(_ handles: [TransferHandle], _ waits: [Task<Void, Never>]) {
         for handle in handles { engine.cancel(handle) }
         for wait in waits { wait.cancel() }

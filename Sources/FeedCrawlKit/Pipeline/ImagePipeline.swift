@@ -12,8 +12,8 @@ import FoundationEssentials
 ///   feeds' `RetryPolicy` (backoff, jitter, `Retry-After`).
 /// - Commit (`ImageCommitter`): fsync and rename into the cache off the engine's thread, then
 ///   delivery to every subscriber; an item whose images are all done is journaled (`RunItems`).
-/// - Cancellation: one URL, one source (its subscribers leave; a task no one else wants stops),
-///   or everything (a signal, `--deadline`).
+/// - Cancellation: one source (its subscribers leave every task; a URL's task that no one else
+///   wants is stopped: cancel on last unsubscribe), or everything (a signal, `--deadline`).
 ///
 /// Thread-safe: sources call in from their tasks, the engine's thread reports transfers, the
 /// committer's thread delivers.

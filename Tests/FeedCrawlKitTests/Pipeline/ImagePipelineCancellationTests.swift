@@ -4,30 +4,32 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 
-/// Cancellation at each grain, on the path the crawler runs: one URL (`cancel(url:)`), one
-/// source (`cancel(group:)`), everything (`cancelAll(reason:)`, as a signal or `--deadline`).
+/// Cancellation at each grain, on the path the crawler runs: one URL (its last subscriber leaves:
+/// the source that alone wanted it is cancelled), one source (`cancel(group:)`), everything
+/// (`cancelAll(reason:)`, as a signal or `--deadline`).
 @Suite("ImagePipeline cancellation", .serialized)
 struct ImagePipelineCancellationTests {
     /// An image that takes about six seconds to arrive: cancellation must come long before.
     static let slowImage = CrawlFixture.png(side: 24, bytes: 1200)
     static let slow = ServerResponse(headers: [("Content-Type", "image/png")], body: .drip(slowImage, bytesPerSecond: 200))
 
-    @Test func cancellingOneRunningURLLeavesNoPartialFile() async throws {
+    @Test func aRunningURLNoSourceWantsAnyMoreStopsAndLeavesNoPartialFile() async throws {
         let harness = try PipelineHarness { request in
             request.path == "/slow.png" ? Self.slow : PipelineImages.serve(request.path)
         }
+        // Source 1 alone wants the slow image (twice: an item's variant and another item).
+        _ = await harness.pipeline.submit([harness.item("b", [("image", "/b.png")]), harness.item("c", [("image", "/c.png")])], group: 0)
         _ = await harness.pipeline.submit([
-            harness.item("a", [("image", "/slow.png")]), harness.item("b", [("image", "/b.png")]),
-            harness.item("c", [("image", "/c.png")]), harness.item("d", page: 2, [("first", "/d.png"), ("second", "/slow.png")]),
-        ], group: 0)
+            harness.item("a", [("image", "/slow.png")]), harness.item("d", page: 2, [("first", "/d.png"), ("second", "/slow.png")]),
+        ], group: 1)
         // The slow body is arriving: its temporary file exists.
         #expect(await waitUntil { !CrawlFixture.partFiles(harness.out.path).isEmpty })
-        harness.pipeline.cancel(url: harness.url("/slow.png"))
+        #expect(await waitUntil { harness.count("/d.png") == 1 })
+        harness.pipeline.cancel(group: 1)
         let items = try await harness.finish()
         #expect(items["a"]?.status == .cancelled)
         #expect(items["a"]?.soleImage?.error == "cancelled")
         #expect(items["d"]?.image("second")?.status == .cancelled)
-        #expect(items["d"]?.image("first")?.status == .downloaded)
         #expect(items["b"]?.status == .downloaded && items["c"]?.status == .downloaded)
         #expect(harness.count("/slow.png") == 1)
         #expect(CrawlFixture.partFiles(harness.out.path).isEmpty)
@@ -35,7 +37,7 @@ struct ImagePipelineCancellationTests {
         #expect(CrawlFixture.cacheFiles(harness.out.path).count == 3)
     }
 
-    @Test func cancellingAWaitingURLMeansItIsNeverRequested() async throws {
+    @Test func aWaitingURLNoSourceWantsAnyMoreIsNeverRequested() async throws {
         var settings = PipelineHarness.settings
         settings.limits = .init(concurrency: 1, perHost: 1, maxWaiting: 10)
         let gate = Gate()
@@ -44,10 +46,11 @@ struct ImagePipelineCancellationTests {
             return PipelineImages.serve(request.path)
         }
         defer { gate.open(); withExtendedLifetime(harness) {} }
-        _ = await harness.pipeline.submit(
-            ["first", "second", "third"].map { harness.item($0, [("image", "/\($0).png")]) }, group: 0)
+        _ = await harness.pipeline.submit([harness.item("first", [("image", "/first.png")])], group: 0)
+        _ = await harness.pipeline.submit([harness.item("second", [("image", "/second.png")])], group: 1)
+        _ = await harness.pipeline.submit([harness.item("third", [("image", "/third.png")])], group: 0)
         #expect(await waitUntil { gate.waited == 1 })
-        harness.pipeline.cancel(url: harness.url("/second.png"))
+        harness.pipeline.cancel(group: 1)
         #expect(harness.recorder.count == 1, "the waiting image's item is recorded at once")
         gate.open()
         let items = try await harness.finish()
@@ -141,10 +144,10 @@ struct ImagePipelineCancellationTests {
                 ? ServerResponse(status: 503, headers: [("Retry-After", "30")], body: .bytes([]))
                 : PipelineImages.serve(request.path)
         }
-        _ = await harness.pipeline.submit(
-            [harness.item("busy", [("image", "/busy.png")]), harness.item("ok", [("image", "/ok.png")])], group: 0)
+        _ = await harness.pipeline.submit([harness.item("busy", [("image", "/busy.png")])], group: 1)
+        _ = await harness.pipeline.submit([harness.item("ok", [("image", "/ok.png")])], group: 0)
         #expect(await waitUntil { !harness.retries.isEmpty })
-        harness.pipeline.cancel(url: harness.url("/busy.png"))
+        harness.pipeline.cancel(group: 1)
         let items = try await harness.finish()
         #expect(items["busy"]?.status == .cancelled)
         #expect(items["ok"]?.status == .downloaded)
