@@ -164,7 +164,7 @@ struct SourcesEndToEndTests {
 
     @Test func newOptionsAreCheckedAndDocumented() async throws {
         let help = try await runBinary(["--help"])
-        for flag in ["--details", "--patch-size", "--array-url", "--array-id-field", "--array-image-field",
+        for flag in ["--details", "--patch-size", "--pixabay-images", "--launch-images", "--array-url", "--array-id-field", "--array-image-field",
                      "--array-name", "--record", "--replay", "--refresh", "--page-ttl", "--pixabay-query"] {
             #expect(help.stdout.contains(flag), "\(flag)")
         }
