@@ -44,6 +44,49 @@ struct InterruptionTests {
         }
     }
 
+    @Test func aSignalKeepsTheStoredVariantsOfACancelledItemAndTheRerunFetchesOnlyTheRest() async throws {
+        try await BinaryTestGate.run {
+            // Each image takes 0.6 s, 8 at a time: first variants go before second ones once
+            // transfers wait, so after two rounds some items have one variant stored, one waiting.
+            let feed = try SlowFeed()
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            let arguments = feed.arguments(out: out.path, allVariants: true)
+            let process = try BinaryProcess(arguments, environment: feed.environment)
+            #expect(await waitUntil(seconds: 30) { out.cacheFiles().count >= 12 }, "images did not arrive")
+            process.send(SIGTERM)
+            let exit = await process.exit(timeout: 20)
+            #expect(!exit.signaled && exit.status == 143, "stderr: \(exit.stderr)")
+
+            let manifest = try out.manifest()
+            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            let mixed = manifest.items.filter { item in
+                item.images.contains { $0.status == .downloaded } && item.images.contains { $0.status == .cancelled }
+            }
+            #expect(!mixed.isEmpty, "no item with one variant stored and one cancelled")
+            #expect(mixed.allSatisfy { $0.status == .cancelled && $0.firstStoredImage != nil })
+            #expect(out.cacheFiles() == manifest.files)
+            let stored = Set(manifest.images.filter { $0.image.status == .downloaded }.map(\.image.url))
+            let all = Set(manifest.images.map(\.image.url))
+            #expect(stored.count < all.count)
+
+            // The rerun fetches each URL not stored yet, once, and finds the stored ones fresh.
+            feed.slow = false
+            let before = feed.images
+            let rerun = try await BinaryProcess.run(arguments, environment: feed.environment)
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            let after = try out.manifest()
+            #expect(feed.images - before == Set(after.images.map(\.image.url)).subtracting(stored).count)
+            for (item, image) in after.images {
+                let want: ItemStatus = stored.contains(image.url) ? .fresh : .downloaded
+                #expect(image.status == want, "\(item.id) \(image.variant)")
+            }
+            #expect(OutputCheck.problems(out: out.path).isEmpty)
+            #expect(OutputCheck.leftovers(out: out.path).isEmpty)
+        }
+    }
+
     @Test func aSecondSignalExitsAtOnceWithoutCorruptingAnything() async throws {
         try await BinaryTestGate.run {
             let feed = try SlowFeed(slow: false)
