@@ -64,14 +64,24 @@ struct VersionOneCarryOverTests {
         }
     }
 
-    @Test(arguments: [(VersionOneFixture.details, true), (.killed, false), (.killed, true)])
-    func aNewRunCarriesAVersionOneFolderOver(_ fixture: VersionOneFixture, details: Bool) async throws {
+    /// The runs over each fixture: their options, and the patch sizes they ask for. The large
+    /// patch comes from the details query (`--details`) or from the listing (`--launch-images`).
+    static let runs: [(VersionOneFixture, [String], [String])] = [
+        (.details, ["--details"], ["small", "large"]),
+        (.details, ["--launch-images", "large"], ["large"]),
+        (.killed, [], ["small"]),
+        (.killed, ["--details"], ["small", "large"]),
+    ]
+
+    @Test(arguments: runs)
+    func aNewRunCarriesAVersionOneFolderOver(_ fixture: VersionOneFixture, options: [String], patches: [String]) async throws {
         try await BinaryTestGate.run {
             let out = try fixture.copy()
             defer { out.remove() }
             let old = try fixture.images()
+            let details = options.contains("--details")
             let result = try await BinaryProcess.run(
-                Self.crawl + (details ? ["--details"] : []) + ["--out", out.path], environment: ["FEEDCRAWL_QUIET": "1"])
+                Self.crawl + options + ["--out", out.path], environment: ["FEEDCRAWL_QUIET": "1"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
 
             // Nothing was fetched: every image was found fresh.
@@ -89,8 +99,8 @@ struct VersionOneCarryOverTests {
             #expect(manifest.items.count == 23)
             for item in manifest.items {
                 let key = "\(item.source)/\(item.id)"
-                // This run asked for the default variants, plus `large` with --details.
-                let want = (old[key] ?? []).filter { $0.variant != "large" || details }
+                // The variants this run asked for, each from the old files.
+                let want = (old[key] ?? []).filter { item.source == "pixabay" || patches.contains($0.variant) }
                 let got = item.images.map {
                     VersionOneFixture.Image(variant: $0.variant, url: "", file: $0.file ?? "", sha256: $0.sha256 ?? "")
                 }
@@ -99,7 +109,8 @@ struct VersionOneCarryOverTests {
                 #expect(item.images.allSatisfy { $0.status == .fresh }, "\(key)")
                 if details, item.source == "launches" { #expect(item.details?.rocketName != nil, "\(key)") }
             }
-            #expect(manifest.images.contains { $0.image.variant == "large" } == details)
+            #expect(manifest.images.contains { $0.image.variant == "large" } == patches.contains("large"))
+            #expect(manifest.images.contains { $0.image.variant == "small" } == patches.contains("small"))
 
             #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
             #expect(OutputCheck.leftovers(out: out.path).isEmpty, "\(OutputCheck.leftovers(out: out.path))")
@@ -111,7 +122,7 @@ struct VersionOneCarryOverTests {
 
             // The next run reads its own version-2 manifest the same way.
             let again = try await BinaryProcess.run(
-                Self.crawl + (details ? ["--details"] : []) + ["--out", out.path], environment: ["FEEDCRAWL_QUIET": "1"])
+                Self.crawl + options + ["--out", out.path], environment: ["FEEDCRAWL_QUIET": "1"])
             #expect(again.status == 0, "stderr: \(again.stderr)")
             #expect((try Output.jsonLine(again.stdout))["counts"] as? [String: Int] == counts)
             // Each run lists the images under its own demo server's port: all but the URL stays.
