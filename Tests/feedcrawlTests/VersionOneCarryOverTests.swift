@@ -64,6 +64,38 @@ struct VersionOneCarryOverTests {
         }
     }
 
+    @Test(arguments: CrawlCheckpoint.allCases)
+    func aCarryOverKilledAtTheEndLosesNothing(at checkpoint: CrawlCheckpoint) async throws {
+        try await BinaryTestGate.run {
+            let fixture = VersionOneFixture.killed
+            let out = try fixture.copy()
+            defer { out.remove() }
+            let old = try fixture.images()
+            let arguments = Self.crawl + ["--details", "--out", out.path]
+            let killed = try await BinaryProcess.run(
+                arguments, environment: ["FEEDCRAWL_QUIET": "1", "FEEDCRAWL_TEST_KILL_AT": checkpoint.rawValue])
+            #expect(killed.signaled && killed.status == SIGKILL, "stderr: \(killed.stderr)")
+            // Whatever the killed run left is consistent: the old files, a manifest that matches them.
+            #expect(out.journalExists)
+            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            let verify = try await BinaryProcess.run(["manifest", "--out", out.path, "--verify"])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+
+            let rerun = try await BinaryProcess.run(arguments, environment: ["FEEDCRAWL_QUIET": "1"])
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            let counts = (try Output.jsonLine(rerun.stdout))["counts"] as? [String: Int]
+            #expect(counts?["fresh"] == 21 && counts?["downloaded"] == 0, "\(counts ?? [:])")
+            let manifest = try out.manifest()
+            #expect(manifest.version == 2)
+            for item in manifest.items {
+                #expect(item.images.map(\.file) == (old["\(item.source)/\(item.id)"] ?? []).map(\.file), "\(item.id)")
+                #expect(item.images.allSatisfy { $0.status == .fresh })
+            }
+            #expect(OutputCheck.leftovers(out: out.path).isEmpty)
+            #expect(out.cacheFiles() == manifest.files)
+        }
+    }
+
     /// The runs over each fixture: their options, and the patch sizes they ask for. The large
     /// patch comes from the details query (`--details`) or from the listing (`--launch-images`).
     static let runs: [(VersionOneFixture, [String], [String])] = [
