@@ -84,6 +84,29 @@ struct CrashRecoveryTests {
         }
     }
 
+    @Test func killedTwiceBeforeAnyManifestThenRerun() async throws {
+        try await BinaryTestGate.run {
+            let feed = try SlowFeed(slow: false)
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            let killAt = feed.environment.merging(["FEEDCRAWL_TEST_KILL_AT": CrawlCheckpoint.outcomesJournaled.rawValue]) { $1 }
+            // The first run dies before writing a manifest: only its journal is left.
+            let first = try await BinaryProcess.run(feed.arguments(out: out.path), environment: killAt)
+            #expect(first.signaled && first.status == SIGKILL, "stderr: \(first.stderr)")
+            #expect(!out.manifestExists && out.journalExists)
+            // The second folds that journal into a manifest with no run record yet, then dies the same way.
+            let second = try await BinaryProcess.run(feed.arguments(out: out.path, allVariants: true), environment: killAt)
+            #expect(second.signaled && second.status == SIGKILL, "stderr: \(second.stderr)")
+            #expect(out.manifestExists && out.journalExists)
+            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            // The third folds the second's journal into that manifest and finishes.
+            let imagesBefore = feed.images
+            try await rerunAndCheck(feed, out, allVariants: true)
+            #expect(feed.images == imagesBefore)
+        }
+    }
+
     @Test(arguments: CrawlCheckpoint.allCases)
     func killedDuringTheFinalWrite(at checkpoint: CrawlCheckpoint) async throws {
         try await BinaryTestGate.run {
