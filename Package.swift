@@ -42,7 +42,9 @@ let package = Package(
         ),
         .testTarget(
             name: "feedcrawlTests",
-            dependencies: ["FeedCrawlKit", "DemoFeed"]
+            dependencies: ["FeedCrawlKit", "DemoFeed"],
+            // Output folders of the previous release, read by the tests through #filePath.
+            exclude: ["Fixtures"]
         ),
         // libFuzzer targets (scripts/fuzz builds each alone with -sanitize=fuzzer -DFUZZING);
         // a normal build makes them replayers of the files named on their command line.

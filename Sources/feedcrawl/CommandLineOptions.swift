@@ -40,6 +40,10 @@ struct CommandLineOptions {
     var deadlineSeconds: Double?
     /// `--cache-max`: cache size cap in bytes; default 2 GiB.
     var cacheMaxBytes: Int64 = 2 << 30
+    /// `--shard K/N`: run one of N parts of the crawl.
+    var shard: Shard?
+    /// `--metrics-file PATH`: a Prometheus text file written at the end of the run.
+    var metricsFile: String?
     /// The Pixabay key, from PIXABAY_KEY; never printed.
     var pixabayKey: String?
     /// Output and configuration options (progress, logs, --json, --config).
@@ -156,6 +160,16 @@ struct CommandLineOptions {
                     throw UsageError(description: "--launch-images: \(error)")
                 }
             case "--details": options.details = true
+            case "--shard":
+                let text = try value(argument)
+                guard let shard = Shard(text) else {
+                    throw UsageError(description: "--shard takes K/N with 0 <= K < N (e.g. 2/4), not '\(TerminalText.sanitize(text))'")
+                }
+                options.shard = shard
+            case "--metrics-file":
+                let path = try value(argument)
+                guard !path.isEmpty else { throw UsageError(description: "--metrics-file needs a file name") }
+                options.metricsFile = path
             case "--page-ttl":
                 let text = try value(argument)
                 do {
@@ -224,6 +238,7 @@ struct CommandLineOptions {
         let demoTTL: Double? = usesDemoFeed ? 0 : nil
         configuration.deadlineSeconds = deadlineSeconds
         configuration.cacheMaxBytes = cacheMaxBytes
+        configuration.shard = shard
         if let url = pixabayURL ?? demoPixabayURL {
             var source = PixabaySourceConfiguration(url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)
             source.query = pixabayQuery

@@ -109,6 +109,14 @@ enum CrawlCommand {
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal
         if receivedSignal != 0 { status = max(status, SignalWatcher.status(for: receivedSignal)) }
+        if let base = options.metricsFile {
+            let path = MetricsFile.path(base, shard: options.shard)
+            do {
+                try MetricsFile.crawl(report, exitStatus: Int(status), previous: path).write(to: path)
+            } catch {
+                warnings.append("cannot write the metrics file: \(error)")
+            }
+        }
         output.finish(report: report, status: status, notices: closingNotices, warnings: warnings)
         exit(status)
     }

@@ -34,6 +34,8 @@ extension HelpText {
     COMMANDS:
       feedcrawl [options]           Crawl (this help).
       feedcrawl config --print      Show the effective configuration, secrets masked.
+      feedcrawl demo-feed [options] Serve the built-in demo feed on 127.0.0.1 until stopped
+                                    (see 'feedcrawl help demo-feed').
       feedcrawl help [COMMAND]      Show help for a command.
     """
 

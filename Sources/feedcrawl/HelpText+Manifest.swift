@@ -2,6 +2,7 @@ extension HelpText {
     static let manifest = """
     USAGE: feedcrawl manifest [--out DIR] [--status S] [--source S] [--format table|json|csv]
                               [--json] [--verify]
+           feedcrawl manifest merge [crawl options]     (see 'feedcrawl manifest merge --help')
 
     Shows what a crawl left in DIR/manifest.json: with no filter, a summary (items by source
     and status, files and bytes in the cache, the last run, the most common errors); with
@@ -33,5 +34,30 @@ extension HelpText {
       1    --verify found missing, corrupt or orphaned files
       2    usage error, or no readable manifest in DIR
       75   --verify: a crawl holds DIR's lock
+    """
+
+    static let merge = """
+    USAGE: feedcrawl manifest merge [--out DIR] [--config PATH] [--cache-max SIZE]
+                                    [--metrics-file PATH] [--quiet] [--json] [crawl options]
+
+    Joins the manifest parts of the shards of the last sharded crawl of DIR (feedcrawl --shard
+    K/N, each writing DIR/shards/N/K/) into DIR/manifest.json and DIR/index.html, atomically;
+    then evicts least-recently-used files beyond --cache-max and removes files no item
+    references. Safe to run again: merging the same parts twice gives the same manifest.
+
+    It takes the crawl's own options (a job can pass them as they are) and uses --out,
+    --config, --cache-max, --metrics-file, --quiet and --json; the others are ignored.
+
+    The set is complete when every shard 0..N-1 has a part whose run started after the last
+    complete merge (any part, the first time). Otherwise the merge names each shard whose part
+    is missing or not new, still merges what there is, and exits 1: run those shards again and
+    merge again. An item listed by several shards keeps the newest listing.
+
+    EXIT STATUS:
+      0    every shard's part was there and new
+      1    some shard's part was missing or not new (named on stderr), or the manifest could
+           not be written
+      2    usage error, or no shard parts in DIR
+      75   a crawl or a shard holds DIR's lock
     """
 }

@@ -4,9 +4,10 @@ enum HelpText {
     static let main = """
     USAGE: feedcrawl [options]
 
-    Crawls image feeds page by page, downloads each item's preview image into a disk cache
-    and writes a manifest with one outcome per item. Reruns are incremental: cached images
-    younger than the TTL are not requested again.
+    Crawls image feeds page by page, downloads the image variants asked for of each item
+    (a URL shared by several items once) into a disk cache and writes a manifest with one
+    record per image. Reruns are incremental: cached images younger than the TTL are not
+    requested again.
 
     With no source configured it crawls a built-in demo feed (a loopback server inside the
     program), so you can see the whole pipeline without an API key or a network.
@@ -15,11 +16,15 @@ enum HelpText {
       --pixabay-url URL       A Pixabay-style search API, e.g. https://pixabay.com/api/.
                               The key is read from the PIXABAY_KEY environment variable.
       --pixabay-query TEXT    Pixabay search term (q); default: all images.
+      --pixabay-images LIST   Pixabay variants to download, comma-separated: preview (150 px),
+                              webformat (640 px), large (1280 px) (default preview).
       --launches-url URL      A GraphQL launches API (the Apollo tutorial's schema).
-      --patch-size SIZE       Launch mission patch listed and downloaded: small or large
-                              (default small).
+      --launch-images LIST    Launch mission patch sizes to download, comma-separated: small,
+                              large (default small).
+      --patch-size SIZE       The same as --launch-images SIZE.
       --details               After listing, query LaunchDetails for each launch and add its
-                              rocket, site and LARGE patch (downloaded too) to the manifest.
+                              rocket and site to the manifest, and its large patch (downloaded
+                              too) to the images.
       --array-url URL         A page-numbered feed of bare JSON arrays, fetched as
                               URL?page=N&per_page=M (PunkAPI-style); stops at a short page.
       --array-id-field F      Field with each element's id (default id; a.b reaches into objects).

@@ -71,6 +71,7 @@ enum ManifestCommand {
     }
 
     static func run(_ arguments: [String]) -> Never {
+        if arguments.first == "merge" { MergeCommand.run(Array(arguments.dropFirst())) }
         let options: Options
         do {
             options = try parse(arguments)

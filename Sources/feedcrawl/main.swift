@@ -1,5 +1,5 @@
 // feedcrawl: the command-line entry point. Subcommands: `config` (effective configuration),
-// `help`, `manifest` (inspect); anything else is a crawl.
+// `demo-feed` (serve the demo feed), `help`, `manifest` (inspect); anything else is a crawl.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "config":
@@ -7,9 +7,12 @@ case "config":
 case "help":
     switch arguments.dropFirst().first {
     case "config": Console.out(HelpText.config)
+    case "demo-feed": Console.out(HelpText.demoFeed)
     case "manifest": Console.out(HelpText.manifest)
     default: Console.out(HelpText.main)
     }
+case "demo-feed":
+    DemoFeedCommand.run(Array(arguments.dropFirst()))
 case "manifest":
     ManifestCommand.run(Array(arguments.dropFirst()))
 default:

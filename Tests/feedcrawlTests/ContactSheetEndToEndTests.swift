@@ -4,14 +4,24 @@ import Testing
 extension BinaryTests {
     @Suite("feedcrawl contact sheet")
     struct ContactSheetEndToEndTests {
+        /// The images of a manifest item (JSON), and the first stored one (the tile).
+        static func images(_ item: [String: Any]) -> [[String: Any]] { item["images"] as? [[String: Any]] ?? [] }
+        static func tile(_ item: [String: Any]) -> [String: Any]? {
+            images(item).first { ["downloaded", "fresh", "revalidated"].contains($0["status"] as? String ?? "") && $0["file"] != nil }
+        }
+
         @Test func everyRunWritesAnIndexWhoseImagesExist() throws {
             let out = BinaryRunner.temporaryDirectory()
-            let result = try BinaryRunner.run(["--pages", "1", "--per-page", "20", "--out", out])
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            // --details adds each launch's large patch: the small one is the tile, the large one linked.
+            let result = try BinaryRunner.run(["--pages", "1", "--per-page", "20", "--details", "--out", out])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
             let sources = Output.imageSources(html)
             let items = try Output.manifestItems(out)
-            #expect(sources.count == items.filter { $0["file"] != nil }.count)
+            let tiles = items.compactMap(Self.tile)
+            #expect(sources.count == tiles.count)
+            #expect(Set(sources) == Set(tiles.compactMap { $0["file"] as? String }))
             #expect(!sources.isEmpty)
             for src in sources {
                 #expect(src.hasPrefix("cache/"))
@@ -20,6 +30,27 @@ extension BinaryTests {
             #expect(!html.contains("src=\"http"))
             #expect(!html.contains("<script"))
             #expect(html.contains("<b>\(items.count) items</b>"))
+
+            // Each launch's tile is its small patch; the large one is a link beside it.
+            let launches = items.filter { $0["source"] as? String == "launches" && !Self.images($0).isEmpty }
+            #expect(!launches.isEmpty)
+            for launch in launches {
+                #expect(Self.tile(launch)?["variant"] as? String == "small")
+                let large = try #require(Self.images(launch).first { $0["variant"] as? String == "large" })
+                let file = try #require(large["file"] as? String)
+                #expect(html.contains("<a href=\"\(file)\">large</a>"), "\(launch["id"] ?? "")")
+                #expect(!sources.contains(file))
+            }
+
+            // Pixabay tiles credit the user and link the item's page.
+            let pixabay = items.filter { $0["source"] as? String == "pixabay" }
+            #expect(pixabay.count == 20)
+            #expect(html.contains("Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>"))
+            for item in pixabay {
+                let page = try #require(item["pageURL"] as? String)
+                let user = try #require(item["author"] as? String)
+                #expect(html.contains("<a href=\"\(page)\" rel=\"noopener noreferrer\">Image by \(user) on Pixabay</a>"), "\(page)")
+            }
         }
     }
 }

@@ -7,25 +7,35 @@ import Testing
 @Suite("feedcrawl crash recovery")
 struct CrashRecoveryTests {
     /// Reruns the crawl at full speed and checks the result.
-    func rerunAndCheck(_ feed: SlowFeed, _ out: OutputFolder, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func rerunAndCheck(
+        _ feed: SlowFeed, _ out: OutputFolder, allVariants: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         feed.slow = false
-        let rerun = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+        let rerun = try await BinaryProcess.run(feed.arguments(out: out.path, allVariants: allVariants), environment: feed.environment)
         #expect(rerun.status == 0, "rerun stderr: \(rerun.stderr)", sourceLocation: sourceLocation)
         let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", out.path])
         #expect(verify.status == 0, "verify: \(verify.stdout)\(verify.stderr)", sourceLocation: sourceLocation)
         #expect(verify.stdout.contains("no problems"), sourceLocation: sourceLocation)
         #expect(out.partFiles().isEmpty, sourceLocation: sourceLocation)
         #expect(!out.journalExists, sourceLocation: sourceLocation)
+        #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))", sourceLocation: sourceLocation)
         let manifest = try out.manifest()
+        #expect(manifest.version == 2, sourceLocation: sourceLocation)
         #expect(manifest.items.filter { $0.source == "pixabay" }.count == 40, sourceLocation: sourceLocation)
         #expect(manifest.items.filter { $0.source == "launches" }.count == 40, sourceLocation: sourceLocation)
-        let withImage = manifest.items.filter { $0.imageURL != nil }
+        let withImage = manifest.items.filter { !$0.images.isEmpty }
         #expect(withImage.count > 70, sourceLocation: sourceLocation)
         for item in withImage {
+            let variants = item.images.map(\.variant)
+            let want = item.source == "pixabay" ? ["preview", "webformat"] : ["small", "large"]
+            #expect(variants == (allVariants ? want : [want[0]]), "\(item.id): \(variants)", sourceLocation: sourceLocation)
             #expect(item.status == .downloaded || item.status == .fresh, "\(item.id): \(item.status)", sourceLocation: sourceLocation)
-            #expect(item.sha256 == SlowFeed.imageSHA256, sourceLocation: sourceLocation)
+            for image in item.images {
+                #expect(image.status == .downloaded || image.status == .fresh, "\(item.id) \(image.variant): \(image.status)", sourceLocation: sourceLocation)
+                #expect(image.sha256 == SlowFeed.imageSHA256, sourceLocation: sourceLocation)
+            }
         }
-        #expect(out.cacheFiles() == Set(manifest.items.compactMap(\.file)), sourceLocation: sourceLocation)
+        #expect(out.cacheFiles() == manifest.files, sourceLocation: sourceLocation)
     }
 
     @Test func killedAtTheStart() async throws {
@@ -49,11 +59,14 @@ struct CrashRecoveryTests {
             defer { feed.stop() }
             let out = OutputFolder()
             defer { out.remove() }
-            for _ in 1...2 {
+            // The first round asks for the default variants, the second (over what the first
+            // left) and the rerun for two of each source.
+            for round in 1...2 {
                 // What the previous round left does not count.
                 let oldParts = Set(out.partFiles())
                 let oldFiles = out.cacheFiles()
-                let process = try BinaryProcess(feed.arguments(out: out.path), environment: feed.environment)
+                let process = try BinaryProcess(
+                    feed.arguments(out: out.path, allVariants: round == 2), environment: feed.environment)
                 // New images are stored, others are arriving.
                 let midway = await waitUntil {
                     out.cacheFiles().subtracting(oldFiles).count >= 2 && !Set(out.partFiles()).subtracting(oldParts).isEmpty
@@ -67,7 +80,30 @@ struct CrashRecoveryTests {
             }
             // The journal of the second run holds what it finished; the rerun folds it in.
             #expect(out.journalExists)
-            try await rerunAndCheck(feed, out)
+            try await rerunAndCheck(feed, out, allVariants: true)
+        }
+    }
+
+    @Test func killedTwiceBeforeAnyManifestThenRerun() async throws {
+        try await BinaryTestGate.run {
+            let feed = try SlowFeed(slow: false)
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            let killAt = feed.environment.merging(["FEEDCRAWL_TEST_KILL_AT": CrawlCheckpoint.outcomesJournaled.rawValue]) { $1 }
+            // The first run dies before writing a manifest: only its journal is left.
+            let first = try await BinaryProcess.run(feed.arguments(out: out.path), environment: killAt)
+            #expect(first.signaled && first.status == SIGKILL, "stderr: \(first.stderr)")
+            #expect(!out.manifestExists && out.journalExists)
+            // The second folds that journal into a manifest with no run record yet, then dies the same way.
+            let second = try await BinaryProcess.run(feed.arguments(out: out.path, allVariants: true), environment: killAt)
+            #expect(second.signaled && second.status == SIGKILL, "stderr: \(second.stderr)")
+            #expect(out.manifestExists && out.journalExists)
+            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            // The third folds the second's journal into that manifest and finishes.
+            let imagesBefore = feed.images
+            try await rerunAndCheck(feed, out, allVariants: true)
+            #expect(feed.images == imagesBefore)
         }
     }
 
@@ -79,7 +115,7 @@ struct CrashRecoveryTests {
             let out = OutputFolder()
             defer { out.remove() }
             let exit = try await BinaryProcess.run(
-                feed.arguments(out: out.path),
+                feed.arguments(out: out.path, allVariants: true),
                 environment: feed.environment.merging(["FEEDCRAWL_TEST_KILL_AT": checkpoint.rawValue]) { $1 })
             #expect(exit.signaled && exit.status == SIGKILL, "stderr: \(exit.stderr)")
             #expect(out.journalExists)
@@ -89,10 +125,11 @@ struct CrashRecoveryTests {
 
             // Every outcome was journaled: the rerun finds every image fresh and requests none.
             let imagesBefore = feed.images
-            try await rerunAndCheck(feed, out)
+            try await rerunAndCheck(feed, out, allVariants: true)
             #expect(feed.images == imagesBefore)
             let manifest = try out.manifest()
-            #expect(manifest.items.filter { $0.imageURL != nil }.allSatisfy { $0.status == .fresh })
+            #expect(manifest.images.allSatisfy { $0.image.status == .fresh })
+            #expect(manifest.items.filter { !$0.images.isEmpty }.allSatisfy { $0.status == .fresh })
         }
     }
 }

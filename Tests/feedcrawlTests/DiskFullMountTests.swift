@@ -95,6 +95,8 @@ struct DiskFullMountTests {
             let items1 = try #require(OutputCheck.items(out: snapshot1), "run 1 left a manifest that loads")
             #expect(items1.contains { $0.status == .failed }, "some images did not fit")
             #expect(items1.allSatisfy { [.downloaded, .failed, .noImage].contains($0.status) })
+            #expect(items1.flatMap(\.images).allSatisfy { [.downloaded, .failed].contains($0.status) })
+            #expect(items1.flatMap(\.images).filter { $0.status == .failed }.allSatisfy { $0.file == nil && $0.error != nil })
         }
 
         // Run 2, after space was freed: everything arrives.
@@ -108,7 +110,8 @@ struct DiskFullMountTests {
         let items2 = OutputCheck.items(out: snapshot2) ?? []
         #expect(items2.count == 120)
         #expect(items2.allSatisfy { [.downloaded, .fresh, .noImage].contains($0.status) },
-                "\(items2.filter { ![.downloaded, .fresh, .noImage].contains($0.status) }.prefix(3).map { "\($0.id) \($0.status) \($0.error ?? "")" })")
+                "\(items2.filter { ![.downloaded, .fresh, .noImage].contains($0.status) }.prefix(3).map { "\($0.id) \($0.status) \($0.images.compactMap(\.error))" })")
+        #expect(items2.flatMap(\.images).allSatisfy { [.downloaded, .fresh].contains($0.status) && $0.file != nil })
         print("Disk full (tmpfs), \(freeKiB) KiB free: run 1 exited \(status1): \(stderr1.split(separator: "\n").last ?? "")")
     }
 }

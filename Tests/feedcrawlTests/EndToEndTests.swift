@@ -41,26 +41,38 @@ struct EndToEndTests {
         #expect(result.stdout.isEmpty)
         let data = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
         let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(manifest["version"] as? Int == 1)
+        #expect(manifest["version"] as? Int == 2)
         let items = try #require(manifest["items"] as? [[String: Any]])
         let pixabay = items.filter { $0["source"] as? String == "pixabay" }
         let launches = items.filter { $0["source"] as? String == "launches" }
         #expect(pixabay.count == 40)
         #expect(launches.count == 40)
-        for item in items where item["status"] as? String == "downloaded" {
-            let file = try #require(item["file"] as? String)
-            #expect(FileManager.default.fileExists(atPath: out + "/" + file))
-            #expect(file.hasPrefix("cache/"))
+        // The default variants: Pixabay's preview, the launches' small patch.
+        for item in items {
+            let images = item["images"] as? [[String: Any]] ?? []
+            let variants = images.compactMap { $0["variant"] as? String }
+            #expect(variants == (item["source"] as? String == "pixabay" ? ["preview"] : images.isEmpty ? [] : ["small"]))
+            for image in images {
+                #expect(image["status"] as? String == "downloaded")
+                let file = try #require(image["file"] as? String)
+                #expect(FileManager.default.fileExists(atPath: out + "/" + file))
+                #expect(file.hasPrefix("cache/"))
+            }
+            let status = item["status"] as? String
+            #expect(status == (images.isEmpty ? "no-image" : "downloaded"), "\(item["id"] ?? "")")
         }
-        #expect(items.allSatisfy { ["downloaded", "no-image"].contains($0["status"] as? String ?? "") })
+        #expect(pixabay.allSatisfy { ($0["images"] as? [Any])?.count == 1 })
 
         // A rerun within the TTL requests no image again.
         let rerun = try BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
         #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
         let again = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))) as? [String: Any]
-        let statuses = (again?["items"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+        let rerunItems = again?["items"] as? [[String: Any]] ?? []
+        let statuses = rerunItems.compactMap { $0["status"] as? String }
         #expect(!statuses.contains("downloaded"))
         #expect(statuses.contains("fresh"))
+        let imageStatuses = rerunItems.flatMap { $0["images"] as? [[String: Any]] ?? [] }.compactMap { $0["status"] as? String }
+        #expect(imageStatuses.count > 70 && imageStatuses.allSatisfy { $0 == "fresh" })
     }
 }

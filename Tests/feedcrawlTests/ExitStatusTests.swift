@@ -44,7 +44,16 @@ extension BinaryTests {
             #expect(result.status == 1, "stderr: \(result.stderr)")
             let failed = try Output.manifestItems(out).filter { $0["status"] as? String == "failed" }
             #expect(!failed.isEmpty)
-            #expect(failed.allSatisfy { $0["error"] as? String == "HTTP 404" })
+            // The error is the image's: the item's own `error` is only for an unusable listing.
+            for item in failed {
+                #expect(item["error"] == nil)
+                let images = item["images"] as? [[String: Any]] ?? []
+                #expect(images.count == 1)
+                #expect(images.first?["status"] as? String == "failed")
+                #expect(images.first?["error"] as? String == "HTTP 404")
+                #expect(images.first?["file"] == nil)
+                #expect((images.first?["url"] as? String)?.hasSuffix("3.jpg") == true)
+            }
             #expect(result.stderr.contains("\(failed.count) failed"))
             #expect(result.stdout.isEmpty)
         }

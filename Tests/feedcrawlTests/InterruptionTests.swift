@@ -21,21 +21,69 @@ struct InterruptionTests {
             let out = OutputFolder()
             defer { out.remove() }
             let process = try await startSlowCrawl(feed, out: out)
-            let sent = Date()
             process.send(signal)
-            let exit = await process.exit()
+            // A run that ignored the signal would take half a minute; the SIGKILL at 20 s would
+            // show as `signaled`.
+            let exit = await process.exit(timeout: 20)
             #expect(!exit.signaled)
             #expect(exit.status == status, "stderr: \(exit.stderr)")
-            #expect(Date().timeIntervalSince(sent) < 15)
             #expect(exit.stderr.contains("cancelled"))
             let manifest = try out.manifest()
-            let withImage = manifest.items.filter { $0.imageURL != nil }
+            let withImage = manifest.items.filter { !$0.images.isEmpty }
             #expect(!withImage.isEmpty)
             #expect(withImage.contains { $0.status == .cancelled })
             #expect(withImage.allSatisfy { $0.status == .cancelled || $0.status == .downloaded })
+            let images = manifest.images.map(\.image)
+            #expect(images.allSatisfy { $0.status == .cancelled || $0.status == .downloaded })
+            #expect(images.filter { $0.status == .cancelled }.allSatisfy { $0.file == nil && $0.error?.hasPrefix("cancelled") == true })
+            #expect(images.filter { $0.status == .downloaded }.allSatisfy { $0.file != nil })
+            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
             #expect(out.partFiles().isEmpty)
             #expect(!out.journalExists)
-            #expect(out.cacheFiles() == Set(manifest.items.compactMap(\.file)))
+            #expect(out.cacheFiles() == manifest.files)
+        }
+    }
+
+    @Test func aSignalKeepsTheStoredVariantsOfACancelledItemAndTheRerunFetchesOnlyTheRest() async throws {
+        try await BinaryTestGate.run {
+            // Each image takes 0.6 s, 8 at a time: first variants go before second ones once
+            // transfers wait, so after two rounds some items have one variant stored, one waiting.
+            let feed = try SlowFeed()
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            let arguments = feed.arguments(out: out.path, allVariants: true)
+            let process = try BinaryProcess(arguments, environment: feed.environment)
+            #expect(await waitUntil(seconds: 30) { out.cacheFiles().count >= 12 }, "images did not arrive")
+            process.send(SIGTERM)
+            let exit = await process.exit(timeout: 20)
+            #expect(!exit.signaled && exit.status == 143, "stderr: \(exit.stderr)")
+
+            let manifest = try out.manifest()
+            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            let mixed = manifest.items.filter { item in
+                item.images.contains { $0.status == .downloaded } && item.images.contains { $0.status == .cancelled }
+            }
+            #expect(!mixed.isEmpty, "no item with one variant stored and one cancelled")
+            #expect(mixed.allSatisfy { $0.status == .cancelled && $0.firstStoredImage != nil })
+            #expect(out.cacheFiles() == manifest.files)
+            let stored = Set(manifest.images.filter { $0.image.status == .downloaded }.map(\.image.url))
+            let all = Set(manifest.images.map(\.image.url))
+            #expect(stored.count < all.count)
+
+            // The rerun fetches each URL not stored yet, once, and finds the stored ones fresh.
+            feed.slow = false
+            let before = feed.images
+            let rerun = try await BinaryProcess.run(arguments, environment: feed.environment)
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            let after = try out.manifest()
+            #expect(feed.images - before == Set(after.images.map(\.image.url)).subtracting(stored).count)
+            for (item, image) in after.images {
+                let want: ItemStatus = stored.contains(image.url) ? .fresh : .downloaded
+                #expect(image.status == want, "\(item.id) \(image.variant)")
+            }
+            #expect(OutputCheck.problems(out: out.path).isEmpty)
+            #expect(OutputCheck.leftovers(out: out.path).isEmpty)
         }
     }
 
@@ -60,9 +108,10 @@ struct InterruptionTests {
             // No manifest was written, but the journal holds every outcome and parses.
             #expect(!out.manifestExists)
             #expect(out.journalExists)
-            let journaled = try Journal.read(path: out.path + "/manifest.journal")
-            #expect(journaled.skippedLines == 0)
+            let journaled = try #require(OutputCheck.journal(out: out.path))
+            #expect(journaled.skipped == 0)
             #expect(journaled.items.count == 80)
+            #expect(Set(journaled.items.map(\.key)).count == 80)
 
             // The next run folds it in and finds everything fresh.
             feed.slow = false
@@ -71,7 +120,8 @@ struct InterruptionTests {
             #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
             #expect(feed.images == imagesBefore)
             let manifest = try out.manifest()
-            #expect(manifest.items.filter { $0.imageURL != nil }.allSatisfy { $0.status == .fresh })
+            #expect(manifest.images.allSatisfy { $0.image.status == .fresh })
+            #expect(manifest.images.count > 70)
         }
     }
 
@@ -83,18 +133,22 @@ struct InterruptionTests {
             defer { out.remove() }
             let started = Date()
             let result = try await BinaryProcess.run(
-                feed.arguments(out: out.path) + ["--deadline", "700ms"], environment: feed.environment)
+                feed.arguments(out: out.path) + ["--deadline", "700ms"], environment: feed.environment, timeout: 30)
             let elapsed = Date().timeIntervalSince(started)
+            // A full run would take about a minute: ended by the SIGKILL at 30 s, it would be signaled.
+            #expect(!result.signaled)
             #expect(result.status == 1, "stderr: \(result.stderr)")
-            #expect(elapsed >= 0.7)
-            #expect(elapsed < 20)  // a full run would take about a minute
+            #expect(elapsed >= 0.7)  // not before the deadline
             #expect(result.stderr.contains("deadline"))
             #expect(result.stdout.isEmpty)
             let manifest = try out.manifest()
             #expect(manifest.run?.deadlineReached == true)
             let cancelled = manifest.items.filter { $0.status == .cancelled }
             #expect(!cancelled.isEmpty)
-            #expect(cancelled.allSatisfy { $0.error == "cancelled: deadline reached" })
+            let cancelledImages = manifest.images.map(\.image).filter { $0.status == .cancelled }
+            #expect(cancelledImages.count >= cancelled.count)
+            #expect(cancelledImages.allSatisfy { $0.error == "cancelled: deadline reached" })
+            #expect(manifest.images.allSatisfy { [.cancelled, .downloaded].contains($0.image.status) })
             #expect(out.partFiles().isEmpty)
         }
     }

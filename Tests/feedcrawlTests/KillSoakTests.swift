@@ -3,11 +3,13 @@ import FeedCrawlKit
 import Foundation
 import Testing
 
-/// Crawls of the built binary against a slowed demo feed, each killed with SIGKILL at a random
-/// moment, each followed by a rerun that must complete. After every kill the output must still be
-/// consistent (the manifest loads, every file it names is intact); after every rerun
-/// `feedcrawl manifest --verify` is clean, everything the feed lists is there, verified against
-/// the server's own hashes, and no temporary file is left.
+/// Crawls of the built binary against a slowed demo feed, two image variants per source, each
+/// killed with SIGKILL at a random moment, each followed by a rerun that must complete. After
+/// every kill the output must still be consistent (the manifest loads, every file it names is
+/// intact and is the server's image); after every rerun `feedcrawl manifest --verify` is clean,
+/// every variant of everything the feed lists is there, verified against the server's own
+/// bytes, what the killed run journaled as stored is not fetched again, and no temporary file
+/// is left.
 ///
 /// `FEEDCRAWL_SOAK_ROUNDS` (default 5; scripts/test runs 20) and `FEEDCRAWL_SOAK_SEED` (default
 /// random, printed) control it.
@@ -35,7 +37,7 @@ struct KillSoakTests {
 
     static func arguments(_ feed: DemoFeedServer, out: String, pages: Int) -> [String] {
         ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", String(pages),
-         "--per-page", "20", "--concurrency", "4", "--per-host", "4", "--out", out]
+         "--per-page", "20", "--concurrency", "4", "--per-host", "4", "--out", out] + SlowFeed.twoVariantsEach
     }
 
     static let environment = ["PIXABAY_KEY": "soak-key"]
@@ -50,6 +52,14 @@ struct KillSoakTests {
         return exit.signaled && exit.status == SIGKILL
     }
 
+    /// Whether `item` holds both variants its source was asked for (a launch without a patch
+    /// holds none).
+    static func hasEveryVariant(_ item: ManifestItem) -> Bool {
+        let variants = item.images.map(\.variant)
+        if item.source == "pixabay" { return variants == ["preview", "webformat"] }
+        return variants == ["small", "large"] || variants.isEmpty
+    }
+
     @Test func killedRunsLoseNothing() async throws {
         try await BinaryTestGate.run { try await soak() }
     }
@@ -62,7 +72,9 @@ struct KillSoakTests {
         options.latencyMs = 40
         let feed = try DemoFeedServer(options: options)
         defer { feed.stop() }
-        let expected = Dictionary(try await offPool { feed.expectedImages }.map { ($0.url, $0.sha256Hex) }, uniquingKeysWith: { a, _ in a })
+        // The server's own list (previews, small patches); the other variants' hashes are
+        // fetched from it as manifests name them.
+        var expected = Dictionary(try await offPool { feed.expectedImages }.map { ($0.url, $0.sha256Hex) }, uniquingKeysWith: { a, _ in a })
         let root = BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
 
@@ -93,35 +105,46 @@ struct KillSoakTests {
 
             // Right after the kill: whatever manifest exists is consistent with the disk.
             if FileManager.default.fileExists(atPath: out + "/manifest.json") {
+                try await ServerImages.complete(&expected, for: OutputCheck.items(out: out) ?? [])
                 let problems = OutputCheck.problems(out: out, expected: expected)
                 #expect(problems.isEmpty, "\(context), after the kill: \(problems.prefix(5))")
             }
 
-            // What the killed run journaled as downloaded must survive: the rerun finds it fresh.
-            let journaled = (try? Journal.load(path: out + "/manifest.journal")) ?? []
-            let saved = Set(journaled.filter { $0.status == .downloaded }.map { "\($0.source)/\($0.id)" })
+            // What the killed run journaled as stored must survive: the rerun finds it fresh.
+            let journaled = OutputCheck.journal(out: out)?.items ?? []
+            let saved = Set(journaled.flatMap { item in
+                item.images.filter(\.status.hasImage).map { "\(item.source)/\(item.id)/\($0.variant)" }
+            })
 
             let rerun = try await BinaryProcess.run(args, environment: Self.environment)
             #expect(rerun.status == 0, "\(context): rerun exited \(rerun.status): \(rerun.stderr)")
             let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", out])
             #expect(verify.status == 0 && verify.stdout.contains("no problems"),
                     "\(context): manifest --verify: \(verify.stdout)\(verify.stderr)")
+            let items = OutputCheck.items(out: out) ?? []
+            try await ServerImages.complete(&expected, for: items)
             let problems = OutputCheck.problems(out: out, expected: expected)
             #expect(problems.isEmpty, "\(context): \(problems.prefix(5))")
             #expect(OutputCheck.leftovers(out: out).isEmpty, "\(context): left \(OutputCheck.leftovers(out: out))")
-            let items = OutputCheck.items(out: out) ?? []
+            let complete: Set<ItemStatus> = [.downloaded, .fresh, .revalidated, .noImage]
             let sawThisRun = items.filter { item in
-                item.page <= pages && [.downloaded, .fresh, .revalidated, .noImage].contains(item.status)
+                item.page <= pages && complete.contains(item.status) && Self.hasEveryVariant(item)
             }
             #expect(sawThisRun.count == 40 * pages, "\(context): \(sawThisRun.count) of \(40 * pages) items complete")
-            let refetched = items.filter { saved.contains("\($0.source)/\($0.id)") && $0.status != .fresh }
-            #expect(refetched.isEmpty, "\(context): journaled downloads fetched again: \(refetched.prefix(3).map(\.id))")
+            let refetched = items.flatMap { item in
+                item.images.filter { saved.contains("\(item.source)/\(item.id)/\($0.variant)") && $0.status != .fresh }
+                    .map { "\(item.id) \($0.variant) \($0.status.rawValue)" }
+            }
+            #expect(refetched.isEmpty, "\(context): journaled images fetched again: \(refetched.prefix(3))")
             journaledTotal += saved.count
-            let bad = items.filter { ![.downloaded, .fresh, .revalidated, .noImage].contains($0.status) }
-            #expect(bad.isEmpty, "\(context): \(bad.prefix(3).map { "\($0.id) \($0.status.rawValue) \($0.error ?? "")" })")
+            let bad = items.flatMap { item in
+                item.images.filter { !$0.status.hasImage }.map { "\(item.id) \($0.variant) \($0.status.rawValue) \($0.error ?? "")" }
+            }
+            #expect(bad.isEmpty, "\(context): \(bad.prefix(3))")
+            #expect(items.allSatisfy { complete.contains($0.status) })
         }
         print("kill soak: \(landed) of \(Self.rounds) kills landed while the crawl was running (baseline \(Int(duration * 1000)) ms); "
-            + "\(journaledTotal) journaled downloads kept")
+            + "\(journaledTotal) journaled images kept")
         #expect(landed >= Self.rounds / 4, "too few kills hit a running crawl for the soak to mean anything")
     }
 }

@@ -37,7 +37,11 @@ struct ManifestCommandTests {
             let totals = try #require(object["totals"] as? [String: Any])
             let counts = try #require(totals["counts"] as? [String: Int])
             let stored = try out.manifest()
-            #expect(counts == RunRecord.counts(of: stored.items))
+            #expect(stored.version == 2)
+            let storedCounts = Dictionary(grouping: stored.items, by: \.status.rawValue).mapValues(\.count)
+            #expect(counts == storedCounts)
+            #expect(totals["total"] as? Int == 80)
+            #expect(object["files"] as? Int == stored.files.count)
 
             let listing = try await manifest(["--out", out.path, "--source", "pixabay", "--status", "downloaded"])
             #expect(listing.status == 0)
@@ -45,11 +49,14 @@ struct ManifestCommandTests {
             #expect(lines.count == 41)  // header + 40 items
             #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("pixabay") && $0.contains("downloaded") && $0.contains("cache/") })
 
+            // An item without images still gets one row, its image columns empty.
             let csv = try await manifest(["--out", out.path, "--status", "no-image", "--format", "csv"])
-            let rows = csv.stdout.split(separator: "\n")
-            #expect(rows.first == "source,id,page,status,title,file,bytes,width,height,sha256,error,imageURL")
-            #expect(rows.count == 1 + stored.items.filter { $0.status == .noImage }.count)
-            #expect(rows.dropFirst().allSatisfy { $0.hasPrefix("launches,") && $0.contains(",no-image,") })
+            let rows = csv.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(rows.first == "source,id,page,status,title,variant,imageStatus,file,bytes,width,height,sha256,error,url")
+            let noImage = stored.items.filter { $0.status == .noImage }
+            #expect(!noImage.isEmpty)
+            #expect(rows.count == 1 + noImage.count)
+            #expect(rows.dropFirst().allSatisfy { $0.hasPrefix("launches,") && $0.contains(",no-image,") && $0.hasSuffix(",,,,,,,,,") })
 
             let listingJSON = try await manifest(["--out", out.path, "--status=failed,rejected", "--format=json"])
             #expect(listingJSON.status == 0, "stderr: \(listingJSON.stderr)")
@@ -67,7 +74,7 @@ struct ManifestCommandTests {
             #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
             #expect(clean.stdout.contains("no problems"))
 
-            let files = try out.manifest().items.compactMap(\.file).sorted()
+            let files = try out.manifest().files.sorted()
             let corrupt = out.path + "/" + files[0]
             var bytes = try Data(contentsOf: URL(fileURLWithPath: corrupt))
             bytes[bytes.count - 1] ^= 0x01
@@ -142,8 +149,8 @@ struct ManifestCommandTests {
             defer { out.remove() }
             let evil = "Sunset\u{1B}]0;owned\u{07}\u{1B}[2J over the sea\u{202E}"
             let item = ManifestItem(
-                source: "pixabay", id: "1", page: 1, title: evil, imageURL: "http://x/1.jpg", status: .failed,
-                error: "HTTP 500\u{1B}[31m")
+                source: "pixabay", id: "1", page: 1, title: evil, author: "user\u{1B}[5m",
+                images: [ImageRecord(variant: "preview", url: "http://x/1\u{1B}[2J.jpg", status: .failed, error: "HTTP 500\u{1B}[31m")])
             try ManifestStore.save(Manifest(generatedAt: Date(), items: [item]), outDirectory: out.path)
             for arguments in [["--status", "failed"], ["--status", "failed", "--format", "csv"], []] {
                 let result = try await manifest(["--out", out.path] + arguments)

@@ -1,13 +1,14 @@
 import FeedCrawlKit
 import Foundation
 
-/// Checks an output folder after a run of the binary: what `feedcrawl manifest --verify` does
-/// (being built on branch `cache`; once it lands, `problems` can call the binary instead), plus
-/// the files a finished run must not leave behind.
+/// Checks an output folder after a run of the binary: what `feedcrawl manifest --verify` does,
+/// done here independently of the binary, plus the shape of the manifest and the files a
+/// finished run must not leave behind.
 enum OutputCheck {
-    /// Problems of the manifest against the disk: it must load; every file it references must
-    /// be a valid cache path, exist, and have the recorded size and SHA-256 (and, when `expected`
-    /// maps the item's image URL to a SHA-256, that one).
+    /// Problems of the manifest against the disk: it must load; its items must be in stable
+    /// order, each `(source, id)` once; every image with a stored status must name a file;
+    /// every file an image names must be a valid cache path, exist, and have the recorded size
+    /// and SHA-256 (and, when `expected` maps the image's URL to a SHA-256, that one).
     static func problems(out: String, expected: [String: String] = [:]) -> [String] {
         let manifest: Manifest
         do {
@@ -15,29 +16,77 @@ enum OutputCheck {
         } catch {
             return ["manifest does not load: \(error)"]
         }
-        let layout = CacheLayout(outDirectory: out)
         var problems: [String] = []
+        for (previous, item) in zip(manifest.items, manifest.items.dropFirst())
+        where !ManifestItem.stableOrder(previous, item) {
+            problems.append("\(item.source)/\(item.id) follows \(previous.source)/\(previous.id): out of order or repeated")
+        }
+        let layout = CacheLayout(outDirectory: out)
         for item in manifest.items {
-            let name = "\(item.source)/\(item.id)"
-            if [.downloaded, .fresh, .revalidated].contains(item.status), item.file == nil {
-                problems.append("\(name): \(item.status.rawValue) without a file")
+            for image in item.images {
+                problems += self.problems(of: image, in: "\(item.source)/\(item.id)", layout: layout, expected: expected)
             }
-            guard let file = item.file else { continue }
-            guard CacheLayout.isValidRelativePath(file) else {
-                problems.append("\(name): invalid path \(file)")
+        }
+        return problems
+    }
+
+    private static func problems(
+        of image: ImageRecord, in item: String, layout: CacheLayout, expected: [String: String]
+    ) -> [String] {
+        let name = "\(item) \(image.variant)"
+        if image.status.hasImage, image.file == nil { return ["\(name): \(image.status.rawValue) without a file"] }
+        guard let file = image.file else { return [] }
+        guard CacheLayout.isValidRelativePath(file) else { return ["\(name): invalid path \(file)"] }
+        guard let data = FileManager.default.contents(atPath: layout.absolutePath(file)) else {
+            return ["\(name): \(file) missing"]
+        }
+        var problems: [String] = []
+        let sha = SHA256.hex(Array(data))
+        if let bytes = image.bytes, bytes != Int64(data.count) {
+            problems.append("\(name): \(file) has \(data.count) bytes, manifest says \(bytes)")
+        }
+        if image.sha256 != sha { problems.append("\(name): \(file) sha256 differs from the manifest") }
+        if let want = expected[image.url], want != sha {
+            problems.append("\(name): \(file) is not the server's image for \(image.url)")
+        }
+        return problems
+    }
+
+    /// How `OUT/manifest.json` departs from the version-2 layout: `{`, `"version": 2`,
+    /// `"generatedAt"`, `"items": [`, one item per line (a JSON object whose first keys are
+    /// source, id, page, status, title), `],`, `"run"` last, `}`.
+    static func layoutProblems(out: String) -> [String] {
+        guard let text = try? String(contentsOfFile: out + "/manifest.json", encoding: .utf8) else {
+            return ["no manifest.json"]
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard lines.count >= 7 else { return ["only \(lines.count) lines"] }
+        var problems: [String] = []
+        func want(_ index: Int, _ ok: (String) -> Bool, _ what: String) {
+            if !ok(lines[index]) { problems.append("line \(index + 1) is not \(what): \(lines[index].prefix(80))") }
+        }
+        want(0, { $0 == "{" }, "{")
+        want(1, { $0 == "  \"version\": 2," }, "the version")
+        want(2, { $0.hasPrefix("  \"generatedAt\": \"") && $0.hasSuffix("\",") }, "generatedAt")
+        want(3, { $0 == "  \"items\": [" }, "the items' start")
+        let end = lines.count - (lines.last == "" ? 2 : 1)
+        want(end, { $0 == "}" }, "}")
+        want(end - 1, { $0.hasPrefix("  \"run\": {") && $0.hasSuffix("}") }, "the run, last")
+        want(end - 2, { $0 == "  ]," }, "the items' end")
+        let itemLines = lines[4..<max(4, end - 2)]
+        for (offset, line) in itemLines.enumerated() {
+            let last = offset == itemLines.count - 1
+            var body = Substring(line)
+            guard body.hasPrefix("    {\"source\":"), body.hasSuffix(last ? "}" : "},") else {
+                problems.append("item line \(offset + 1): \(line.prefix(80))")
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: layout.absolutePath(file)) else {
-                problems.append("\(name): \(file) missing")
-                continue
-            }
-            let sha = SHA256.hex(Array(data))
-            if let bytes = item.bytes, bytes != Int64(data.count) {
-                problems.append("\(name): \(file) has \(data.count) bytes, manifest says \(bytes)")
-            }
-            if item.sha256 != sha { problems.append("\(name): \(file) sha256 differs from the manifest") }
-            if let url = item.imageURL, let want = expected[url], want != sha {
-                problems.append("\(name): \(file) is not the server's image")
+            if !last { body = body.dropLast() }
+            let keys = ["source", "id", "page", "status", "title"]
+            let positions = keys.compactMap { body.range(of: "\"\($0)\":")?.lowerBound }
+            let isObject = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) is [String: Any]
+            if !isObject || positions.count != keys.count || positions != positions.sorted() {
+                problems.append("item line \(offset + 1) is not one item with source, id, page, status, title first")
             }
         }
         return problems
@@ -60,5 +109,27 @@ enum OutputCheck {
     /// The manifest's items, or nil when it does not load.
     static func items(out: String) -> [ManifestItem]? {
         try? ManifestStore.load(outDirectory: out).items
+    }
+
+    /// The items of `OUT/manifest.journal` (one per intact line, in file order; a key may
+    /// repeat) and the number of lines that did not decode; nil when there is no journal.
+    static func journal(out: String) -> (items: [ManifestItem], skipped: Int)? {
+        guard let data = FileManager.default.contents(atPath: out + "/manifest.journal") else { return nil }
+        return ItemJSON.journalLines(Array(data))
+    }
+}
+
+extension ManifestItem {
+    /// The cache files its images name.
+    var files: [String] { images.compactMap(\.file) }
+}
+
+extension Manifest {
+    /// Every cache file its items name.
+    var files: Set<String> { Set(items.flatMap(\.files)) }
+
+    /// Every image of every item, with its item.
+    var images: [(item: ManifestItem, image: ImageRecord)] {
+        items.flatMap { item in item.images.map { (item, $0) } }
     }
 }

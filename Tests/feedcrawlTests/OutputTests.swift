@@ -26,6 +26,11 @@ extension BinaryTests {
             let counts = try #require(summary["counts"] as? [String: Int])
             for (status, count) in counts { #expect(count == manifestCounts[status] ?? 0, "\(status)") }
             #expect(counts["failed"] ?? 0 > 0)
+            // The run's image counts are those of the images in the manifest (all listed by this run).
+            let images = (manifest["items"] as? [[String: Any]] ?? []).flatMap { $0["images"] as? [[String: Any]] ?? [] }
+            let imageCounts = Dictionary(grouping: images) { $0["status"] as? String ?? "?" }.mapValues(\.count)
+            #expect(run["images"] as? [String: Int] == imageCounts)
+            #expect(imageCounts["failed"] == counts["failed"])   // one image per item here
             #expect(summary["items"] as? Int == manifestCounts.values.reduce(0, +))
             #expect(summary["bytes"] as? Int == run["bytes"] as? Int)
             #expect(summary["exitStatus"] as? Int == Int(result.status))

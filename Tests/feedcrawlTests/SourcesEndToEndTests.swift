@@ -147,14 +147,24 @@ struct SourcesEndToEndTests {
         #expect(beers.count == 5)
         #expect(Set(beers.compactMap { $0["id"] as? String }) == Set((1...5).map { "b\($0)" }))
         #expect(beers.allSatisfy { $0["status"] as? String == "downloaded" })
+        // The array source's one variant is `image`.
+        for beer in beers {
+            let images = beer["images"] as? [[String: Any]] ?? []
+            #expect(images.map { $0["variant"] as? String } == ["image"])
+            #expect((images.first?["url"] as? String)?.hasSuffix("/beer-img/\((beer["id"] as? String ?? "").dropFirst()).png") == true)
+        }
+        // --patch-size large = --launch-images large: the large patch only, as the `large` variant.
         let launches = items.filter { $0["source"] as? String == "launches" }
         #expect(launches.count == 20)
-        #expect(launches.compactMap { $0["imageURL"] as? String }.allSatisfy { $0.hasSuffix("-large.png") })
+        let patches = launches.flatMap { $0["images"] as? [[String: Any]] ?? [] }
+        #expect(patches.count > 10)
+        #expect(patches.allSatisfy { $0["variant"] as? String == "large" && ($0["url"] as? String)?.hasSuffix("-large.png") == true })
+        #expect(launches.allSatisfy { ($0["images"] as? [Any])?.count ?? 0 <= 1 })
     }
 
     @Test func newOptionsAreCheckedAndDocumented() async throws {
         let help = try await runBinary(["--help"])
-        for flag in ["--details", "--patch-size", "--array-url", "--array-id-field", "--array-image-field",
+        for flag in ["--details", "--patch-size", "--pixabay-images", "--launch-images", "--array-url", "--array-id-field", "--array-image-field",
                      "--array-name", "--record", "--replay", "--refresh", "--page-ttl", "--pixabay-query"] {
             #expect(help.stdout.contains(flag), "\(flag)")
         }

@@ -1,4 +1,4 @@
-/// The in-process demo feed on 127.0.0.1 (OS-chosen port), modelled on the benchmark's
+/// The in-process demo feed on 127.0.0.1 (port chosen by the OS unless given), modelled on the benchmark's
 /// `feedserver.py`: `GET /api/` (Pixabay-style), `POST /graphql` (launches), `GET /img/...`
 /// (generated JPEG/PNG with ETag/Last-Modified/304/Range), `GET /expected`, `GET /stats`,
 /// `POST /stats/reset`. Faults (failRate, truncateRate, rateLimit, latencyMs) apply to
@@ -10,11 +10,13 @@ public final class DemoFeedServer: @unchecked Sendable {
     /// The options it was started with.
     public var options: DemoFeedOptions { state.options }
 
-    /// Starts serving on 127.0.0.1 with an OS-chosen port. Default options: see `DemoFeedOptions`.
-    public init(options: DemoFeedOptions = .init()) throws {
+    /// Starts serving on 127.0.0.1 (never another address) on `port`; the default, 0, lets the
+    /// OS choose a free port. Default options: see `DemoFeedOptions`. Throws when the port
+    /// cannot be bound (for example when it is in use).
+    public init(options: DemoFeedOptions = .init(), port: UInt16 = 0) throws {
         let state = FeedState(options: options)
         self.state = state
-        server = try HTTPServer { request in state.handle(request) }
+        server = try HTTPServer(host: "127.0.0.1", port: port) { request in state.handle(request) }
         state.base = server.baseURL
     }
 

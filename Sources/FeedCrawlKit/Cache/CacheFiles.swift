@@ -10,7 +10,11 @@ struct CacheFiles: Sendable {
     private var keys: [UInt64] = []
     private var sorted = true
 
-    init() {}
+    /// An empty set; `capacity` reserves room for that many files (untouched room costs no
+    /// memory, and the set then never grows by copying).
+    init(capacity: Int = 0) {
+        if capacity > 0 { keys.reserveCapacity(capacity) }
+    }
 
     /// The packed key of a cache path, or nil for a path not of the cache's shape.
     static func key(_ file: String) -> UInt64? {
@@ -36,10 +40,12 @@ struct CacheFiles: Sendable {
     mutating func seal() {
         guard !sorted else { return }
         keys.sort()
-        var unique: [UInt64] = []
-        unique.reserveCapacity(keys.count)
-        for key in keys where unique.last != key { unique.append(key) }
-        keys = unique
+        var kept = 0
+        for index in keys.indices where kept == 0 || keys[index] != keys[kept - 1] {
+            keys[kept] = keys[index]
+            kept += 1
+        }
+        keys.removeLast(keys.count - kept)
         sorted = true
     }
 
@@ -63,8 +69,8 @@ struct CacheFiles: Sendable {
 
     /// The cache files under `layout` and the `.part` files (relative to OUT): one `readdir`
     /// pass over the fan-out folders, no `stat`. Names of any other shape are left out.
-    static func scan(_ layout: CacheLayout) -> (files: CacheFiles, temporary: [String]) {
-        var files = CacheFiles()
+    static func scan(_ layout: CacheLayout, capacity: Int = 0) -> (files: CacheFiles, temporary: [String]) {
+        var files = CacheFiles(capacity: capacity)
         var temporary: [String] = []
         layout.forEachCacheFile { folder, name in
             let relative = CacheLayout.cacheDirectoryName + "/" + String(folder.suffix(2)) + "/" + name

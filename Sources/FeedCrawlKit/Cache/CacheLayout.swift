@@ -5,6 +5,7 @@
 /// OUT/manifest.journal               outcomes of the current run, one JSON line each (Journal)
 /// OUT/.lock                          held by the running process (RunLock)
 /// OUT/cache/ab/<sha256 of URL>.jpg   cached images; "ab" = first two hex digits of the hash
+/// OUT/shards/N/K/                    shard K of N's own manifest part, journal and lock
 /// ```
 ///
 /// Cache file names are derived only from the SHA-256 of the image URL string, never from URL
@@ -21,22 +22,39 @@ public struct CacheLayout: Sendable, Hashable {
 
     /// The output directory, as given.
     public let outDirectory: String
+    /// Where the run's manifest, journal and lock are: OUT itself, or a shard's folder.
+    public let stateDirectory: String
+    /// The shard whose part this layout writes, if any.
+    public let shard: Shard?
 
-    /// A layout rooted at `outDirectory` (relative or absolute; a trailing `/` is ignored).
-    public init(outDirectory: String) {
+    /// A layout rooted at `outDirectory` (relative or absolute; a trailing `/` is ignored); with
+    /// `shard`, the manifest, journal and lock are the shard's (`OUT/shards/N/K/`).
+    public init(outDirectory: String, shard: Shard? = nil) {
         var dir = outDirectory
         while dir.count > 1, dir.hasSuffix("/") { dir.removeLast() }
         self.outDirectory = dir.isEmpty ? "." : dir
+        self.shard = shard
+        let out = self.outDirectory
+        stateDirectory = shard.map { (out == "/" ? "" : out) + "/" + $0.directory } ?? out
     }
 
     /// `OUT/cache`.
     public var cacheDirectory: String { absolutePath(Self.cacheDirectoryName) }
-    /// `OUT/manifest.json`.
-    public var manifestPath: String { absolutePath(Self.manifestFileName) }
-    /// `OUT/manifest.journal`.
-    public var journalPath: String { absolutePath(Self.journalFileName) }
-    /// `OUT/.lock`.
-    public var lockPath: String { absolutePath(Self.lockFileName) }
+    /// `OUT/manifest.json`, or the shard's part (`OUT/shards/N/K/manifest.json`).
+    public var manifestPath: String { statePath(Self.manifestFileName) }
+    /// `OUT/manifest.journal`, or the shard's.
+    public var journalPath: String { statePath(Self.journalFileName) }
+    /// `OUT/.lock`, or the shard's.
+    public var lockPath: String { statePath(Self.lockFileName) }
+    /// `OUT/.lock`, the whole output folder's lock (shared by shards, exclusive for a run).
+    public var outLockPath: String { absolutePath(Self.lockFileName) }
+    /// `OUT/manifest.json`, the whole output folder's manifest (what a merge writes).
+    public var mergedManifestPath: String { absolutePath(Self.manifestFileName) }
+
+    /// A file in the state directory.
+    public func statePath(_ name: String) -> String {
+        stateDirectory == "/" ? "/" + name : stateDirectory + "/" + name
+    }
 
     /// `OUT/<relative>`.
     public func absolutePath(_ relative: String) -> String {

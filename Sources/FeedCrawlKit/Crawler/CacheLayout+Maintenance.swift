@@ -1,13 +1,14 @@
 import Glibc
 
 extension CacheLayout {
-    /// Removes the `OUT/manifest.json.<random>.part` and `OUT/index.html.<random>.part` files an
-    /// interrupted manifest or contact-sheet write left. Returns how many.
+    /// Removes the `manifest.json.<random>.part` files (in the state directory) and, unless this
+    /// is a shard's layout, the `OUT/index.html.<random>.part` files an interrupted manifest or
+    /// contact-sheet write left. Returns how many.
     @discardableResult
     func removeTemporaryManifests() -> Int {
-        guard let dir = opendir(outDirectory) else { return 0 }
+        guard let dir = opendir(stateDirectory) else { return 0 }
         defer { closedir(dir) }
-        let prefixes = [Self.manifestFileName + ".", ContactSheet.fileName + "."]
+        let prefixes = [Self.manifestFileName + "."] + (shard == nil ? [ContactSheet.fileName + "."] : [])
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
@@ -15,7 +16,7 @@ extension CacheLayout {
             }
             if prefixes.contains(where: { name.hasPrefix($0) }), Self.isTemporary(name) { names.append(name) }
         }
-        return names.filter { unlink(absolutePath($0)) == 0 }.count
+        return names.filter { unlink(statePath($0)) == 0 }.count
     }
 
     /// Whether the cache holds `file` (a cache path) with `bytes` bytes (any size when nil):

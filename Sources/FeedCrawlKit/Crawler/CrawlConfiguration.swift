@@ -47,6 +47,11 @@ public struct CrawlConfiguration: Sendable {
     /// network (images are fetched as usual); default nil.
     public var replayDirectory: String? = nil
 
+    /// Run one part of the crawl (`--shard K/N`): only the shard's pages and sources, its own
+    /// manifest part, journal and lock under `OUT/shards/N/K/`, the cache shared; no eviction
+    /// or orphan sweep (the merge does those). Default nil: the whole crawl.
+    public var shard: Shard? = nil
+
     /// The text an image URL is cached under (its cache file name is a hash of it); default the
     /// URL itself. The demo feed maps its per-run loopback origin to a stable one, so reruns
     /// find their cache.

@@ -9,6 +9,12 @@ public struct CrawlReport: Sendable {
     public var counts: [ItemStatus: Int]
     /// This run's images, by status.
     public var imageCounts: [ItemStatus: Int] = [:]
+    /// This run's items and images per source, by status.
+    public var runBySource: [String: StatusCounts] = [:]
+    /// The manifest's items and images per source after the run, by status.
+    public var manifestBySource: [String: StatusCounts] = [:]
+    /// The shard this run was, if any.
+    public var shard: Shard?
     /// Bytes downloaded into the cache this run.
     public var bytesDownloaded: Int64
     public var sources: [SourceReport]

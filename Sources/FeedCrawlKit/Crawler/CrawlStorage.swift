@@ -49,7 +49,7 @@ final class CrawlStorage: @unchecked Sendable {
 
     /// `OUT/.manifest-reserve`.
     static func reservePath(_ layout: CacheLayout) -> String {
-        layout.absolutePath(ManifestReserve.fileName)
+        layout.statePath(ManifestReserve.fileName)
     }
 
     /// Deletes a reserve a killed run left behind (before the previous manifest is folded).

@@ -4,7 +4,17 @@ import Glibc
 extension Crawler {
     /// What the final phase did.
     struct Finish {
-        var counts = ManifestMerge.Counts()
+        /// What the run knew of the previous manifest when it started.
+        struct Previous {
+            /// Bytes of its distinct files, how many images have files, whether it was in order.
+            var bytes: Int64
+            var files: Int
+            var inOrder: Bool?
+        }
+
+        var counts = StatusCounts()
+        var runBySource: [String: StatusCounts] = [:]
+        var manifestBySource: [String: StatusCounts] = [:]
         var evictedFiles = 0
         var evictedBytes: Int64 = 0
         var cacheBytes: Int64 = 0
@@ -13,6 +23,8 @@ extension Crawler {
         var storageProblem: String?
         /// The files the new manifest references.
         var referenced: CacheFiles?
+        /// Evicted files that were on disk (the sweep removes them with the orphans).
+        var evictedPresent = 0
     }
 
     /// The final phase of a run, streamed: the cache is scanned; when the files could exceed
@@ -25,15 +37,17 @@ extension Crawler {
     /// a kill at any point leaves every referenced file in place (at worst some orphans, which
     /// the next run removes). When the manifest cannot be written nothing is deleted.
     func finish(
-        recorder: RunItems, archive: ArchiveIndex, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
+        recorder: RunItems, previous: Finish.Previous, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
         spill: Spill?
     ) -> Finish {
         var result = Finish()
-        let (present, temporary) = CacheFiles.scan(layout)
-        let sorted = archive.inOrder[layout.manifestPath]
+        let room = previous.files + 2 * recorder.count + 1024
+        let (present, temporary) = CacheFiles.scan(layout, capacity: room)
+        let sorted = previous.inOrder
         let reconcile: (CacheKey) -> ImageRecord.Outcome? = { pipeline.finishedOutcome(forFile: $0) }
         var policy = ManifestMerge.Policy(
-            precedence: .firstInput, present: present, reconcile: reconcile, runStarted: run.startedAt)
+            precedence: .firstInput, present: present, reconcile: reconcile,
+            runStarted: run.startedAt.wholeSeconds)
         func streams() throws -> [any ItemStream] {
             [
                 RunItemStream(entries: recorder.sorted(), journal: recorder.journal, verbatim: true),
@@ -41,8 +55,9 @@ extension Crawler {
             ]
         }
         do {
-            // Only when the archive and this run's downloads together could exceed the cap.
-            if archive.totalBytes + pipeline.downloadedBytes > configuration.cacheMaxBytes {
+            // Only when the archive and this run's downloads together could exceed the cap, and
+            // never in a shard (the merge evicts: another shard may use the files).
+            if configuration.shard == nil, previous.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes {
                 var inputs = try streams()
                 let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
                 let plan = EvictionPlan(
@@ -55,9 +70,13 @@ extension Crawler {
                 result.cacheBytes = plan.cacheBytes
             }
             configuration.checkpoint?(.outcomesJournaled)
+            // Evicted files go in the sweep below too, but they are counted as evicted, not as
+            // orphans.
+            let evictedPresent = policy.evicted.map { present.count - present.count(notIn: $0) } ?? 0
+            result.evictedPresent = evictedPresent
             var record = run
             var inputs = try streams()
-            let merge = ManifestMerge(policy: policy)
+            let merge = ManifestMerge(policy: policy, capacity: room)
             let evictedFiles = result.evictedFiles, evictedBytes = result.evictedBytes
             try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
                 var writer = ManifestWriter(generatedAt: run.finishedAt ?? run.startedAt)
@@ -66,10 +85,12 @@ extension Crawler {
                 record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })
                 record.evicted = evictedFiles
                 record.evictedBytes = evictedBytes
-                record.orphansRemoved = (run.orphansRemoved ?? 0) + temporary.count
-                    + present.count(notIn: merged.referenced)
+                record.orphansRemoved = configuration.shard != nil ? nil
+                    : (run.orphansRemoved ?? 0) + temporary.count + present.count(notIn: merged.referenced) - evictedPresent
                 try writer.finish(run: record, to: &out)
                 result.counts = merged.run
+                result.runBySource = merged.runBySource
+                result.manifestBySource = merged.bySource
                 result.referenced = merged.referenced
             }
         } catch {
@@ -78,8 +99,10 @@ extension Crawler {
         }
         configuration.checkpoint?(.manifestWritten)
         try? recorder.journal.remove()
+        // A shard sweeps nothing and writes no contact sheet: the merge does, for all shards.
+        guard configuration.shard == nil else { return result }
         if let referenced = result.referenced {
-            result.orphansRemoved = referenced.removeOthers(in: layout, temporary: true)
+            result.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - result.evictedPresent)
         }
         do {
             try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: layout.outDirectory, spill: spill)
@@ -92,9 +115,9 @@ extension Crawler {
     /// Folds the journal a killed run left into the manifest (saved atomically), then removes
     /// the journal: finished downloads are not fetched again. A version-1 manifest or journal is
     /// carried over (and written as version 2).
-    func fold(_ layout: CacheLayout, spill: Spill?) throws {
+    static func fold(_ layout: CacheLayout, spill: Spill?) throws {
         do {
-            let header = try ManifestReader.open(path: layout.manifestPath)?.header
+            let header = try ManifestReader.header(path: layout.manifestPath)
             let variants = ManifestItemV1.Variants(options: header?.run?.options ?? [:])
             let journal = try Journal(path: layout.journalPath)
             let sorter = ItemSorter(order: .key, spill: spill)

@@ -36,9 +36,10 @@ public final class Crawler: Sendable {
     /// images are `cancelled`, and the manifest is still written.
     public func run() async throws -> CrawlReport {
         let started = Date()
-        let layout = CacheLayout(outDirectory: configuration.outDirectory)
+        let layout = CacheLayout(outDirectory: configuration.outDirectory, shard: configuration.shard)
         let lock = try Self.lock(layout)
         defer { withExtendedLifetime(lock) {} }
+        let sharded = configuration.shard != nil
 
         CrawlStorage.removeLeftoverReserve(layout)
         var leftovers = layout.removeTemporaryManifests()
@@ -46,22 +47,27 @@ public final class Crawler: Sendable {
         // Every run keeps OUT/manifest.journal until its manifest is saved, so a journal here
         // means the last run was killed and may have left partial downloads behind.
         let interrupted = FileIO.exists(layout.journalPath)
-        if interrupted { try fold(layout, spill: spill) }
+        if interrupted { try Self.fold(layout, spill: spill) }
         do {
             try layout.createFanOutDirectories()
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
-        if interrupted { leftovers += layout.removeTemporaryFiles() }
+        // A shard leaves `.part` files alone: another shard may be writing them.
+        if interrupted && !sharded { leftovers += layout.removeTemporaryFiles() }
         let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
-        let archive: ArchiveIndex
+        var archive: ArchiveIndex?
         let journal: Journal
         do {
-            archive = try ArchiveIndex(paths: [layout.manifestPath])
+            // A shard also reuses what the merged manifest holds (other shards' and plain runs').
+            archive = try ArchiveIndex(paths: sharded ? [layout.manifestPath, layout.mergedManifestPath] : [layout.manifestPath])
             journal = try Journal(path: layout.journalPath)
         } catch {
             throw SetupError.output("\(error)")
         }
+        let previous = Finish.Previous(
+            bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0,
+            inOrder: archive?.inOrder[layout.manifestPath])
         let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
@@ -70,7 +76,9 @@ public final class Crawler: Sendable {
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
             engine: engine, layout: layout, out: try? FileDirectory(path: layout.outDirectory),
-            settings: pipelineSettings(), archive: archive, recorder: recorder, storage: storage, events: events)
+            settings: pipelineSettings(), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
+            events: events)
+        archive = nil
 
         let deadlineReached = Locked(false)
         let crawl: @Sendable () async -> [SourceReport] = {
@@ -97,15 +105,20 @@ public final class Crawler: Sendable {
             startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
             bytes: pipeline.downloadedBytes, sources: reports.map(\.summary))
         if deadline { run.deadlineReached = true }
+        if cancelled { run.interrupted = true }
         run.orphansRemoved = leftovers
+        run.shard = configuration.shard?.description
         storage.releaseForFinalWrite()
         let done = finish(
-            recorder: recorder, archive: archive, pipeline: pipeline, layout: layout, run: run, spill: spill)
+            recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill)
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: done.counts.items, bytesDownloaded: pipeline.downloadedBytes,
             sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,
             cancelled: cancelled, manifestPath: layout.manifestPath)
         report.imageCounts = done.counts.images
+        report.runBySource = done.runBySource
+        report.manifestBySource = done.manifestBySource
+        report.shard = configuration.shard
         report.deadlineReached = deadline
         report.evictedFiles = done.evictedFiles
         report.evictedBytes = done.evictedBytes
@@ -136,7 +149,9 @@ public final class Crawler: Sendable {
                         source: source.name, engine: engine, limits: limits, redactor: redactor,
                         setup: stores.setup(for: source), gate: budgets.gate(url: source.url, key: source.key),
                         events: events)
-                    let report = await Self.crawl(source, group: index, client: client, redactor: redactor, pipeline: pipeline)
+                    let report = await Self.crawl(
+                        source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
+                        pipeline: pipeline)
                     if report.failure != nil { pipeline.cancel(group: index) }
                     return (index, report)
                 }
@@ -152,7 +167,8 @@ public final class Crawler: Sendable {
 
     /// Crawls one source.
     static func crawl(
-        _ source: SourceConfiguration, group: Int, client: FeedClient, redactor: SecretRedactor, pipeline: ImagePipeline
+        _ source: SourceConfiguration, group: Int, shard: Shard?, client: FeedClient, redactor: SecretRedactor,
+        pipeline: ImagePipeline
     ) async -> SourceReport {
         guard SourceConfiguration.isValidName(source.name) else {
             var report = SourceReport(name: source.name)
@@ -161,11 +177,17 @@ public final class Crawler: Sendable {
         }
         switch source {
         case .pixabay(let config):
-            return await PixabayCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline, group: group).run()
+            return await PixabayCrawl(
+                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
+            ).run()
         case .launches(let config):
-            return await LaunchesCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline, group: group).run()
+            return await LaunchesCrawl(
+                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
+            ).run()
         case .array(let config):
-            return await ArrayCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline, group: group).run()
+            return await ArrayCrawl(
+                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
+            ).run()
         }
     }
 
@@ -179,6 +201,7 @@ public final class Crawler: Sendable {
         settings.lowSpeedTimeSeconds = configuration.lowSpeedTimeSeconds
         settings.ttlSeconds = configuration.ttlSeconds
         settings.identity = configuration.cacheIdentity
+        settings.removesReplacedFiles = configuration.shard == nil
         return settings
     }
 
@@ -195,18 +218,24 @@ public final class Crawler: Sendable {
         }
     }
 
-    private static func lock(_ layout: CacheLayout) throws -> RunLock {
+    /// Locks OUT: a whole run (or a merge) exclusively; a shard shares OUT's lock with the
+    /// other shards and holds its own part's exclusively.
+    static func lock(_ layout: CacheLayout) throws -> [RunLock] {
         do {
-            try AtomicFile.createDirectories(layout.outDirectory)
+            try AtomicFile.createDirectories(layout.stateDirectory)
         } catch {
-            throw SetupError.output("cannot create \(layout.cacheDirectory): \(error)")
+            throw SetupError.output("cannot create \(layout.stateDirectory): \(error)")
         }
-        do {
-            return try RunLock(path: layout.lockPath)
-        } catch .held {
-            throw SetupError.locked(layout.lockPath)
-        } catch {
-            throw SetupError.output("cannot lock \(layout.outDirectory): \(error)")
+        func take(_ path: String, shared: Bool) throws -> RunLock {
+            do {
+                return try RunLock(path: path, shared: shared)
+            } catch .held {
+                throw SetupError.locked(path)
+            } catch {
+                throw SetupError.output("cannot lock \(layout.outDirectory): \(error)")
+            }
         }
+        guard layout.shard != nil else { return [try take(layout.lockPath, shared: false)] }
+        return [try take(layout.outLockPath, shared: true), try take(layout.lockPath, shared: false)]
     }
 }

@@ -97,7 +97,7 @@ final class ItemSorter {
     }
 
     /// Bytes per block of a spilled run (read back one block at a time).
-    static let blockBytes = 32 << 10
+    static let blockBytes = 8 << 10
 
     enum Run {
         case memory([Entry])

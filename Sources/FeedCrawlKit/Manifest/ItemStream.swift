@@ -110,7 +110,7 @@ final class ManifestItemStream: ItemStream {
 }
 
 /// This run's items (or a journal's) in manifest order, read back from the journal: each key
-/// once, the last recorded winning (a journal line written later for the same item is newer).
+/// once (the listing on the lowest page, then the last recorded).
 struct RunItemStream: ItemStream {
     private var entries: ItemSorter.Merged
     private let journal: Journal
@@ -131,8 +131,11 @@ struct RunItemStream: ItemStream {
     mutating func next() throws(ManifestStore.Error) -> StreamItem? {
         guard var entry = pending else { return nil }
         pending = entries.next()
+        // A key recorded twice (a feed that shifted while it was paged): the listing on the
+        // lowest page wins, so the choice does not depend on timing; on the same page (a
+        // journal's later line for the same item) the last recorded.
         while let following = pending, following.source == entry.source, following.id == entry.id {
-            entry = following
+            if following.page <= entry.page { entry = following }
             pending = entries.next()
         }
         do {

@@ -229,7 +229,8 @@ public struct JSONText {
 
     /// The date exactly as `ManifestCoding`'s encoders write it, for dates outside 1583...9999.
     static func foundationISO8601(_ date: Date) -> String {
-        let encoder = ManifestCoding.compactEncoder()
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
         guard let data = try? encoder.encode([date]), data.count > 4 else { return "" }
         // ["...."] -> ....
         return String(decoding: data.dropFirst(2).dropLast(2), as: UTF8.self)

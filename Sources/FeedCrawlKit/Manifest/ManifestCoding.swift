@@ -13,12 +13,41 @@ public enum ManifestCoding {
         return encoder
     }
 
-    /// Encoder for journal lines: compact (no newlines), sorted keys.
+    /// Encoder for a run record in the manifest: compact (no newlines), sorted keys, dates with
+    /// milliseconds (a merge compares the start times of shards' runs).
     public static func compactEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(millisecondText(date))
+        }
         return encoder
+    }
+
+    /// `date` as ISO-8601 in UTC with milliseconds, rounded to the nearest one
+    /// (`2024-05-01T12:00:00.250Z`). Not `ISO8601FormatStyle(includingFractionalSeconds:)`: it
+    /// truncates, and the date it parses from `.653` is often just below it, so a time written,
+    /// read and written again would lose a millisecond each time (and a merge comparing shard
+    /// start times would take an old part for a newer one). This text reads back as a date
+    /// that writes as the same text.
+    static func millisecondText(_ date: Date) -> String {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds.isFinite, abs(milliseconds) < 1e17 else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
+        let total = Int64(milliseconds)
+        var seconds = total / 1000
+        var fraction = total % 1000
+        if fraction < 0 {
+            seconds -= 1
+            fraction += 1000
+        }
+        var text = Date(timeIntervalSince1970: Double(seconds)).formatted(Date.ISO8601FormatStyle())
+        guard text.hasSuffix("Z") else { return text }
+        text.removeLast()
+        let digits = String(fraction)
+        return text + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// Decoder for both; lenient about unknown keys (ignored) and fractional seconds.

@@ -25,33 +25,27 @@ struct ManifestMerge {
         var evicted: CacheFiles?
         /// This run's outcome for the file with a cache key, when it has one with a file.
         var reconcile: ((CacheKey) -> ImageRecord.Outcome?)?
-        /// Start of the run, to count the items an earlier run listed but this one did not.
+        /// Start of the run (for a merge: of the shards' runs): with `.latestSeen`, items listed
+        /// since are this run's (counted in `Result.run`, their files never evicted); the others
+        /// were listed earlier. With `.firstInput` this run's items are input 0's.
         var runStarted: Date?
     }
 
-    /// Item and image counts by status.
-    struct Counts: Sendable, Equatable {
-        var items: [ItemStatus: Int] = [:]
-        var images: [ItemStatus: Int] = [:]
-
-        mutating func add(_ item: ManifestItem) {
-            items[item.status, default: 0] += 1
-            for image in item.images { images[image.status, default: 0] += 1 }
-        }
-    }
+    typealias Counts = StatusCounts
 
     struct Result {
         /// Items written.
         var items = 0
-        /// Items of input 0 written (this run's own, with `.firstInput`).
+        /// Items written that were listed at or after `runStarted`.
         var run = Counts()
-        /// Every item written, and per source.
+        /// Every item written, and per source; `run`'s items per source.
         var total = Counts()
         var bySource: [String: Counts] = [:]
+        var runBySource: [String: Counts] = [:]
         /// Items of other inputs written, and dropped (a file evicted or gone).
         var carried = 0
         var dropped = 0
-        /// Items whose `lastSeen` is before `runStarted`.
+        /// Items written that were listed before `runStarted`.
         var earlier = 0
         /// Every file an item written references.
         var referenced = CacheFiles()
@@ -64,6 +58,8 @@ struct ManifestMerge {
     }
 
     var policy: Policy
+    /// Room to reserve for `Result.referenced` (files the output may reference); default 0.
+    var capacity = 0
 
     /// Merges `streams` (each in manifest order) and hands each item to `write`. With
     /// `planning`, collects what an `EvictionPlan` needs (and `write` may do nothing).
@@ -71,6 +67,7 @@ struct ManifestMerge {
         _ streams: inout [any ItemStream], planning: Bool = false, write: (StreamItem) throws -> Void
     ) throws -> Result {
         var result = Result()
+        result.referenced = CacheFiles(capacity: capacity)
         var heads: [StreamItem?] = []
         for index in streams.indices { heads.append(try streams[index].next()) }
         var fileBytes: [(key: UInt64, bytes: Int64)] = []
@@ -95,20 +92,31 @@ struct ManifestMerge {
             for index in heads.indices where heads[index]?.item.key == bestKey {
                 heads[index] = try streams[index].next()
             }
+            // This run's own items are written as they are; every other item is carried over.
             let own = policy.precedence == .firstInput && winner == 0
             guard let item = own ? chosen : carry(chosen, into: &result) else { continue }
             try write(item)
             result.items += 1
-            if own { result.run.add(item.item) } else { result.carried += 1 }
+            if !own { result.carried += 1 }
+            // With `.firstInput` the run's own items are exactly input 0's: an item carried over
+            // whose `lastSeen` is not before `runStarted` (a previous run in the same second, a
+            // clock set back) is still an earlier run's.
+            let recent = policy.precedence == .firstInput
+                ? own : policy.runStarted.map { (item.item.lastSeen ?? .distantPast) >= $0 } ?? own
+            if recent {
+                result.run.add(item.item)
+                result.runBySource[item.item.source, default: Counts()].add(item.item)
+            } else {
+                result.earlier += 1
+            }
             result.total.add(item.item)
             result.bySource[item.item.source, default: Counts()].add(item.item)
-            if let started = policy.runStarted, (item.item.lastSeen ?? .distantPast) < started { result.earlier += 1 }
             for image in item.item.images {
                 guard let file = image.file, let key = CacheFiles.key(file) else { continue }
                 result.referenced.insert(key: key)
                 guard planning else { continue }
                 fileBytes.append((key, image.bytes ?? 0))
-                if own {
+                if recent {
                     protectedFiles.append((key, image.bytes ?? 0))
                 } else {
                     result.candidates.append(.init(
@@ -176,4 +184,9 @@ extension ImageRecord.Outcome {
         facts.error = nil
         return facts
     }
+}
+
+extension Date {
+    /// This date rounded down to a whole second, as the manifest's item dates are written.
+    var wholeSeconds: Date { Date(timeIntervalSince1970: timeIntervalSince1970.rounded(.down)) }
 }

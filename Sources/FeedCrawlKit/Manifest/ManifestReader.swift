@@ -73,6 +73,62 @@ final class ManifestReader {
         return try ManifestReader(path: path, fd: fd)
     }
 
+    /// The whole header of the manifest at `path`, `run` included, without reading the items
+    /// where it can: version 2 writes `run` last, after a fixed marker, so its tail is read;
+    /// any other layout is read to its end. Nil when there is no manifest.
+    static func header(path: String) throws(ManifestStore.Error) -> ManifestHeader? {
+        guard let reader = try open(path: path) else { return nil }
+        if reader.trailingRead { return reader.header }
+        var header = reader.header
+        if let run = try tailRun(path: path) {
+            header.run = run
+            return header
+        }
+        while try reader.nextElement() != nil {}
+        return reader.header
+    }
+
+    /// The `run` record after version 2's marker at the end of the file, if it is there.
+    private static func tailRun(path: String) throws(ManifestStore.Error) -> RunRecord?? {
+        let marker = Array("\n  ],\n  \"run\": ".utf8)
+        let fd: Int32
+        do { fd = try FileIO.open(path, O_RDONLY) } catch { throw .io(error) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int64(info.st_size)
+        var length: Int64 = 64 << 10
+        while true {
+            let count = Int(min(length, size))
+            guard let tail = try? FileIO.readAt(fd, offset: size - Int64(count), count: count, path: path, { Array($0) })
+            else { return nil }
+            if let start = lastRange(of: marker, in: tail) {
+                var text = Array(tail[(start + marker.count)...])
+                // Drop the object's closing brace, and the white space around it (`null` is
+                // then compared as it is).
+                while let last = text.last, last == 0x0A || last == 0x20 { text.removeLast() }
+                guard text.last == UInt8(ascii: "}") else { return nil }
+                text.removeLast()
+                while let last = text.last, last == 0x0A || last == 0x20 || last == 0x0D || last == 0x09 {
+                    text.removeLast()
+                }
+                return .some(try decodeRun(text, path: path))
+            }
+            if Int64(count) >= size || length >= 64 << 20 { return nil }
+            length *= 8
+        }
+    }
+
+    private static func lastRange(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        var index = haystack.count - needle.count
+        while index >= 0 {
+            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index -= 1
+        }
+        return nil
+    }
+
     /// Reads a manifest held in memory (`path` only names it in errors).
     convenience init(bytes: [UInt8], path: String = "manifest.json") throws(ManifestStore.Error) {
         try self.init(path: path, input: ByteReader(bytes: bytes, path: path))

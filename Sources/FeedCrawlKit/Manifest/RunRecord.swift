@@ -47,8 +47,37 @@ public struct RunRecord: Codable, Sendable, Equatable {
     public var orphansRemoved: Int?
     /// Whether the run stopped at its `--deadline`; nil when it did not.
     public var deadlineReached: Bool?
+    /// Whether a signal (SIGINT, SIGTERM) stopped the run before it finished; nil when none did.
+    public var interrupted: Bool?
     /// Per-source summaries, in source order.
     public var sources: [SourceSummary]
+    /// The shard this run was (`K/N`), nil for a whole run.
+    public var shard: String?
+    /// Set by `manifest merge`: which shard parts it joined, and whether the set was complete.
+    public var merge: MergeRecord?
+
+    /// What a merge of shard parts joined.
+    public struct MergeRecord: Codable, Sendable, Equatable {
+        /// The number of shards (N).
+        public var shards: Int
+        /// Whether every shard's part was there and newer than at the last complete merge.
+        public var complete: Bool
+        /// Each shard's part that was joined: when its run started (nil: missing).
+        public var parts: [Date?]
+        /// The parts' start times at the last complete merge (this one's when complete): a part
+        /// counts as new only when its run started after its time here.
+        public var reference: [Date?]?
+        /// The shards whose part was missing or not new, with why.
+        public var problems: [String]?
+
+        public init(shards: Int, complete: Bool, parts: [Date?], reference: [Date?]?, problems: [String]?) {
+            self.shards = shards
+            self.complete = complete
+            self.parts = parts
+            self.reference = reference
+            self.problems = problems
+        }
+    }
 
     /// Creates a record; everything but `startedAt` has an empty or zero default.
     public init(

@@ -66,6 +66,14 @@ final class ArchiveIndex: @unchecked Sendable {
     /// Reads the manifests at `paths` (missing ones are skipped; at most 4) once each.
     init(paths: [String]) throws(ManifestStore.Error) {
         var entries: [Entry] = []
+        // Room for one entry per 128 bytes of manifest: more than there can be, so the array
+        // never grows by copying (pages never written are never resident).
+        var room = 0
+        for path in paths.prefix(4) {
+            var info = stat()
+            if stat(path, &info) == 0 { room += Int(info.st_size) / 128 + 64 }
+        }
+        entries.reserveCapacity(room)
         var sources: [(fd: Int32, path: String)] = []
         var variants: [ManifestItemV1.Variants] = []
         var inOrder: [String: Bool] = [:]

@@ -94,7 +94,7 @@ final class ImageCommitter: @unchecked Sendable {
             return
         }
         jobs.append(job)
-        let wake = jobs.count == 1 && !busy
+        let wake = (jobs.count == 1 && !busy) || jobs.count == 64
         pthread_mutex_unlock(mutex)
         if wake { pthread_cond_signal(condition) }
     }
@@ -137,9 +137,17 @@ final class ImageCommitter: @unchecked Sendable {
         }
     }
 
+    /// After a wake-up, how long the thread lets jobs gather before it takes them (unless 64
+    /// are queued already): one wake-up then serves a batch instead of one image (1 ms).
+    static let gatherNanoseconds = 1_000_000
+
     private func run() {
         pthread_mutex_lock(mutex)
         while true {
+            if !jobs.isEmpty && jobs.count < 64 && drainRequests == 0 && !stopping {
+                var deadline = Self.deadline(afterNanoseconds: Self.gatherNanoseconds)
+                _ = pthread_cond_timedwait(condition, mutex, &deadline)
+            }
             if !jobs.isEmpty {
                 let batch = jobs
                 jobs.removeAll(keepingCapacity: true)
@@ -169,13 +177,7 @@ final class ImageCommitter: @unchecked Sendable {
                 continue
             }
             if stopping { break }
-            var deadline = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &deadline)
-            deadline.tv_nsec += Self.flushInterval * 1_000_000
-            if deadline.tv_nsec >= 1_000_000_000 {
-                deadline.tv_sec += 1
-                deadline.tv_nsec -= 1_000_000_000
-            }
+            var deadline = Self.deadline(afterNanoseconds: Self.flushInterval * 1_000_000)
             if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT {
                 pthread_mutex_unlock(mutex)
                 flush(false)
@@ -184,6 +186,17 @@ final class ImageCommitter: @unchecked Sendable {
         }
         pthread_mutex_unlock(mutex)
         flush(true)
+    }
+
+    private static func deadline(afterNanoseconds nanoseconds: Int) -> timespec {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        deadline.tv_nsec += nanoseconds
+        while deadline.tv_nsec >= 1_000_000_000 {
+            deadline.tv_sec += 1
+            deadline.tv_nsec -= 1_000_000_000
+        }
+        return deadline
     }
 
     /// Puts each job's file in place and delivers the batch's outcomes.

@@ -5,10 +5,12 @@ extension ImagePipeline {
     /// remembered (`finished`) so a later listing of it gets the same outcome.
     func deliver(_ outcomes: [(url: String, outcome: ImageRecord.Outcome)]) {
         var idle: [CheckedContinuation<Void, Never>] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
         for (url, raw) in outcomes {
             var progress: (ItemStatus, Int64)?
             lock.withLock {
                 guard let task = tasks.removeValue(forKey: url) else { return }
+                if let waiting = urlWaiters.removeValue(forKey: url) { waiters += waiting }
                 let outcome = raw.keeping(task.previous).bounded()
                 if outcome.status != .cancelled, let first = task.subscribers.first {
                     finished[task.key.prefix] = .pending(token: first.token, image: first.image)
@@ -21,6 +23,7 @@ extension ImagePipeline {
             }
             if let (status, bytes) = progress { events(.imageFinished(url: url, status: status, bytes: bytes)) }
         }
+        for waiter in waiters { waiter.resume() }
         for waiter in idle { waiter.resume() }
     }
 
@@ -80,6 +83,8 @@ extension ImagePipeline {
             }
             var rooms: [CheckedContinuation<Void, Never>] = []
             swap(&rooms, &roomWaiters)
+            for waiting in urlWaiters.values { rooms += waiting }
+            urlWaiters.removeAll()
             return rooms
         }
         stop(handles, waits)
@@ -103,26 +108,6 @@ extension ImagePipeline {
                 tasks[key]?.stopRequested = true
                 if let handle = tasks[key]?.handle { handles.append(handle) }
                 if let wait = tasks[key]?.retryWait { waits.append(wait) }
-            }
-        }
-        stop(handles, waits)
-        wakeIfIdle()
-    }
-
-    /// Cancels one URL: removed if waiting (its subscribers get `cancelled`), stopped if running.
-    func cancel(url: String) {
-        var handles: [TransferHandle] = []
-        var waits: [Task<Void, Never>] = []
-        lock.withLock {
-            let removed = scheduler.removeWaiting { $0.key == url }
-            for entry in removed {
-                let previous = tasks.removeValue(forKey: entry.key)?.previous
-                for subscriber in entry.subscribers { resolveLocked(subscriber, cancelledOutcome(previous)) }
-            }
-            if let task = tasks[url], !task.committing {
-                tasks[url]?.stopRequested = true
-                if let handle = task.handle { handles.append(handle) }
-                if let wait = task.retryWait { waits.append(wait) }
             }
         }
         stop(handles, waits)
@@ -156,6 +141,7 @@ extension ImagePipeline {
             for pending in items.takeAll() { recordLocked(pending) }
         }
         committer.stop()
+        releaseArchive()
     }
 
     private func wakeIfIdle() {

@@ -50,14 +50,29 @@ extension ImagePipeline {
     }
 
     /// Starts the next attempt of `url`'s task on the engine.
+    /// Once the output device is full (`CrawlStorage`) no attempt starts: the image is `failed`
+    /// ("not fetched: …") without a request, keeping an archived copy.
     func startAttempt(_ url: String) {
-        let prepared: Prepared? = lock.withLock {
-            guard let task = tasks[url], !task.stopRequested else { return nil }
-            if task.startedAt == nil { tasks[url]?.startedAt = .now }
-            return prepare(task)
+        enum Begin {
+            case request(Prepared)
+            case stopped
+            case notFetched(String)
         }
-        guard let prepared else {
+        let begin: Begin = lock.withLock {
+            guard let task = tasks[url], !task.stopRequested else { return .stopped }
+            if let error = storage?.itemError { return .notFetched(error) }
+            if task.startedAt == nil { tasks[url]?.startedAt = .now }
+            return .request(prepare(task))
+        }
+        let prepared: Prepared
+        switch begin {
+        case .request(let request):
+            prepared = request
+        case .stopped:
             end(url, .done(cancelledOutcome(nil), nil))
+            return
+        case .notFetched(let error):
+            end(url, .done(.init(status: .failed, error: error), nil))
             return
         }
         do {

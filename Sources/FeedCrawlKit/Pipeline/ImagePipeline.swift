@@ -12,8 +12,8 @@ import FoundationEssentials
 ///   feeds' `RetryPolicy` (backoff, jitter, `Retry-After`).
 /// - Commit (`ImageCommitter`): fsync and rename into the cache off the engine's thread, then
 ///   delivery to every subscriber; an item whose images are all done is journaled (`RunItems`).
-/// - Cancellation: one URL, one source (its subscribers leave; a task no one else wants stops),
-///   or everything (a signal, `--deadline`).
+/// - Cancellation: one source (its subscribers leave every task; a URL's task that no one else
+///   wants is stopped: cancel on last unsubscribe), or everything (a signal, `--deadline`).
 ///
 /// Thread-safe: sources call in from their tasks, the engine's thread reports transfers, the
 /// committer's thread delivers.
@@ -38,7 +38,8 @@ final class ImagePipeline: @unchecked Sendable {
     let layout: CacheLayout
     let out: FileDirectory?
     let settings: Settings
-    let archive: ArchiveIndex
+    /// What earlier runs stored; let go (`finish`) before the end of the run needs the memory.
+    private(set) var archive: ArchiveIndex
     let recorder: RunItems
     let storage: CrawlStorage?
     let events: @Sendable (CrawlEvent) -> Void
@@ -56,6 +57,8 @@ final class ImagePipeline: @unchecked Sendable {
     /// Set by `cancelAll`: why everything stopped (e.g. `cancelled: deadline reached`).
     var stopReason: String?
     var roomWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Submitters waiting for a URL's stopped task to end, by URL.
+    var urlWaiters: [String: [CheckedContinuation<Void, Never>]] = [:]
     var idleWaiters: [CheckedContinuation<Void, Never>] = []
     var maxWaitingSeen = 0
     /// Bytes downloaded this run (each URL once).
@@ -153,7 +156,7 @@ final class ImagePipeline: @unchecked Sendable {
         }
         let key = CacheKey(identity: settings.identity(image.url))
         // What the archive holds for the URL, read (a pread) outside the lock.
-        let archived = archive.record(key)
+        let archived = lock.withLock { archive }.record(key)
         let priority = PrefetchPriority(tier: index, page: page)
         while true {
             let step: SubmitStep = lock.withLock {
@@ -162,6 +165,15 @@ final class ImagePipeline: @unchecked Sendable {
             switch step {
             case .done: return
             case .start(let requests): startTransfers(requests); return
+            case .waitForURL:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow: Bool = lock.withLock {
+                        if tasks[image.url]?.stopRequested != true || stopReason != nil { return true }
+                        urlWaiters[image.url, default: []].append(continuation)
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
             case .wait:
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let resumeNow: Bool = lock.withLock {
@@ -177,13 +189,17 @@ final class ImagePipeline: @unchecked Sendable {
 
     enum SubmitStep {
         case done
+        /// The queue is full.
         case wait
+        /// The URL's task is being stopped (no one wanted it any more).
+        case waitForURL
         case start([ImageTask.Start])
     }
 
     /// The one place a URL's work is shared: a task in flight is joined; a URL this run finished
     /// gives its outcome; a fresh archived copy is reused; else a new task is queued (when the
-    /// queue has room).
+    /// queue has room). A task being stopped is not joined (it would end `cancelled`): the
+    /// submitter waits for it to end, then looks again.
     private func joinOrResolveLocked(
         _ url: String, key: CacheKey, archived: ImageRecord?, subscriber: PrefetchScheduler.Subscriber,
         priority: PrefetchPriority
@@ -193,6 +209,7 @@ final class ImagePipeline: @unchecked Sendable {
             return .done
         }
         if let task = tasks[url] {
+            if task.stopRequested { return .waitForURL }
             if task.committing {
                 tasks[url]?.subscribers.append(subscriber)
             } else {
@@ -229,6 +246,11 @@ final class ImagePipeline: @unchecked Sendable {
         outcome.status = .fresh
         outcome.error = nil
         return outcome
+    }
+
+    /// Lets the archive index go (the end of the run needs the memory more).
+    func releaseArchive() {
+        lock.withLock { archive = ArchiveIndex() }
     }
 
     /// A `cancelled` outcome that keeps the archived copy.

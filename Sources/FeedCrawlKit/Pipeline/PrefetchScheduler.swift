@@ -40,6 +40,8 @@ public struct PrefetchScheduler: Sendable {
     public struct Entry: Sendable, Equatable {
         public var key: String
         public var host: String
+        /// `host` as a small number (this scheduler's own), for the per-host counts.
+        var hostID: Int = 0
         public var priority: PrefetchPriority
         public var sequence: Int
         public var subscribers: [Subscriber]
@@ -55,7 +57,9 @@ public struct PrefetchScheduler: Sendable {
     public let limits: Limits
     private var waiting: [Entry] = []
     private var running: [String: Entry] = [:]
-    private var runningPerHost: [String: Int] = [:]
+    /// Running entries per host, by host id; hosts get ids in the order they are first seen.
+    private var runningPerHost: [Int] = []
+    private var hostIDs: [String: Int] = [:]
     private var waitingIndex: [String: Int] = [:]
     /// Each waiting entry's (priority, sequence) packed into one number that sorts the same way,
     /// parallel to `waiting`: finding the next entry scans these 8 bytes an entry instead of
@@ -76,7 +80,7 @@ public struct PrefetchScheduler: Sendable {
     /// Whether a new key may be queued without exceeding `maxWaiting`.
     public var hasRoom: Bool { waiting.count < limits.maxWaiting }
 
-    public func runningCount(host: String) -> Int { runningPerHost[host, default: 0] }
+    public func runningCount(host: String) -> Int { hostIDs[host].map { runningPerHost[$0] } ?? 0 }
     public func isRunning(_ key: String) -> Bool { running[key] != nil }
     public func isWaiting(_ key: String) -> Bool { waitingIndex[key] != nil }
 
@@ -97,8 +101,15 @@ public struct PrefetchScheduler: Sendable {
             }
             return .joined
         }
-        let entry = Entry(
+        var entry = Entry(
             key: key, host: host, priority: priority, sequence: nextSequence, subscribers: [subscriber])
+        if let id = hostIDs[host] {
+            entry.hostID = id
+        } else {
+            entry.hostID = runningPerHost.count
+            hostIDs[host] = entry.hostID
+            runningPerHost.append(0)
+        }
         nextSequence += 1
         waitingIndex[key] = waiting.count
         waiting.append(entry)
@@ -118,7 +129,7 @@ public struct PrefetchScheduler: Sendable {
         var bestPriority = PrefetchPriority(page: 0)
         var bestSequence = 0
         for index in waiting.indices {
-            if hostsMayBeFull && runningPerHost[waiting[index].host, default: 0] >= limits.perHost { continue }
+            if hostsMayBeFull && runningPerHost[waiting[index].hostID] >= limits.perHost { continue }
             let priority = waiting[index].priority
             let sequence = waiting[index].sequence
             if best < 0 || priority < bestPriority || (priority == bestPriority && sequence < bestSequence) {
@@ -134,7 +145,7 @@ public struct PrefetchScheduler: Sendable {
     private mutating func start(at index: Int) -> Entry {
         let entry = removeWaiting(at: index)
         running[entry.key] = entry
-        runningPerHost[entry.host, default: 0] += 1
+        runningPerHost[entry.hostID] += 1
         return entry
     }
 
@@ -165,8 +176,7 @@ public struct PrefetchScheduler: Sendable {
     /// Marks a running key finished and returns its entry with every subscriber.
     public mutating func finish(_ key: String) -> Entry? {
         guard let entry = running.removeValue(forKey: key) else { return nil }
-        let count = runningPerHost[entry.host, default: 1] - 1
-        runningPerHost[entry.host] = count > 0 ? count : nil
+        runningPerHost[entry.hostID] = max(0, runningPerHost[entry.hostID] - 1)
         return entry
     }
 

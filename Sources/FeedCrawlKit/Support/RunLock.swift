@@ -33,15 +33,16 @@ public final class RunLock: @unchecked Sendable {
     private let mutex = Lock()
     private var fd: Int32
 
-    /// Takes the lock on the file at `path` without waiting.
-    public init(path: String) throws(Error) {
+    /// Takes the lock on the file at `path` without waiting: exclusive (a run, a merge), or
+    /// `shared` (shards: any number at once, but none while a run or a merge holds it).
+    public init(path: String, shared: Bool = false) throws(Error) {
         self.path = path
         do {
             fd = try FileIO.open(path, O_RDWR | O_CREAT, mode: 0o644)
         } catch {
             throw .io(error)
         }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
             _ = Glibc.close(fd)
@@ -51,9 +52,9 @@ public final class RunLock: @unchecked Sendable {
             if code == EWOULDBLOCK { throw .held }
             throw .io(FileSystemError("flock", path: path, code: code))
         }
-        // Best effort: record who holds it.
+        // Best effort: record who holds it (not for a shared lock: others hold it too).
         let pid = Array("\(getpid())\n".utf8)
-        if ftruncate(fd, 0) == 0 {
+        if !shared, ftruncate(fd, 0) == 0 {
             _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         }
     }

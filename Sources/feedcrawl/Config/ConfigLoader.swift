@@ -27,7 +27,7 @@ struct LoadedConfiguration {
     }
 
     /// Options a file may not set: they act at once or name sources another way.
-    static let notInFile: Set<String> = ["--help", "--version", "--config", "--pixabay-url", "--launches-url"]
+    static let notInFile: Set<String> = ["--help", "--version", "--config", "--pixabay-url", "--launches-url", "--shard"]
 
     /// Reads the layers. Throws `CommandLineOptions.UsageError` or `ConfigError`.
     static func load(arguments: [String], environment: [String: String]) throws -> LoadedConfiguration {

@@ -2,7 +2,7 @@ import DemoFeed
 import Testing
 @testable import FeedCrawlKit
 
-/// Revalidation, replacement and de-duplication through real crawls of DemoFeed.
+/// Freshness, revalidation, replacement and de-duplication through real crawls of DemoFeed.
 extension CrawlerTests {
     @Suite("Crawler cache", .serialized)
     struct CrawlCacheTests {
@@ -20,6 +20,7 @@ extension CrawlerTests {
             feed.resetStats()
             let (fresh, _) = try await CrawlFixture.run(configuration)
             #expect(fresh.count(.fresh) == 10)
+            #expect(fresh.imageCounts == [.fresh: 10])
             #expect(feed.stats().images == 0)
 
             // With a TTL of zero every image is revalidated, and the server says 304.
@@ -32,14 +33,54 @@ extension CrawlerTests {
             #expect(CrawlFixture.cacheFiles(out.path) == filesBefore)
             let old = before.itemsByKey
             for item in after.items {
-                let previous = try #require(old[item.key])
+                let previous = try #require(old[item.key]?.soleImage)
+                let image = try #require(item.soleImage)
                 #expect(item.status == .revalidated)
-                #expect(item.file == previous.file)
-                #expect(item.sha256 == previous.sha256)
-                #expect(item.etag != nil && item.etag == previous.etag)
-                #expect(try #require(item.fetchedAt) >= #require(previous.fetchedAt))
+                #expect(image.file == previous.file)
+                #expect(image.sha256 == previous.sha256)
+                #expect(image.etag != nil && image.etag == previous.etag)
+                #expect(try #require(image.fetchedAt) >= #require(previous.fetchedAt))
             }
-            #expect(CacheVerifier.verify(after, layout: CacheLayout(outDirectory: out.path)).isClean)
+            #expect(try verifyCache(out.path).isClean)
+        }
+
+        @Test func aFailedRefetchKeepsTheEarlierCopy() async throws {
+            let out = TestDirectory()
+            let log = PathCounter()
+            let broken = Flag()
+            let feed = try DemoFeedServer(options: CrawlFixture.options(log: log) { request in
+                broken.isOn && CrawlFixture.isImage(request) ? .text("gone", status: 404) : nil
+            })
+            defer { feed.stop() }
+            var configuration = CrawlFixture.configuration(feed, out: out.path)
+            let (_, before) = try await CrawlFixture.run(configuration)
+            let files = CrawlFixture.cacheFiles(out.path)
+            #expect(files.count == 10)
+
+            broken.isOn = true
+            configuration.ttlSeconds = 0
+            let (report, after) = try await CrawlFixture.run(configuration)
+            #expect(report.count(.failed) == 10)
+            let old = before.itemsByKey
+            for item in after.items {
+                let previous = try #require(old[item.key]?.soleImage)
+                let image = try #require(item.soleImage)
+                #expect(image.status == .failed)
+                #expect(image.error == "HTTP 404")
+                #expect(image.file == previous.file)
+                #expect(image.sha256 == previous.sha256)
+                #expect(image.etag == previous.etag)
+                #expect(image.fetchedAt == previous.fetchedAt)
+            }
+            #expect(CrawlFixture.cacheFiles(out.path) == files)
+            #expect(try verifyCache(out.path).isClean)
+
+            // The kept copy and its validators serve the next run: a 304 each.
+            broken.isOn = false
+            feed.resetStats()
+            let (third, _) = try await CrawlFixture.run(configuration)
+            #expect(third.count(.revalidated) == 10)
+            #expect(feed.stats().notModified == 10)
         }
 
         @Test func changedImageReplacesTheFileAndRemovesTheOldName() async throws {
@@ -57,63 +98,29 @@ extension CrawlerTests {
             defer { feed.stop() }
             var configuration = CrawlFixture.configuration(feed, out: out.path)
             let (_, before) = try await CrawlFixture.run(configuration)
-            #expect(before.items.allSatisfy { $0.status == .downloaded && $0.file?.hasSuffix(".png") == true })
-            let oldFiles = Set(before.items.compactMap(\.file))
+            #expect(before.items.allSatisfy { $0.status == .downloaded && $0.soleImage?.file?.hasSuffix(".png") == true })
+            let oldFiles = Set(before.items.compactMap { $0.soleImage?.file })
 
             changed.isOn = true
             configuration.ttlSeconds = 0
             let (report, after) = try await CrawlFixture.run(configuration)
             #expect(report.count(.downloaded) == 10)
             for item in after.items {
-                #expect(item.status == .downloaded)
-                #expect(item.file?.hasSuffix(".jpg") == true)
-                #expect(item.sha256 == CrawlFixture.sha256(jpeg))
-                #expect(item.width == 40 && item.height == 30)
-                #expect(item.etag == "\"v2\"")
+                let image = try #require(item.soleImage)
+                #expect(image.status == .downloaded)
+                #expect(image.file?.hasSuffix(".jpg") == true)
+                #expect(image.sha256 == CrawlFixture.sha256(jpeg))
+                #expect(image.width == 40 && image.height == 30)
+                #expect(image.etag == "\"v2\"")
             }
             let files = CrawlFixture.cacheFiles(out.path)
-            #expect(files == Set(after.items.compactMap(\.file)))
+            #expect(files == Set(after.items.compactMap { $0.soleImage?.file }))
             #expect(files.isDisjoint(with: oldFiles))
-            #expect(CacheVerifier.verify(after, layout: CacheLayout(outDirectory: out.path)).isClean)
+            #expect(try verifyCache(out.path).isClean)
 
             // The new validators are used next time.
             let (third, _) = try await CrawlFixture.run(configuration)
             #expect(third.count(.revalidated) == 10)
-        }
-
-        @Test func itemsCarriedOverFollowAFileThisRunReplaced() async throws {
-            // Launches share mission patches: items of page 2 that this run does not list keep
-            // pointing at a patch a page-1 item re-downloads with new content.
-            let out = TestDirectory()
-            let log = PathCounter()
-            let changed = Flag()
-            let jpeg = ImageFixtures.jpeg(width: 64, height: 64, fillBytes: 300)
-            let feed = try DemoFeedServer(options: CrawlFixture.options(log: log) { request in
-                guard changed.isOn, request.path.hasPrefix("/img/patch/") else { return nil }
-                return ServerResponse(headers: [("Content-Type", "image/jpeg")], body: .bytes(jpeg))
-            })
-            defer { feed.stop() }
-            var configuration = CrawlFixture.configuration(feed, out: out.path, pixabayPages: 0, launchesPages: 2)
-            let (_, before) = try await CrawlFixture.run(configuration)
-            let pageOneURLs = Set(before.items.filter { $0.page == 1 }.compactMap(\.imageURL))
-            let sharing = before.items.filter { $0.page == 2 && $0.imageURL.map(pageOneURLs.contains) == true }
-            try #require(!sharing.isEmpty)
-
-            changed.isOn = true
-            configuration.ttlSeconds = 0
-            configuration.sources = [.launches(LaunchesSourceConfiguration(url: feed.launchesURL, pages: 1))]
-            let (_, after) = try await CrawlFixture.run(configuration)
-            let byKey = after.itemsByKey
-            for old in sharing {
-                let item = try #require(byKey[old.key])
-                #expect(item.lastSeen == old.lastSeen)
-                #expect(item.status == old.status)
-                #expect(item.sha256 == CrawlFixture.sha256(jpeg))
-                #expect(item.file?.hasSuffix(".jpg") == true)
-            }
-            // Page-2 items that share nothing keep their own files.
-            #expect(after.items.filter { $0.page == 2 }.count == before.items.filter { $0.page == 2 }.count)
-            #expect(CacheVerifier.verify(after, layout: CacheLayout(outDirectory: out.path)).isClean)
         }
 
         @Test func oneTransferPerURLHoweverManyItemsWantIt() async throws {
@@ -121,23 +128,29 @@ extension CrawlerTests {
             let log = PathCounter()
             let feed = try DemoFeedServer(options: CrawlFixture.options(log: log))
             defer { feed.stop() }
-            let configuration = CrawlFixture.configuration(feed, out: out.path, pixabayPages: 0, launchesPages: 3)
+            var configuration = CrawlFixture.configuration(feed, out: out.path, pixabayPages: 0)
+            var launches = LaunchesSourceConfiguration(url: feed.launchesURL, pages: 3)
+            launches.variants = [.small, .large]
+            configuration.sources = [.launches(launches)]
             let (report, manifest) = try await CrawlFixture.run(configuration)
-            let withImage = manifest.items.filter { $0.imageURL != nil }
-            let urls = Set(withImage.compactMap(\.imageURL))
-            try #require(withImage.count > urls.count, "the demo launches should share patches")
+            let images = manifest.items.flatMap(\.images)
+            let urls = Set(images.map(\.url))
+            try #require(images.count > urls.count, "the demo launches should share patches")
+            #expect(manifest.items.filter { !$0.images.isEmpty }.allSatisfy { $0.images.map(\.variant) == ["small", "large"] })
             let requests = log.counts(prefix: "/img/")
             #expect(requests.count == urls.count)
             #expect(requests.values.allSatisfy { $0 == 1 })
-            #expect(withImage.allSatisfy { $0.status == .downloaded })
+            #expect(images.allSatisfy { $0.status == .downloaded })
             for url in urls {
-                let sharing = withImage.filter { $0.imageURL == url }
+                let sharing = images.filter { $0.url == url }
                 #expect(Set(sharing.compactMap(\.file)).count == 1)
                 #expect(Set(sharing.compactMap(\.sha256)).count == 1)
             }
             // Bytes downloaded count each transfer once.
-            let distinct = Dictionary(withImage.map { ($0.file ?? "", $0.bytes ?? 0) }, uniquingKeysWith: { a, _ in a })
+            let distinct = Dictionary(images.map { ($0.file ?? "", $0.bytes ?? 0) }, uniquingKeysWith: { a, _ in a })
             #expect(report.bytesDownloaded == distinct.values.reduce(0, +))
+            #expect(report.imageCounts[.downloaded] == images.count)
+            #expect(try verifyCache(out.path).isClean)
         }
 
         @Test func waitingRequestsStayWithinTheBound() async throws {

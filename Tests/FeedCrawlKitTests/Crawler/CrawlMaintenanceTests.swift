@@ -8,46 +8,89 @@ import Testing
 extension CrawlerTests {
     @Suite("Crawler cache maintenance", .serialized)
     struct CrawlMaintenanceTests {
-        /// Writes one cached image per entry of `ages`, with a manifest item last seen that many days
-        /// ago, and a manifest listing them; returns the items.
-        static func seed(_ out: TestDirectory, ages: [Double]) throws -> [ManifestItem] {
+        /// A whole second `days` before `now` (the manifest keeps seconds).
+        static func daysAgo(_ days: Double, from now: Double) -> Date {
+            Date(timeIntervalSince1970: (now - days * 86_400).rounded(.down))
+        }
+
+        /// Writes one cached image per entry of `ages` (days since the item was last seen, and
+        /// since its image was fetched: the same when nil) and a manifest listing them, each item
+        /// of source `old` with one `image` variant; returns the items.
+        static func seed(_ out: TestDirectory, ages: [Double], fetched: [Double]? = nil) throws -> [ManifestItem] {
             let layout = CacheLayout(outDirectory: out.path)
             try layout.createFanOutDirectories()
             var items: [ManifestItem] = []
+            // One reference time for all, so equal ages are equal dates.
+            let now = Date().timeIntervalSince1970.rounded(.down)
             for (index, age) in ages.enumerated() {
                 let url = "http://old.example/\(index).png"
                 let bytes = CrawlFixture.png(side: 10 + index, bytes: 1000, seed: UInt8(index))
                 let relative = CacheLayout.relativePath(forURL: url, format: .png)
                 try AtomicFile.write(bytes, to: layout.absolutePath(relative))
-                let seen = Date(timeIntervalSinceNow: -age * 86_400)
+                let image = ImageRecord(
+                    variant: "image", url: url, status: .downloaded, file: relative, bytes: Int64(bytes.count),
+                    sha256: CrawlFixture.sha256(bytes), contentType: "image/png", width: 10 + index, height: 10 + index,
+                    fetchedAt: daysAgo(fetched?[index] ?? age, from: now))
                 items.append(ManifestItem(
-                    source: "old", id: String(index), page: 1, title: "old \(index)", imageURL: url, status: .downloaded,
-                    file: relative, bytes: Int64(bytes.count), sha256: CrawlFixture.sha256(bytes),
-                    contentType: "image/png", width: 10 + index, height: 10 + index, fetchedAt: seen, lastSeen: seen))
+                    source: "old", id: String(index), page: 1, title: "old \(index)", lastSeen: daysAgo(age, from: now),
+                    images: [image]))
             }
             try ManifestStore.save(Manifest(generatedAt: Date(), items: items), outDirectory: out.path)
             return items
         }
 
+        static func file(_ item: ManifestItem) -> String? { item.soleImage?.file }
+
         @Test func evictsTheLeastRecentlyUsedFilesAndDropsTheirItems() async throws {
             let out = TestDirectory()
             let seeded = try Self.seed(out, ages: [3, 9, 1, 7, 5])
             var configuration = CrawlConfiguration(outDirectory: out.path)
-            let size = try #require(seeded.first?.bytes)
+            let size = try #require(seeded.first?.soleImage?.bytes)
             configuration.cacheMaxBytes = size * 2
             let (report, manifest) = try await CrawlFixture.run(configuration)
             // Oldest first: ages 9, 7, 5.
-            let evicted = [1, 3, 4].compactMap { seeded[$0].file }
+            let evicted = [1, 3, 4].compactMap { Self.file(seeded[$0]) }
             #expect(report.evictedFiles == 3)
             #expect(report.evictedBytes == size * 3)
+            #expect(report.cacheBytes == size * 2)
+            #expect(!report.overCacheMax)
+            #expect(report.orphansRemoved == 0)
+            #expect(manifest.run?.orphansRemoved == 0)
             #expect(manifest.run?.evicted == 3)
             #expect(manifest.run?.evictedBytes == size * 3)
             #expect(Set(manifest.items.map(\.id)) == ["0", "2"])
             for file in evicted { #expect(!FileIO.exists(out.file(file))) }
-            #expect(CrawlFixture.cacheFiles(out.path) == Set([seeded[0].file, seeded[2].file].compactMap { $0 }))
-            // Carried-over items keep when they were last seen.
-            #expect(manifest.itemsByKey[seeded[0].key]?.lastSeen == seeded[0].lastSeen.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) })
-            #expect(CacheVerifier.verify(manifest, layout: CacheLayout(outDirectory: out.path)).isClean)
+            #expect(CrawlFixture.cacheFiles(out.path) == Set([Self.file(seeded[0]), Self.file(seeded[2])].compactMap { $0 }))
+            // Carried-over items keep when they were last seen, and everything else.
+            #expect(manifest.itemsByKey[seeded[0].key] == seeded[0])
+            #expect(try verifyCache(out.path).isClean)
+        }
+
+        @Test func filesLastSeenAtTheSameTimeGoByWhenTheyWereFetched() async throws {
+            let out = TestDirectory()
+            // All last seen two days ago; fetched 4, 30, 2 and 10 days ago.
+            let seeded = try Self.seed(out, ages: [2, 2, 2, 2], fetched: [4, 30, 2, 10])
+            var configuration = CrawlConfiguration(outDirectory: out.path)
+            configuration.cacheMaxBytes = try #require(seeded[0].soleImage?.bytes) * 2
+            let (report, manifest) = try await CrawlFixture.run(configuration)
+            #expect(report.evictedFiles == 2)
+            #expect(Set(manifest.items.map(\.id)) == ["0", "2"])
+            #expect(try verifyCache(out.path).isClean)
+        }
+
+        @Test func itemsAnEarlierRunListedAreNotThisRunsWhateverTheirLastSeen() async throws {
+            // The clock was set back since they were listed (or the previous run started in the
+            // same second): they are still carried over, not this run's, and may be evicted.
+            let out = TestDirectory()
+            let seeded = try Self.seed(out, ages: [-0.05, -0.04, -0.03])
+            var configuration = CrawlConfiguration(outDirectory: out.path)
+            configuration.cacheMaxBytes = try #require(seeded[0].soleImage?.bytes)
+            let (report, manifest) = try await CrawlFixture.run(configuration)
+            #expect(report.itemCount == 0)
+            #expect(manifest.run?.counts == [:])
+            #expect(report.evictedFiles == 2)
+            #expect(manifest.items.map(\.id) == ["0"])  // the one seen last
+            #expect(try verifyCache(out.path).isClean)
         }
 
         @Test func filesThisRunUsesStayEvenOverTheCap() async throws {
@@ -56,7 +99,7 @@ extension CrawlerTests {
             defer { feed.stop() }
             var configuration = CrawlFixture.configuration(feed, out: out.path, pixabayPages: 0, launchesPages: 1)
             let (_, first) = try await CrawlFixture.run(configuration)
-            let launchFiles = Set(first.items.compactMap(\.file))
+            let launchFiles = Set(first.items.compactMap { $0.soleImage?.file })
             #expect(!launchFiles.isEmpty)
 
             configuration = CrawlFixture.configuration(feed, out: out.path, pixabayPages: 1)
@@ -64,13 +107,33 @@ extension CrawlerTests {
             let (report, manifest) = try await CrawlFixture.run(configuration)
             #expect(report.evictedFiles == launchFiles.count)
             #expect(report.overCacheMax)
-            let withFiles = manifest.items.filter { $0.file != nil }
+            let withFiles = manifest.items.filter { $0.soleImage?.file != nil }
             #expect(withFiles.count == 10)
             #expect(withFiles.allSatisfy { $0.source == "pixabay" && $0.status == .downloaded })
             // Launch items without an image stay listed: they name no file to evict.
             #expect(manifest.items.filter { $0.source == "launches" }.allSatisfy { $0.status == .noImage })
-            #expect(CrawlFixture.cacheFiles(out.path) == Set(withFiles.compactMap(\.file)))
-            #expect(report.cacheBytes == manifest.items.compactMap(\.bytes).reduce(0, +))
+            #expect(CrawlFixture.cacheFiles(out.path) == Set(withFiles.compactMap { $0.soleImage?.file }))
+            #expect(report.cacheBytes == withFiles.compactMap { $0.soleImage?.bytes }.reduce(0, +))
+            #expect(try verifyCache(out.path).isClean)
+        }
+
+        @Test func anItemLeavesWhenAnyOfItsFilesIsEvicted() async throws {
+            let out = TestDirectory()
+            // Item 0, seen 8 days ago, has a second variant fetched half a day ago; its first
+            // file (fetched 8 days ago) is the least recently used and alone is evicted. The
+            // item leaves, and its second file, now referenced by nothing, goes too.
+            let seeded = try Self.seed(out, ages: [8, 1, 2, 8], fetched: [8, 1, 2, 0.5])
+            var items = Array(seeded.prefix(3))
+            items[0].images.append(ImageRecord(variant: "second", url: seeded[3].images[0].url, outcome: seeded[3].images[0].outcome))
+            try ManifestStore.save(Manifest(generatedAt: Date(), items: items), outDirectory: out.path)
+            var configuration = CrawlConfiguration(outDirectory: out.path)
+            configuration.cacheMaxBytes = try #require(seeded[0].soleImage?.bytes) * 3
+            let (report, manifest) = try await CrawlFixture.run(configuration)
+            #expect(report.evictedFiles == 1)
+            #expect(manifest.items.map(\.id) == ["1", "2"])
+            #expect(CrawlFixture.cacheFiles(out.path) == Set([Self.file(seeded[1]), Self.file(seeded[2])].compactMap { $0 }))
+            #expect(report.orphansRemoved == 1)
+            #expect(try verifyCache(out.path).isClean)
         }
 
         @Test func orphansAndPartFilesAreRemovedOtherFilesAreLeft() async throws {
@@ -91,10 +154,39 @@ extension CrawlerTests {
                 try AtomicFile.write(Array("x".utf8), to: layout.absolutePath(path))
             }
             // The user deleted one cached file by hand: its item leaves the manifest.
-            let deleted = try #require(seeded[1].file)
+            let deleted = try #require(Self.file(seeded[1]))
             unlink(layout.absolutePath(deleted))
 
-            let (report, manifest) = try await CrawlFixture.run(CrawlConfiguration(outDirectory: out.path))
+            // At each checkpoint of the final phase, what is on disk.
+            struct Seen: Sendable {
+                var orphanBeforeManifest = false
+                var partBeforeManifest = false
+                var manifestIDsAtWrite: [String] = []
+                var orphanAfterManifest = false
+                var partAfterManifest = false
+            }
+            let seen = Locked(Seen())
+            let outPath = out.path
+            var configuration = CrawlConfiguration(outDirectory: out.path)
+            configuration.checkpoint = { point in
+                let orphanThere = FileIO.exists(layout.absolutePath(orphan))
+                let partThere = FileIO.exists(layout.absolutePath(part))
+                switch point {
+                case .outcomesJournaled:
+                    seen.withLock {
+                        $0.orphanBeforeManifest = orphanThere
+                        $0.partBeforeManifest = partThere
+                    }
+                case .manifestWritten:
+                    let ids = (try? ManifestStore.load(outDirectory: outPath).items.map(\.id)) ?? []
+                    seen.withLock {
+                        $0.manifestIDsAtWrite = ids
+                        $0.orphanAfterManifest = orphanThere
+                        $0.partAfterManifest = partThere
+                    }
+                }
+            }
+            let (report, manifest) = try await CrawlFixture.run(configuration)
             #expect(!FileIO.exists(layout.absolutePath(orphan)))
             #expect(!FileIO.exists(layout.absolutePath(part)))
             #expect(!FileIO.exists(out.file("manifest.json.00000000abcd.part")))
@@ -104,7 +196,12 @@ extension CrawlerTests {
             #expect(report.orphansRemoved == 4)
             #expect(manifest.run?.orphansRemoved == 4)
             #expect(manifest.items.map(\.id) == ["0"])
-            #expect(FileIO.exists(layout.absolutePath(try #require(seeded[0].file))))
+            #expect(FileIO.exists(layout.absolutePath(try #require(Self.file(seeded[0])))))
+            // Nothing was deleted before the manifest that no longer needs it was on disk.
+            let order = seen.withLock { $0 }
+            #expect(order.orphanBeforeManifest && order.partBeforeManifest)
+            #expect(order.manifestIDsAtWrite == ["0"])
+            #expect(order.orphanAfterManifest && order.partAfterManifest)
         }
     }
 }

@@ -92,12 +92,23 @@ func pixabaySource(_ feed: DemoFeedServer, pages: Int = 5, perPage: Int = 20, ke
 /// Launches source on a demo feed.
 func launchesSource(
     _ feed: DemoFeedServer, pages: Int = 5, details: Bool = false,
-    patchSize: LaunchesQuery.PatchSize = .small
+    variants: [LaunchesQuery.PatchSize] = [.small]
 ) -> SourceConfiguration {
     var config = LaunchesSourceConfiguration(url: feed.launchesURL, pages: pages)
     config.details = details
-    config.patchSize = patchSize
+    config.variants = variants
     return .launches(config)
+}
+
+extension ManifestItem {
+    /// The item's image when it has exactly one (the crawls of one variant); nil otherwise.
+    var soleImage: ImageRecord? { images.count == 1 ? images[0] : nil }
+}
+
+/// `feedcrawl manifest --verify` of `out`: every referenced file present with its recorded
+/// size and SHA-256, no file unreferenced.
+func verifyCache(_ out: String) throws -> CacheVerification {
+    try CacheVerifier.verify(ManifestSnapshot.load(outDirectory: out))
 }
 
 /// Feed bodies built the way the real services shape them (see the samples' notes).

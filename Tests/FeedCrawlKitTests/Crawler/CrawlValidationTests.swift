@@ -35,8 +35,8 @@ extension CrawlerTests {
             #expect(result.items.count == 10)
             for item in result.items {
                 #expect(item.status == .rejected)
-                #expect(item.error?.contains("not an image") == true, "\(item.error ?? "")")
-                #expect(item.file == nil)
+                #expect(item.soleImage?.error?.contains("not an image") == true, "\(item.soleImage?.error ?? "")")
+                #expect(item.soleImage?.file == nil)
             }
             #expect(result.requests.count == 10)
             #expect(result.requests.values.allSatisfy { $0 == 1 })
@@ -49,7 +49,7 @@ extension CrawlerTests {
             let result = try await crawl { _ in
                 ServerResponse(headers: [("Content-Type", "application/octet-stream")], body: .bytes(html))
             }
-            #expect(result.items.allSatisfy { $0.status == .rejected && $0.error == "not an image (HTML body)" })
+            #expect(result.items.allSatisfy { $0.status == .rejected && $0.soleImage?.error == "not an image (HTML body)" })
             #expect(result.requests.values.allSatisfy { $0 == 1 })
         }
 
@@ -59,7 +59,7 @@ extension CrawlerTests {
                 ServerResponse(headers: [("Content-Type", "image/jpeg")], body: .bytes(garbage))
             }
             #expect(result.items.count == 10)
-            #expect(result.items.allSatisfy { $0.status == .rejected && $0.error == "wrong magic bytes" })
+            #expect(result.items.allSatisfy { $0.status == .rejected && $0.soleImage?.error == "wrong magic bytes" })
             #expect(result.requests.count == 10)
             #expect(result.requests.values.allSatisfy { $0 == 1 })
             #expect(CrawlFixture.cacheFiles(result.out.path).isEmpty)
@@ -75,7 +75,7 @@ extension CrawlerTests {
             #expect(result.items.count == 10)
             for item in result.items {
                 #expect(item.status == .rejected)
-                #expect(item.error?.contains("16384") == true, "\(item.error ?? "")")
+                #expect(item.soleImage?.error?.contains("16384") == true, "\(item.soleImage?.error ?? "")")
             }
             #expect(result.requests.values.allSatisfy { $0 == 1 })
             #expect(CrawlFixture.cacheFiles(result.out.path).isEmpty)
@@ -89,7 +89,7 @@ extension CrawlerTests {
             #expect(result.items.count == 10)
             for item in result.items {
                 #expect(item.status == .failed)
-                #expect(item.error?.contains("cut short") == true, "\(item.error ?? "")")
+                #expect(item.soleImage?.error?.contains("cut short") == true, "\(item.soleImage?.error ?? "")")
             }
             // One try and two retries per image.
             #expect(result.requests.count == 10)
@@ -109,7 +109,7 @@ extension CrawlerTests {
                 }
                 return ServerResponse(headers: [("Content-Type", "image/png")], body: .bytes(image))
             }
-            #expect(result.items.allSatisfy { $0.status == .downloaded && $0.sha256 == CrawlFixture.sha256(image) })
+            #expect(result.items.allSatisfy { $0.status == .downloaded && $0.soleImage?.sha256 == CrawlFixture.sha256(image) })
             #expect(result.requests.values.allSatisfy { $0 == 2 })
         }
     }

@@ -1,24 +1,19 @@
 import DemoFeed
-import Foundation
+import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 
 /// Both sources paging through the demo feed over loopback, through the real engine.
 @Suite("Crawler paging against DemoFeed")
 struct CrawlerPagingTests {
-    static func temporaryDirectory() -> String {
-        let path = NSTemporaryDirectory() + "feedcrawl-crawler-" + UUID().uuidString
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     @Test func pixabayStopsAtTotalHitsAndLaunchesAtHasMore() async throws {
         var options = DemoFeedOptions()
         options.hits = 130
         options.hitsCap = 130
         options.launches = 45
+        let out = CrawlDirectory()
         try await withDemoFeed(options: options) { server in
-            var configuration = CrawlConfiguration(outDirectory: Self.temporaryDirectory())
+            var configuration = CrawlConfiguration(outDirectory: out.path)
             // Ask for more pages than exist: Pixabay has ceil(130/50) = 3, launches ceil(45/20) = 3.
             configuration.sources = [
                 .pixabay(PixabaySourceConfiguration(url: server.pixabayURL, key: "k", pages: 10, perPage: 50)),
@@ -44,7 +39,7 @@ struct CrawlerPagingTests {
             let launchIDs = manifest.items.filter { $0.source == "launches" }.map(\.id)
             #expect(Set(launchIDs).count == 45)
             // Every image the server lists is in the cache with the same hash.
-            let hashes = Set(manifest.items.compactMap(\.sha256))
+            let hashes = Set(manifest.items.flatMap(\.images).compactMap(\.sha256))
             for expected in server.expectedImages {
                 #expect(hashes.contains(expected.sha256Hex), "missing \(expected.url)")
             }
@@ -52,8 +47,9 @@ struct CrawlerPagingTests {
     }
 
     @Test func pagesLimitIsHonoured() async throws {
+        let out = CrawlDirectory()
         try await withDemoFeed { server in
-            var configuration = CrawlConfiguration(outDirectory: Self.temporaryDirectory())
+            var configuration = CrawlConfiguration(outDirectory: out.path)
             configuration.sources = [
                 .pixabay(PixabaySourceConfiguration(url: server.pixabayURL, key: "k", pages: 2, perPage: 30)),
                 .launches(LaunchesSourceConfiguration(url: server.launchesURL, pages: 2)),

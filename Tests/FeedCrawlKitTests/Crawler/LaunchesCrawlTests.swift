@@ -40,7 +40,8 @@ extension CrawlerTests {
             // About one launch in ten has no patch: no-image, not a failure.
             let statuses = Set(run.items("launches").map(\.status))
             #expect(statuses.isSubset(of: [.downloaded, .noImage]))
-            #expect(run.items("launches").contains { $0.status == .noImage && $0.imageURL == nil })
+            #expect(run.items("launches").contains { $0.status == .noImage && $0.images.isEmpty })
+            #expect(run.items("launches").allSatisfy { $0.images.map(\.variant) == ($0.images.isEmpty ? [] : ["small"]) })
         }
 
         @Test func repeatedCursorStopsWithAWarning() async throws {
@@ -152,11 +153,32 @@ extension CrawlerTests {
             let feed = try DemoFeedServer(options: options)
             defer { feed.stop() }
             let out = CrawlDirectory()
-            let run = try await runCrawl([launchesSource(feed, pages: 1, patchSize: .large)], out: out.path)
-            let urls = run.items("launches").compactMap(\.imageURL)
-            #expect(!urls.isEmpty)
-            #expect(urls.allSatisfy { $0.hasSuffix("-large.png") })
+            let run = try await runCrawl([launchesSource(feed, pages: 1, variants: [.large])], out: out.path)
+            let images = run.items("launches").flatMap(\.images)
+            #expect(!images.isEmpty)
+            #expect(images.allSatisfy { $0.variant == "large" && $0.url.hasSuffix("-large.png") })
             #expect(run.items("launches").allSatisfy { $0.status == .downloaded || $0.status == .noImage })
+        }
+
+        @Test func bothSizesInTheOrderAskedEachItsOwnFile() async throws {
+            let log = RequestLog()
+            var options = DemoFeedOptions.observing(log)
+            options.launches = 12
+            let feed = try DemoFeedServer(options: options)
+            defer { feed.stop() }
+            let out = CrawlDirectory()
+            let run = try await runCrawl([launchesSource(feed, pages: 1, variants: [.large, .small])], out: out.path)
+            let withImages = run.items("launches").filter { !$0.images.isEmpty }
+            #expect(!withImages.isEmpty)
+            for item in withImages {
+                #expect(item.images.map(\.variant) == ["large", "small"])
+                #expect(item.images.allSatisfy { $0.status == .downloaded })
+                #expect(item.image("large")?.file != item.image("small")?.file)
+                #expect(item.image("large")?.url == item.image("small")?.url.replacing("-small.png", with: "-large.png"))
+            }
+            // The listing asked both sizes in one query; no details query was made.
+            #expect(log.count { $0.path == "/graphql" } == 1)
+            #expect(try verifyCache(out.path).isClean)
         }
     }
 }

@@ -138,12 +138,45 @@ extension CrawlerTests {
             #expect(run.item("pixabay", "195893")?.status == .downloaded)
             #expect(run.item("pixabay", "73424")?.status == .downloaded)
             #expect(run.item("pixabay", "5")?.status == .noImage)
+            #expect(run.item("pixabay", "5")?.images == [])
             let ftp = try #require(run.item("pixabay", "6"))
             #expect(ftp.status == .rejected)
-            #expect(ftp.error?.isEmpty == false)
+            #expect(ftp.soleImage?.status == .rejected)
+            #expect(ftp.soleImage?.error?.isEmpty == false)
+            #expect(ftp.error == nil, "the listing itself was fine")
             let problems = items.filter { $0.id.hasPrefix("page1-index") }
             #expect(problems.count == 2)  // the null hit and the hit without an id
             #expect(problems.allSatisfy { $0.status == .rejected && !($0.error ?? "").isEmpty })
+        }
+
+        @Test func everyVariantAskedForIsFetchedIntoItsOwnFile() async throws {
+            let log = RequestLog()
+            var options = DemoFeedOptions.observing(log)
+            options.hits = 8
+            let feed = try DemoFeedServer(options: options)
+            defer { feed.stop() }
+            let out = CrawlDirectory()
+            var config = PixabaySourceConfiguration(url: feed.pixabayURL, key: feed.apiKey, pages: 1, perPage: 8)
+            config.pageTTL = 0
+            config.variants = [.webformat, .preview, .large]
+            let run = try await runCrawl([.pixabay(config)], out: out.path)
+            let items = run.items("pixabay")
+            #expect(items.count == 8)
+            for item in items {
+                #expect(item.images.map(\.variant) == ["webformat", "preview", "large"])
+                #expect(item.status == .downloaded)
+                #expect(item.image("preview")?.url.contains("/img/preview/") == true)
+                #expect(item.image("webformat")?.url.contains("/img/web/") == true)
+                #expect(item.image("large")?.url.contains("/img/large/") == true)
+                #expect(Set(item.images.compactMap(\.file)).count == 3)
+                #expect(item.pageURL?.hasPrefix("http") == true)
+            }
+            #expect(run.report.imageCounts == [.downloaded: 24])
+            #expect(run.report.count(.downloaded) == 8)
+            #expect(log.count { $0.path.hasPrefix("/img/") } == 24)
+            #expect(run.manifest.run?.options["pixabay.images"] == "webformat,preview,large")
+            #expect(run.manifest.run?.images == ["downloaded": 24])
+            #expect(try verifyCache(out.path).isClean)
         }
     }
 }

@@ -58,8 +58,10 @@ extension CrawlerTests {
             #expect(feed.stats().images > stats.images)     // images come from the network as usual
 
             func summary(_ run: CrawlRun) -> [String] {
-                run.items.map { "\($0.source) \($0.id) \($0.page) \($0.status) \($0.imageURL ?? "-") "
-                    + "\($0.details?.rocketName ?? "-") \($0.details?.largePatchURL ?? "-") \($0.details?.largePatchStatus?.rawValue ?? "-")" }
+                run.items.map { item in
+                    "\(item.source) \(item.id) \(item.page) \(item.status) \(item.details?.rocketName ?? "-") "
+                        + item.images.map { "\($0.variant)=\($0.url):\($0.status.rawValue)" }.joined(separator: " ")
+                }
             }
             #expect(summary(replayed) == summary(recorded))
             #expect(replayed.items.count == 10 + 22)

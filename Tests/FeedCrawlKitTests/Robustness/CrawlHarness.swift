@@ -38,9 +38,8 @@ struct CrawlHarness {
     }
 }
 
-/// Checks an output folder the way `feedcrawl manifest --verify` does (on branch `cache`; once
-/// it lands, the binary-level tests can call it instead): every file the manifest references
-/// exists, is a valid cache path and has the recorded size and SHA-256. Returns the problems.
+/// Checks an output folder independently of `CacheVerifier`: every image that says it has a
+/// file has one, at a valid cache path, with the recorded size and SHA-256. Returns the problems.
 enum CacheCheck {
     static func problems(out: String) -> [String] {
         let manifest: Manifest
@@ -52,23 +51,26 @@ enum CacheCheck {
         let layout = CacheLayout(outDirectory: out)
         var problems: [String] = []
         for item in manifest.items {
-            if [.downloaded, .fresh, .revalidated].contains(item.status), item.file == nil {
-                problems.append("\(item.id): \(item.status.rawValue) without a file")
-            }
-            guard let file = item.file else { continue }
-            guard CacheLayout.isValidRelativePath(file) else {
-                problems.append("\(item.id): invalid path \(file)")
-                continue
-            }
-            guard let bytes = readWholeFile(layout.absolutePath(file)) else {
-                problems.append("\(item.id): \(file) missing")
-                continue
-            }
-            if let size = item.bytes, size != Int64(bytes.count) {
-                problems.append("\(item.id): \(file) has \(bytes.count) bytes, manifest says \(size)")
-            }
-            if item.sha256 != SHA256.hex(bytes) {
-                problems.append("\(item.id): \(file) sha256 differs from the manifest")
+            for image in item.images {
+                let name = "\(item.id)/\(image.variant)"
+                if image.status.hasImage, image.file == nil {
+                    problems.append("\(name): \(image.status.rawValue) without a file")
+                }
+                guard let file = image.file else { continue }
+                guard CacheLayout.isValidRelativePath(file) else {
+                    problems.append("\(name): invalid path \(file)")
+                    continue
+                }
+                guard let bytes = readWholeFile(layout.absolutePath(file)) else {
+                    problems.append("\(name): \(file) missing")
+                    continue
+                }
+                if let size = image.bytes, size != Int64(bytes.count) {
+                    problems.append("\(name): \(file) has \(bytes.count) bytes, manifest says \(size)")
+                }
+                if image.sha256 != SHA256.hex(bytes) {
+                    problems.append("\(name): \(file) sha256 differs from the manifest")
+                }
             }
         }
         return problems

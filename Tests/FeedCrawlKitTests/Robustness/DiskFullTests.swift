@@ -8,15 +8,37 @@ import Testing
 /// deleting a file frees space). The tmpfs version runs the binary: feedcrawlTests/DiskFullMountTests.
 @Suite("Disk full (injected ENOSPC)")
 struct DiskFullTests {
+    /// What `CrawlStorage` reserves for the items of the first `pages` pages of `feed`: the
+    /// pages decoded as the crawler decodes them.
+    static func estimatedBytes(_ feed: DemoFeedServer, pages: Int, perPage: Int) async throws -> Int64 {
+        let query = PixabayQuery(baseURL: feed.pixabayURL, key: feed.apiKey, perPage: perPage)
+        return try await HTTPEngine.withEngine { engine in
+            var total: Int64 = 0
+            for page in 1...pages {
+                let response = try await engine.perform(HTTPRequest(url: query.url(page: page)))
+                let items = try PixabayPage.decode(response.body, page: page).items
+                total += items.reduce(0) { $0 + CrawlStorage.estimatedBytes($1) }
+            }
+            return total
+        }
+    }
+
     @Test func deviceFillingMidRunStopsCleanlyAndARerunCompletes() async throws {
         let dir = TestDirectory()
         let out = dir.file("out")
-        try await withDemoFeed { feed in
+        let log = RequestLog()
+        var options = DemoFeedOptions.observing(log)
+        options.latencyMs = 2
+        try await withDemoFeed(options: options) { feed in
             let harness = CrawlHarness(feed: feed, out: out)
-            let configuration = harness.configuration(pages: 3, perPage: 20)
-            // Room for the manifest reserve (64 KiB + one 256 KiB step + page estimates) and a
-            // few images of ~2 KB; then the device is "full".
-            WriteFaults.arm(directory: out, allowBytes: 420 << 10)
+            // One transfer at a time: when the device fills, most of page 1 still waits.
+            var configuration = harness.configuration(pages: 3, perPage: 50)
+            configuration.concurrency = 1
+            // Room for the manifest reserve of all three pages (what `CrawlStorage` reserves for
+            // their items, plus its margin and one growth step) and about four images of ~2 KB;
+            // then the device is "full".
+            let estimates = try await Self.estimatedBytes(feed, pages: 3, perPage: 50)
+            WriteFaults.arm(directory: out, allowBytes: CrawlStorage.margin + estimates + CrawlStorage.step + (8 << 10))
             defer { WriteFaults.disarm(directory: out) }
             let report = try await harness.run(configuration)
 
@@ -24,29 +46,48 @@ struct DiskFullTests {
             #expect(problem.contains("no space left on device"), "\(problem)")
             #expect(problem.contains(out), "the problem names the path: \(problem)")
             #expect(CacheCheck.problems(out: out).isEmpty, "\(CacheCheck.problems(out: out))")
-            #expect(CacheCheck.leftovers(out: out).isEmpty,
-                    "\(CacheCheck.leftovers(out: out))")
+            #expect(CacheCheck.leftovers(out: out).isEmpty, "\(CacheCheck.leftovers(out: out))")
+            // The manifest describes exactly what is in the cache: no file more, none less.
+            let verification = try verifyCache(out)
+            #expect(verification.isClean, "\(verification.problems)")
             let items = try harness.manifest().items
             let downloaded = items.filter { $0.status == .downloaded }
             let failed = items.filter { $0.status == .failed }
             #expect(!downloaded.isEmpty)
             #expect(!failed.isEmpty)
-            for item in failed {
-                let error = (item.error ?? "").lowercased()
-                #expect(error.contains("no space left on device") || error.contains("not fetched"), "\(error)")
-            }
             #expect(items.allSatisfy { [.downloaded, .failed].contains($0.status) }, "\(Set(items.map(\.status)))")
+            // Once the device is full nothing more is fetched: images not yet started are
+            // recorded "not fetched" and were never requested.
+            let requested = Set(log.all.map(\.path).filter { $0.hasPrefix("/img/") })
+            var notFetched = 0
+            for item in failed {
+                let image = try #require(item.soleImage)
+                let error = (image.error ?? "").lowercased()
+                #expect(image.file == nil)
+                if error.hasPrefix("not fetched: ") {
+                    notFetched += 1
+                    #expect(!requested.contains { image.url.hasSuffix($0) }, "\(image.url) was requested")
+                } else {
+                    #expect(error.contains("no space left on device"), "\(error)")
+                }
+            }
+            #expect(notFetched > 0, "\(failed.map { $0.soleImage?.error ?? "" })")
 
-            // Space is freed: the rerun fetches the rest of all three pages.
+            // Space is freed: the rerun fetches the rest of all three pages, and only the rest.
             WriteFaults.disarm(directory: out)
+            let before = log.all.count
             let rerun = try await harness.run(configuration)
             #expect(rerun.storageProblem == nil)
             #expect(rerun.problemCount == 0)
             let after = try harness.manifest().items
-            #expect(after.count == 60)
+            #expect(after.count == 150)
             #expect(after.allSatisfy { $0.status == .downloaded || $0.status == .fresh })
+            #expect(after.filter { $0.status == .fresh }.count == downloaded.count)
+            let again = log.all.dropFirst(before).filter { $0.path.hasPrefix("/img/") }
+            #expect(again.count == 150 - downloaded.count)
             #expect(CacheCheck.problems(out: out).isEmpty, "\(CacheCheck.problems(out: out))")
             #expect(CacheCheck.leftovers(out: out).isEmpty, "\(CacheCheck.leftovers(out: out))")
+            #expect(try verifyCache(out).isClean)
         }
     }
 
@@ -91,7 +132,10 @@ struct DiskFullTests {
             #expect(!(report.storageProblem ?? "").contains("cannot write the manifest"))
             let items = try harness.manifest().items
             #expect(items.count == 20)
+            #expect(items.contains { $0.status == .failed })
+            #expect(items.allSatisfy { $0.status == .failed || $0.status == .downloaded })
             #expect(CacheCheck.problems(out: out).isEmpty)
+            #expect(try verifyCache(out).isClean)
         }
     }
 }
@@ -99,7 +143,8 @@ struct DiskFullTests {
 @Suite("CrawlStorage and ManifestReserve")
 struct CrawlStorageTests {
     static func item(_ id: Int, title: String = "t") -> FeedItem {
-        FeedItem(source: "pixabay", id: String(id), page: 1, title: title, imageURL: "http://x/\(id).jpg")
+        FeedItem(source: "pixabay", id: String(id), page: 1, title: title,
+                 images: [FeedImage(variant: "preview", url: "http://x/\(id).jpg")])
     }
 
     static func allocatedBytes(_ path: String) -> Int64 {
@@ -144,14 +189,14 @@ struct CrawlStorageTests {
         #expect(!fileExists(path))
     }
 
-    @Test func estimateCoversTheEncodedItemWithBoundedOutcome() throws {
+    @Test func estimateCoversTheEncodedItemWithBoundedOutcomes() throws {
         let long = String(repeating: "é\"\\", count: 300)
-        let feedItem = FeedItem(source: "pixabay", id: "42", page: 3, title: long,
-                                imageURL: "https://example.com/" + String(repeating: "a/", count: 500), author: long)
-        var item = ManifestItem(source: feedItem.source, id: feedItem.id, page: 3, title: feedItem.title,
-                                imageURL: feedItem.imageURL, status: .downloaded)
-        item.author = feedItem.author
-        var outcome = ImageOutcome(status: .failed, error: String(repeating: "e", count: 10_000))
+        let url = "https://example.com/" + String(repeating: "a/", count: 500)
+        let feedItem = FeedItem(
+            source: "pixabay", id: "42", page: 3, title: long,
+            images: ["preview", "webformat", "large"].map { FeedImage(variant: $0, url: url + $0) },
+            author: long, pageURL: url)
+        var outcome = ImageRecord.Outcome(status: .failed, error: String(repeating: "e", count: 10_000))
         outcome.contentType = String(repeating: "c", count: 10_000)
         outcome.etag = String(repeating: "\"", count: 256)
         outcome.lastModified = String(repeating: "l", count: 5_000)
@@ -164,21 +209,15 @@ struct CrawlStorageTests {
         let bounded = outcome.bounded()
         #expect(bounded.lastModified == nil)
         #expect(bounded.etag != nil)
-        item.status = bounded.status
-        item.file = bounded.file
-        item.bytes = bounded.bytes
-        item.sha256 = bounded.sha256
-        item.contentType = bounded.contentType
-        item.width = bounded.width
-        item.height = bounded.height
-        item.etag = bounded.etag
-        item.lastModified = bounded.lastModified
-        item.fetchedAt = bounded.fetchedAt
-        item.lastSeen = .now
-        item.error = bounded.error
-        let encoded = try ManifestStore.encode(Manifest(generatedAt: .now, items: [item])).count
-        let empty = try ManifestStore.encode(Manifest(generatedAt: .now, items: [])).count
-        #expect(Int64(encoded - empty) <= CrawlStorage.estimatedBytes(feedItem))
+        let item = ManifestItem(
+            source: feedItem.source, id: feedItem.id, page: 3, title: feedItem.title, author: feedItem.author,
+            pageURL: feedItem.pageURL, lastSeen: .now,
+            details: LaunchDetails(rocketName: "Falcon 9", rocketType: "FT", site: "KSC LC 39A"),
+            images: feedItem.images.map { ImageRecord(variant: $0.variant, url: $0.url, outcome: bounded) })
+        let encoded = ManifestStore.encode(Manifest(generatedAt: .now, items: [item])).count
+        let empty = ManifestStore.encode(Manifest(generatedAt: .now, items: [])).count
+        #expect(Int64(encoded - empty) <= CrawlStorage.estimatedBytes(feedItem) + Crawler.launchDetailsAllowance)
+        #expect(Int64(encoded - empty) > CrawlStorage.estimatedBytes(feedItem) / 4, "the estimate is not absurdly high")
     }
 
     @Test func admitFailsWhenTheReserveCannotGrow() throws {

@@ -21,6 +21,11 @@ struct HostileFeedTests {
     /// What the file outside OUT holds; must never show up inside OUT.
     static let secretContent = "secret-content-" + String(UInt64.random(in: 1...UInt64.max), radix: 36)
 
+    /// Why the item or its images were refused: the listing's error, else its images' errors.
+    static func reason(_ item: ManifestItem) -> String {
+        item.error ?? item.images.compactMap(\.error).joined(separator: "; ")
+    }
+
     static func jsonString(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
@@ -80,6 +85,10 @@ struct HostileFeedTests {
                 let url = hostileItem.url.replacing("{front}", with: front)
                 hits.append(#"{"id":\#(Self.jsonString(hostileItem.id)),"tags":"hostile","previewURL":\#(Self.jsonString(url))}"#)
             }
+            // A good preview with hostile larger variants: each image on its own.
+            if let first = real.first {
+                hits.append(#"{"id":"mixed","tags":"mixed","previewURL":\#(Self.jsonString(front + first)),"webformatURL":"file:///etc/passwd","largeImageURL":\#(Self.jsonString(front + "/hostile/redirect-file.jpg"))}"#)
+            }
             return .json(Array(#"{"total":\#(hits.count),"totalHits":\#(hits.count),"hits":[\#(hits.joined(separator: ","))]}"#.utf8))
         }, other: { request, front in
             let jpeg = [("Content-Type", "image/jpeg")]
@@ -99,19 +108,23 @@ struct HostileFeedTests {
         paths.withLock { $0 = feed.paths }
 
         var configuration = feed.configuration(out: out, perPage: good + 2)
+        if case .pixabay(var source) = configuration.sources[0] {
+            source.variants = [.preview, .webformat, .large]
+            configuration.sources[0] = .pixabay(source)
+        }
         configuration.maxImageBytes = 256 << 10
         configuration.retries = 1
         configuration.lowSpeedTimeSeconds = 2
         let report = try await Crawler(configuration: configuration).run()
         #expect(report.sources.first?.failure == nil)
         let items = try ManifestStore.load(outDirectory: out).items
-        #expect(items.count == good + 2 + hostile.count)
+        #expect(items.count == good + 2 + hostile.count + 1)
 
         // The good items, including the one with a traversal id and the one with escapes in its title.
         for (index, path) in feed.paths.enumerated() {
             let item = try #require(ScriptedFeed.item(items, path: path))
-            #expect(item.status == .downloaded, "\(item.id): \(item.status) \(item.error ?? "")")
-            #expect(item.sha256 == SHA256.hex(feed.images[path]!))
+            #expect(item.status == .downloaded, "\(item.id): \(item.status) \(Self.reason(item))")
+            #expect(item.soleImage?.sha256 == SHA256.hex(feed.images[path]!))
             if index == good { #expect(item.id == traversal) }
         }
         // Every hostile item refused, with a reason.
@@ -119,26 +132,42 @@ struct HostileFeedTests {
         #expect(hostileItems.count == hostile.count)
         for item in hostileItems {
             #expect(item.status == .rejected || item.status == .failed, "\(item.id): \(item.status)")
-            #expect(!(item.error ?? "").isEmpty, "\(item.id) has no reason")
-            #expect(item.file == nil)
+            #expect(!Self.reason(item).isEmpty, "\(item.id) has no reason")
+            #expect(item.images.allSatisfy { $0.file == nil })
         }
         let byID = Dictionary(hostileItems.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for id in ["file", "passwd", "ftp", "gopher", "data", "javascript", "long", "to-file", "to-ftp", "loop",
                    "html", "html-as-jpeg", "endless", "two-gigabytes"] {
-            #expect(byID[id]?.status == .rejected, "\(id): \(byID[id]?.status.rawValue ?? "missing") \(byID[id]?.error ?? "")")
+            #expect(byID[id]?.status == .rejected, "\(id): \(byID[id]?.status.rawValue ?? "missing") \(byID[id].map(Self.reason) ?? "")")
         }
-        #expect(byID["long"]?.error?.contains("too long") == true)
-        #expect(byID["loop"]?.error?.contains("redirect") == true)
-        #expect(byID["two-gigabytes"]?.error?.contains("larger than") == true, "\(byID["two-gigabytes"]?.error ?? "")")
-        #expect(byID["endless"]?.error?.contains("larger than") == true, "\(byID["endless"]?.error ?? "")")
-        #expect(byID["html"]?.error?.contains("not an image") == true)
-        #expect(byID["html-as-jpeg"]?.error?.contains("not an image") == true)
+        func reason(_ id: String) -> String { byID[id].map(Self.reason) ?? "" }
+        #expect(reason("long").contains("too long"))
+        #expect(reason("loop").contains("redirect"))
+        #expect(reason("two-gigabytes").contains("larger than"), "\(reason("two-gigabytes"))")
+        #expect(reason("endless").contains("larger than"), "\(reason("endless"))")
+        #expect(reason("html").contains("not an image"))
+        #expect(reason("html-as-jpeg").contains("not an image"))
+        // A URL refused before any request is the image's problem, not the listing's.
+        for id in ["file", "passwd", "ftp", "gopher", "data", "javascript", "long"] {
+            #expect(byID[id]?.error == nil && byID[id]?.soleImage?.status == .rejected, "\(id)")
+        }
+        // The mixed item keeps its good preview; its other variants are refused.
+        let mixed = try #require(items.first { $0.id == "mixed" })
+        #expect(mixed.status == .rejected)
+        #expect(mixed.image("preview")?.status == .downloaded)
+        #expect(mixed.image("preview")?.sha256 == SHA256.hex(feed.images[feed.paths[0]]!))
+        #expect(mixed.image("webformat")?.status == .rejected)
+        #expect(mixed.image("webformat")?.error?.contains("not an http(s) URL") == true, "\(mixed.image("webformat")?.error ?? "")")
+        #expect(mixed.image("large")?.status == .rejected)
+        #expect(mixed.image("large")?.file == nil && mixed.image("webformat")?.file == nil)
         // Ids with NUL, a line break or an escape are not used: the items get synthetic ids.
         #expect(hostileItems.filter { $0.id.hasPrefix("page1-index") }.count == 3)
 
         // No control character anywhere in the manifest's text.
         for item in items {
-            for text in [item.id, item.title, item.author ?? "", item.error ?? "", item.imageURL ?? ""] {
+            let texts = [item.id, item.title, item.author ?? "", item.error ?? ""]
+                + item.images.flatMap { [$0.url, $0.error ?? ""] }
+            for text in texts {
                 #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control },
                         "control character in \(text.debugDescription)")
             }

@@ -38,7 +38,7 @@ final class ScriptedFeed: @unchecked Sendable {
         let (json, urls) = try await HTTPEngine.withEngine { engine in
             let response = try await engine.perform(HTTPRequest(url: query.url(page: 1)))
             let decoded = try PixabayPage.decode(response.body, page: 1)
-            return (response.body, decoded.hits.compactMap(\.item.imageURL))
+            return (response.body, decoded.items.compactMap { $0.images.first?.url })
         }
         var images: [String: [UInt8]] = [:]
         var indexOfPath: [String: Int] = [:]
@@ -101,6 +101,6 @@ final class ScriptedFeed: @unchecked Sendable {
 
     /// The manifest item whose image has `path`.
     static func item(_ items: [ManifestItem], path: String) -> ManifestItem? {
-        items.first { $0.imageURL?.hasSuffix(path) == true }
+        items.first { $0.images.contains { $0.url.hasSuffix(path) } }
     }
 }

@@ -65,11 +65,11 @@ struct ServerFaultTests {
         for path in feed.paths {
             let fault = Fault(rawValue: feed.indexOfPath[path]! % Fault.allCases.count)!
             let item = try #require(ScriptedFeed.item(items, path: path))
-            #expect(item.status == fault.expected, "\(fault): \(item.status) \(item.error ?? "")")
+            #expect(item.status == fault.expected, "\(fault): \(item.status) \(item.soleImage?.error ?? "")")
             if item.status == .downloaded {
-                #expect(item.sha256 == SHA256.hex(feed.images[path]!), "\(fault): stored bytes differ")
+                #expect(item.soleImage?.sha256 == SHA256.hex(feed.images[path]!), "\(fault): stored bytes differ")
             }
-            let error = item.error ?? ""
+            let error = item.soleImage?.error ?? ""
             switch fault {
             case .truncatedAlways: #expect(error.contains("cut short"), "\(error)")
             case .unavailableAlways: #expect(error.contains("HTTP 503"), "\(error)")

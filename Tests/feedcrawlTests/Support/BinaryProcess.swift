@@ -22,6 +22,9 @@ final class BinaryProcess: @unchecked Sendable {
 
     var pid: Int32 { child.pid }
 
+    /// What the process wrote to stdout so far.
+    var stdoutSoFar: String { String(decoding: child.stdoutSoFar, as: UTF8.self) }
+
     /// What the process wrote to stderr so far.
     var stderrSoFar: String { String(decoding: child.stderrSoFar, as: UTF8.self) }
 

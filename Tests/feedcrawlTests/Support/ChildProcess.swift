@@ -126,6 +126,13 @@ final class ChildProcess: @unchecked Sendable {
         if waitStatus == nil { kill(pid, signal) }
     }
 
+    /// What the child wrote to stdout so far.
+    var stdoutSoFar: [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        return out
+    }
+
     /// What the child wrote to stderr so far.
     var stderrSoFar: [UInt8] {
         lock.lock()

@@ -43,11 +43,17 @@ final class SlowFeed: @unchecked Sendable {
 
     var images: Int { lock.withLock { imageRequests } }
 
-    /// Arguments that crawl both sources of this feed into `out`.
-    func arguments(out: String, pages: Int = 2, perPage: Int = 20) -> [String] {
+    /// Arguments that crawl both sources of this feed into `out`, with the default image
+    /// variants or, with `allVariants`, two of each source (Pixabay preview and webformat,
+    /// both patch sizes).
+    func arguments(out: String, pages: Int = 2, perPage: Int = 20, allVariants: Bool = false) -> [String] {
         ["--pixabay-url", server.pixabayURL, "--launches-url", server.launchesURL,
          "--pages", String(pages), "--per-page", String(perPage), "--out", out]
+            + (allVariants ? Self.twoVariantsEach : [])
     }
+
+    /// Two image variants of each source.
+    static let twoVariantsEach = ["--pixabay-images", "preview,webformat", "--launch-images", "small,large"]
 
     var environment: [String: String] { ["PIXABAY_KEY": server.apiKey] }
 

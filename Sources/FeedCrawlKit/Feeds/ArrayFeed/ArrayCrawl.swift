@@ -7,13 +7,18 @@ struct ArrayCrawl: Sendable {
     let pipeline: ImagePipeline
     /// The source's index: its images' group in the pipeline.
     let group: Int
+    /// With `--shard`: only this shard's pages are read.
+    var shard: Shard? = nil
 
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0 else { return report }
         let query = ArrayQuery(baseURL: config.url, perPage: config.perPage)
-        var paging = ArrayPaging(requestedPages: config.pages, perPage: query.perPage)
-        var number = 1
+        var paging = ArrayPaging(
+            requestedPages: config.pages, perPage: query.perPage,
+            firstPage: shard?.firstPage(source: config.name) ?? 1, stride: shard?.count ?? 1)
+        guard paging.hasPage else { return report }
+        var number = paging.page
         do {
             while true {
                 let reply = try await client.fetch(HTTPRequest(url: query.url(page: number)))
@@ -28,7 +33,7 @@ struct ArrayCrawl: Sendable {
                         titleField: config.titleField, source: config.name)
                 } catch {
                     let reason = redactor.redact("\(error)")
-                    if number == 1 {
+                    if report.pages == 0 {
                         report.failure = reason
                     } else {
                         report.failedPages += 1
@@ -57,7 +62,7 @@ struct ArrayCrawl: Sendable {
             report.cancelled = true
         } catch {
             let reason = redactor.redact("\(error)")
-            if number == 1 {
+            if report.pages == 0 {
                 report.failure = reason
             } else {
                 report.failedPages += 1

@@ -1,8 +1,9 @@
 /// Page-number paging for a JSON array feed (pure state machine).
 ///
-/// Fetch page 1, pass its items to `accept(_:)`, follow the step. Items are de-duplicated
-/// by id (`newItems`). Stops:
-/// - `.done` on an empty or short page (`count < perPage`), or after `requestedPages` pages;
+/// Fetch `firstPage` (default 1), pass its items to `accept(_:)`, follow the step (every
+/// `stride` pages: a shard reads every Nth page). Items are de-duplicated by id (`newItems`).
+/// Stops:
+/// - `.done` on an empty or short page (`count < perPage`), or past page `requestedPages`;
 /// - `.stop(warning:)` when a page after the first brings only ids already seen (the server
 ///   ignores the page parameter); that page's items are discarded.
 /// Once finished, further calls return the same step with no new items.
@@ -23,19 +24,28 @@ public struct ArrayPaging: Sendable, Equatable {
     public let perPage: Int
     /// Pages accepted so far.
     public private(set) var pagesAccepted = 0
+    /// The page `accept` reads next.
+    public private(set) var page: Int
+    /// Pages between two reads (1 unless sharded).
+    public let stride: Int
     /// New items of the last accepted page.
     public private(set) var newItems: [FeedItem] = []
     /// The terminal step once reached.
     public private(set) var finished: Step?
     private var deduper = FeedItemDeduper()
 
-    /// Creates the paging state.
-    public init(requestedPages: Int, perPage: Int) {
+    /// Creates the paging state; `firstPage` and `stride` default to 1.
+    public init(requestedPages: Int, perPage: Int, firstPage: Int = 1, stride: Int = 1) {
         self.requestedPages = max(requestedPages, 0)
         self.perPage = max(perPage, 1)
+        page = max(firstPage, 1)
+        self.stride = max(stride, 1)
     }
 
-    /// Digests the items of page `pagesAccepted + 1`.
+    /// Whether `page` is to be read at all (within `requestedPages`).
+    public var hasPage: Bool { finished == nil && page <= requestedPages }
+
+    /// Digests the items of page `page`.
     public mutating func accept(_ items: [FeedItem]) -> Step {
         if let finished {
             newItems = []
@@ -44,14 +54,15 @@ public struct ArrayPaging: Sendable, Equatable {
         pagesAccepted += 1
         if pagesAccepted > 1, deduper.bringsOnlySeenIDs(items) {
             newItems = []
-            return finish(.stop(warning: "page \(pagesAccepted) brought only ids already seen "
+            return finish(.stop(warning: "page \(page) brought only ids already seen "
                 + "(the server seems to ignore the page parameter); stopping"))
         }
         newItems = deduper.admit(items)
-        if ArrayPage.isLastPage(itemCount: items.count, perPage: perPage) || pagesAccepted >= requestedPages {
+        if ArrayPage.isLastPage(itemCount: items.count, perPage: perPage) || page + stride > requestedPages {
             return finish(.done)
         }
-        return .next(page: pagesAccepted + 1)
+        page += stride
+        return .next(page: page)
     }
 
     private mutating func finish(_ step: Step) -> Step {

@@ -9,6 +9,8 @@ struct LaunchesCrawl: Sendable {
     let pipeline: ImagePipeline
     /// The source's index: its images' group in the pipeline.
     let group: Int
+    /// With `--shard`: a cursor-paged feed belongs to one shard whole; the others skip it.
+    var shard: Shard? = nil
 
     private enum PageResult {
         case page(LaunchesPage, fromCache: Bool)
@@ -19,7 +21,7 @@ struct LaunchesCrawl: Sendable {
 
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
-        guard config.pages > 0 else { return report }
+        guard config.pages > 0, shard?.owns(source: config.name) ?? true else { return report }
         let query = LaunchesQuery(endpoint: config.url, variants: config.effectiveVariants)
         let details = config.details ? LaunchDetailsCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline) : nil
         return await withTaskGroup(of: [String].self) { detailTasks in

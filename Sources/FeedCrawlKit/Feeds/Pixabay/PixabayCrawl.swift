@@ -8,6 +8,13 @@ struct PixabayCrawl: Sendable {
     let pipeline: ImagePipeline
     /// The source's index: its images' group in the pipeline.
     let group: Int
+    /// With `--shard`: only this shard's pages are recorded (page 1 is always read, for the
+    /// page count).
+    var shard: Shard? = nil
+
+    private func owns(_ page: Int) -> Bool {
+        shard?.owns(page: page, source: config.name) ?? true
+    }
 
     private var query: PixabayQuery {
         var query = PixabayQuery(baseURL: config.url, key: config.key, perPage: config.perPage)
@@ -32,7 +39,7 @@ struct PixabayCrawl: Sendable {
         do {
             switch try await fetchPage(1, query: query) {
             case .page(let page, let fromCache):
-                await record(page, number: 1, fromCache: fromCache, into: &report)
+                if owns(1) { await record(page, number: 1, fromCache: fromCache, into: &report) }
                 paging.accept(totalHits: page.totalHits)
             case .end:
                 return report
@@ -45,13 +52,14 @@ struct PixabayCrawl: Sendable {
                 var next = 2
                 var running = 0
                 func addNext() {
+                    while paging.shouldFetch(page: next) && !owns(next) { next += 1 }
                     guard paging.shouldFetch(page: next) else { return }
                     let number = next
                     next += 1
                     running += 1
                     group.addTask { (number, try await fetchPage(number, query: query)) }
                 }
-                while running < max(1, config.pageConcurrency) && paging.shouldFetch(page: next) { addNext() }
+                for _ in 0..<max(1, config.pageConcurrency) { addNext() }
                 while let (number, result) = try await group.next() {
                     running -= 1
                     switch result {

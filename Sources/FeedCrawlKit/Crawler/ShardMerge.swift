@@ -1,0 +1,168 @@
+import FoundationEssentials
+import Glibc
+
+/// `feedcrawl manifest merge`: joins the latest part of every shard of the last `--shard K/N`
+/// crawl into `OUT/manifest.json` (and `OUT/index.html`), atomically, then applies
+/// `--cache-max` and removes orphans, as a whole run would. Idempotent.
+///
+/// The set is complete when every shard 0..<N has a part whose run started after the time the
+/// last complete merge recorded for that shard (or any part, the first time). A shard whose
+/// part is missing, or not newer, is named (`problems`); what there is is still merged, and
+/// running that shard again and merging again completes the set. A part whose run was stopped
+/// by a signal or `--deadline` does not count either. A journal a killed shard left is folded
+/// into its part first (its part then still counts as not new: the run did not end).
+public struct ShardMerge: Sendable {
+    /// What the merge did.
+    public struct Report: Sendable {
+        /// N, the number of shards merged.
+        public var shards: Int
+        /// Whether every shard's part was there and new.
+        public var complete: Bool
+        /// One line per shard that kept the set from being complete, e.g. `shard 2/4: missing`.
+        public var problems: [String]
+        /// Items and images in the merged manifest, by status.
+        public var counts = StatusCounts()
+        /// Items per source and status in the merged manifest.
+        public var bySource: [String: StatusCounts] = [:]
+        public var evictedFiles = 0
+        public var evictedBytes: Int64 = 0
+        public var orphansRemoved = 0
+        public var overCacheMax = false
+        public var manifestPath: String
+        public var startedAt: Date
+        public var finishedAt: Date
+        /// Set when the manifest could not be written.
+        public var storageProblem: String?
+    }
+
+    /// Why there is nothing to merge.
+    public struct NothingToMerge: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public let outDirectory: String
+    /// `--cache-max`: least recently used files are evicted until the cache fits; default 2 GiB.
+    public var cacheMaxBytes: Int64 = 2 << 30
+
+    public init(outDirectory: String) {
+        self.outDirectory = outDirectory
+    }
+
+    /// Merges. Throws `Crawler.SetupError.locked` while a crawl or a shard holds OUT,
+    /// `NothingToMerge` when OUT has no shard parts.
+    public func run() throws -> Report {
+        let started = Date()
+        let layout = CacheLayout(outDirectory: outDirectory)
+        let lock = try Crawler.lock(layout)
+        defer { withExtendedLifetime(lock) {} }
+        let count = try Self.latestShardCount(layout)
+        let spill = Spill(directory: layout.outDirectory)
+        var parts: [(shard: Shard, header: ManifestHeader?)] = []
+        for index in 0..<count {
+            guard let shard = Shard(index: index, count: count) else { continue }
+            let partLayout = CacheLayout(outDirectory: outDirectory, shard: shard)
+            if FileIO.exists(partLayout.journalPath) { try Crawler.fold(partLayout, spill: spill) }
+            parts.append((shard, try ManifestReader.header(path: partLayout.manifestPath)))
+        }
+        let previous = try ManifestReader.header(path: layout.manifestPath)
+        let reference = previous?.run?.merge.flatMap { $0.shards == count ? $0.reference : nil }
+        let startTimes = parts.map { $0.header?.run?.startedAt }
+        var problems: [String] = []
+        for (index, part) in parts.enumerated() {
+            guard let time = startTimes[index] else {
+                problems.append("shard \(part.shard): missing (no part in \(layout.outDirectory)/\(part.shard.directory))")
+                continue
+            }
+            if let reference, reference.count == count, startTimes != reference, let old = reference[index], time <= old {
+                problems.append("shard \(part.shard): its part is from a run started \(Self.time(time)), not after the last complete merge's; run that shard again")
+            } else if part.header?.run?.interrupted == true || part.header?.run?.deadlineReached == true {
+                problems.append("shard \(part.shard): its last run was stopped before it finished (a signal or --deadline); run that shard again")
+            }
+        }
+        let complete = problems.isEmpty
+        let since = startTimes.compactMap { $0 }.min() ?? started
+
+        var report = Report(shards: count, complete: complete, problems: problems, manifestPath: layout.manifestPath,
+                            startedAt: started, finishedAt: started)
+        let (present, temporary) = CacheFiles.scan(layout)
+        var policy = ManifestMerge.Policy(precedence: .latestSeen, present: present, runStarted: since.wholeSeconds)
+        func streams() throws -> [any ItemStream] {
+            try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
+                .map { try ManifestItemStream(path: $0, spill: spill) }
+        }
+        do {
+            var inputs = try streams()
+            let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
+            let plan = EvictionPlan(
+                candidates: dry.candidates, protected: dry.protected, protectedBytes: dry.protectedBytes,
+                capBytes: cacheMaxBytes)
+            policy.evicted = plan.evictedFiles
+            report.evictedFiles = plan.evicted.count
+            report.evictedBytes = plan.evictedBytes
+            report.overCacheMax = plan.overCap
+            var record = RunRecord(startedAt: started, finishedAt: Date())
+            record.evicted = plan.evicted.count
+            record.evictedBytes = plan.evictedBytes
+            record.sources = parts.flatMap { $0.header?.run?.sources ?? [] }
+            record.merge = .init(
+                shards: count, complete: complete, parts: startTimes,
+                reference: complete ? startTimes : reference, problems: problems.isEmpty ? nil : problems)
+            // Evicted files go in the sweep too, but they are counted as evicted, not as orphans.
+            let evictedPresent = present.count - present.count(notIn: plan.evictedFiles)
+            var referenced = CacheFiles()
+            inputs = try streams()
+            try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
+                var writer = ManifestWriter(generatedAt: record.finishedAt ?? started)
+                let merged = try ManifestMerge(policy: policy).run(&inputs) { item in try writer.append(item, to: &out) }
+                record.counts = Dictionary(uniqueKeysWithValues: merged.total.items.map { ($0.key.rawValue, $0.value) })
+                record.images = Dictionary(uniqueKeysWithValues: merged.total.images.map { ($0.key.rawValue, $0.value) })
+                record.orphansRemoved = temporary.count + present.count(notIn: merged.referenced) - evictedPresent
+                try writer.finish(run: record, to: &out)
+                report.counts = merged.total
+                report.bySource = merged.bySource
+                referenced = merged.referenced
+            }
+            report.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - evictedPresent)
+        } catch {
+            report.storageProblem = "cannot write the manifest: \(error)"
+            report.finishedAt = Date()
+            return report
+        }
+        try? ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: layout.outDirectory, spill: spill)
+        report.finishedAt = Date()
+        return report
+    }
+
+    /// N of the shard parts written last (`OUT/shards/N/K/manifest.json`, or a journal).
+    static func latestShardCount(_ layout: CacheLayout) throws -> Int {
+        let root = layout.absolutePath("shards")
+        guard let dir = opendir(root) else {
+            throw NothingToMerge(description: "no shard parts in \(root) (run feedcrawl --shard K/N first)")
+        }
+        defer { closedir(dir) }
+        var best: (count: Int, time: Int) = (0, -1)
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            guard let count = Int(name), count >= 1, count <= 4096 else { continue }
+            for index in 0..<count {
+                guard let shard = Shard(index: index, count: count) else { continue }
+                let part = CacheLayout(outDirectory: layout.outDirectory, shard: shard)
+                for path in [part.manifestPath, part.journalPath] {
+                    var info = stat()
+                    guard stat(path, &info) == 0 else { continue }
+                    if info.st_mtim.tv_sec > best.time { best = (count, info.st_mtim.tv_sec) }
+                }
+            }
+        }
+        guard best.count > 0 else {
+            throw NothingToMerge(description: "no shard parts in \(root) (run feedcrawl --shard K/N first)")
+        }
+        return best.count
+    }
+
+    private static func time(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle())
+    }
+}

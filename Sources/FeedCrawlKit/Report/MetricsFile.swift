@@ -1,0 +1,183 @@
+import FoundationEssentials
+
+/// `--metrics-file PATH`: a Prometheus text-format file (exposition format 0.0.4) for
+/// node_exporter's textfile collector, written atomically at the end of every run and every
+/// merge. Every sample of a shard's run carries `shard="K/N"`, and a shard writes its own file:
+/// `feedcrawl.prom` becomes `feedcrawl-shard-2-of-4.prom` (so shards on one node do not
+/// overwrite each other; the collector reads every `*.prom` file).
+///
+/// Metrics (all gauges): `feedcrawl_run_items` and `feedcrawl_run_images` (this run's, by source
+/// and status), `feedcrawl_manifest_items` (the manifest after the run, by source and status),
+/// `feedcrawl_run_downloaded_bytes`, `feedcrawl_run_duration_seconds`,
+/// `feedcrawl_run_exit_status`, `feedcrawl_run_end_timestamp_seconds`,
+/// `feedcrawl_last_success_timestamp_seconds` (the last run that ended with status 0, kept from
+/// the previous file when this run did not), and for merges `feedcrawl_merge_complete` and
+/// `feedcrawl_merge_shards`.
+public struct MetricsFile: Sendable {
+    /// One sample: a metric name, its labels (in order) and a value.
+    public struct Sample: Sendable, Equatable {
+        public var name: String
+        public var labels: [(String, String)]
+        public var value: Double
+
+        public init(_ name: String, _ labels: [(String, String)] = [], _ value: Double) {
+            self.name = name
+            self.labels = labels
+            self.value = value
+        }
+
+        public static func == (a: Sample, b: Sample) -> Bool {
+            a.name == b.name && a.value == b.value && a.labels.map(\.0) == b.labels.map(\.0)
+                && a.labels.map(\.1) == b.labels.map(\.1)
+        }
+    }
+
+    /// Each metric's help text, in the order the file lists them.
+    static let help: [(String, String)] = [
+        ("feedcrawl_run_items", "Items this run listed, by source and status."),
+        ("feedcrawl_run_images", "Images of the items this run listed, by source and status."),
+        ("feedcrawl_manifest_items", "Items in the manifest after the run, by source and status."),
+        ("feedcrawl_run_downloaded_bytes", "Bytes this run downloaded into the cache."),
+        ("feedcrawl_run_duration_seconds", "How long the run took."),
+        ("feedcrawl_run_exit_status", "The run's exit status (0 = every item fine)."),
+        ("feedcrawl_run_end_timestamp_seconds", "When the run ended, in seconds since 1970."),
+        ("feedcrawl_last_success_timestamp_seconds", "When the last run that ended with status 0 ended, in seconds since 1970."),
+        ("feedcrawl_merge_complete", "1 when the merge joined a part of every shard, newer than at the last complete merge."),
+        ("feedcrawl_merge_shards", "The number of shards the merge joined."),
+    ]
+
+    public var samples: [Sample] = []
+
+    public init(samples: [Sample] = []) {
+        self.samples = samples
+    }
+
+    /// The file a run writes for `path`: `path` itself, or with `-shard-K-of-N` before its
+    /// extension for a shard.
+    public static func path(_ path: String, shard: Shard?) -> String {
+        guard let shard else { return path }
+        let name = FileIO.fileName(of: path)
+        let directory = FileIO.directoryName(of: path)
+        let suffix = "-shard-\(shard.index)-of-\(shard.count)"
+        let renamed: String
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            renamed = name[..<dot] + suffix + name[dot...]
+        } else {
+            renamed = name + suffix
+        }
+        return path.contains("/") ? directory + "/" + renamed : renamed
+    }
+
+    /// Samples of counts by source and status under `name`.
+    public mutating func add(_ name: String, bySource: [String: [ItemStatus: Int]], labels: [(String, String)]) {
+        for source in bySource.keys.sorted() {
+            for status in ItemStatus.allCases {
+                guard let count = bySource[source]?[status] else { continue }
+                samples.append(Sample(name, [("source", source), ("status", status.rawValue)] + labels, Double(count)))
+            }
+        }
+    }
+
+    /// The file's text: `# HELP` and `# TYPE … gauge` once per metric, then its samples.
+    public var text: String {
+        var out = ""
+        var names = Self.help.map(\.0)
+        for sample in samples where !names.contains(sample.name) { names.append(sample.name) }
+        for name in names {
+            let lines = samples.filter { $0.name == name }
+            guard !lines.isEmpty else { continue }
+            let help = Self.help.first { $0.0 == name }?.1 ?? name
+            out += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) gauge\n"
+            for sample in lines {
+                out += name
+                if !sample.labels.isEmpty {
+                    out += "{" + sample.labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+                }
+                out += " " + Self.format(sample.value) + "\n"
+            }
+        }
+        return out
+    }
+
+    /// Writes the file atomically (a temporary `.part` file, which the collector ignores, then a
+    /// rename).
+    public func write(to path: String) throws(FileSystemError) {
+        try AtomicFile.createDirectories(FileIO.directoryName(of: path))
+        try AtomicFile.write(Array(text.utf8), to: path, durable: false)
+    }
+
+    /// `feedcrawl_last_success_timestamp_seconds` as the file at `path` records it, if it does.
+    public static func lastSuccess(in path: String) -> Double? {
+        guard let bytes = try? FileIO.read(path, maxBytes: 4 << 20) else { return nil }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        where line.hasPrefix("feedcrawl_last_success_timestamp_seconds") {
+            if let value = line.split(separator: " ").last.flatMap({ Double($0) }) { return value }
+        }
+        return nil
+    }
+
+    static func escapeLabel(_ value: String) -> String {
+        var out = ""
+        for c in value.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    static func escapeHelp(_ value: String) -> String {
+        value.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
+    }
+
+    static func format(_ value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+}
+
+extension MetricsFile {
+    /// The metrics of a crawl that ended with `exitStatus`; `previous` is the file it replaces
+    /// (for the last success time when this run failed).
+    public static func crawl(_ report: CrawlReport, exitStatus: Int, previous: String?) -> MetricsFile {
+        var file = MetricsFile()
+        let labels: [(String, String)] = report.shard.map { [("shard", $0.description)] } ?? []
+        file.add("feedcrawl_run_items", bySource: report.runBySource.mapValues(\.items), labels: labels)
+        file.add("feedcrawl_run_images", bySource: report.runBySource.mapValues(\.images), labels: labels)
+        file.add("feedcrawl_manifest_items", bySource: report.manifestBySource.mapValues(\.items), labels: labels)
+        file.addRun(
+            bytes: report.bytesDownloaded, seconds: report.seconds, exitStatus: exitStatus, end: report.finishedAt,
+            previous: previous, labels: labels)
+        return file
+    }
+
+    /// The metrics of a merge that ended with `exitStatus`.
+    public static func merge(_ report: ShardMerge.Report, exitStatus: Int, previous: String?) -> MetricsFile {
+        var file = MetricsFile()
+        file.add("feedcrawl_manifest_items", bySource: report.bySource.mapValues(\.items), labels: [])
+        file.addRun(
+            bytes: 0, seconds: report.finishedAt.timeIntervalSince(report.startedAt), exitStatus: exitStatus,
+            end: report.finishedAt, previous: previous, labels: [])
+        file.samples.append(Sample("feedcrawl_merge_complete", [], report.complete ? 1 : 0))
+        file.samples.append(Sample("feedcrawl_merge_shards", [], Double(report.shards)))
+        return file
+    }
+
+    private mutating func addRun(
+        bytes: Int64, seconds: Double, exitStatus: Int, end: Date, previous: String?, labels: [(String, String)]
+    ) {
+        let endTime = (end.timeIntervalSince1970 * 1000).rounded() / 1000
+        samples.append(Sample("feedcrawl_run_downloaded_bytes", labels, Double(bytes)))
+        samples.append(Sample("feedcrawl_run_duration_seconds", labels, (seconds * 1000).rounded() / 1000))
+        samples.append(Sample("feedcrawl_run_exit_status", labels, Double(exitStatus)))
+        samples.append(Sample("feedcrawl_run_end_timestamp_seconds", labels, endTime))
+        if let last = exitStatus == 0 ? endTime : previous.flatMap(Self.lastSuccess(in:)) {
+            samples.append(Sample("feedcrawl_last_success_timestamp_seconds", labels, last))
+        }
+    }
+}

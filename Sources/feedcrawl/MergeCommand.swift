@@ -1,0 +1,78 @@
+import FeedCrawlKit
+import FoundationEssentials
+import Glibc
+
+/// `feedcrawl manifest merge [crawl options]`: joins the shard parts of OUT into its manifest.
+/// It takes the same options as a crawl (so a job can hand it the crawl's own), and uses
+/// `--out`, `--config`, `--cache-max`, `--metrics-file`, `--quiet` and `--json` from them.
+enum MergeCommand {
+    static func run(_ arguments: [String]) -> Never {
+        if arguments.contains("-h") || arguments.contains("--help") {
+            Console.out(HelpText.merge)
+            exit(0)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        // Source options are accepted and ignored: no key is needed to merge.
+        if (environment["PIXABAY_KEY"] ?? "").isEmpty { environment["PIXABAY_KEY"] = "unused-by-merge" }
+        let options: CommandLineOptions
+        do {
+            options = try LoadedConfiguration.load(arguments: arguments, environment: environment).options
+        } catch {
+            Console.err("feedcrawl: error: \(error)\nRun 'feedcrawl manifest merge --help' for usage.")
+            exit(ExitStatus.usage.rawValue)
+        }
+        var merge = ShardMerge(outDirectory: options.outDirectory)
+        merge.cacheMaxBytes = options.cacheMaxBytes
+        let report: ShardMerge.Report
+        do {
+            report = try merge.run()
+        } catch Crawler.SetupError.locked(let path) {
+            fail("\(path) is held by a feedcrawl run or shard; merge when they have finished", status: .locked, json: options.ux.json)
+        } catch {
+            fail("\(error)", status: .usage, json: options.ux.json)
+        }
+        var status: ExitStatus = report.complete ? .success : .itemsFailed
+        if report.storageProblem != nil { status = .itemsFailed }
+        var lines: [String] = report.problems.map { "feedcrawl: \($0)" }
+        if let problem = report.storageProblem { lines.append("feedcrawl: error: \(problem)") }
+        if let path = options.metricsFile {
+            do {
+                try MetricsFile.merge(report, exitStatus: Int(status.rawValue), previous: path).write(to: path)
+            } catch {
+                lines.append("feedcrawl: warning: cannot write the metrics file: \(error)")
+            }
+        }
+        let counts = ItemStatus.allCases.compactMap { s in report.counts.items[s].map { "\($0) \(s.rawValue)" } }
+        let summary = "feedcrawl: merged \(report.shards) shards\(report.complete ? "" : " (incomplete)"): "
+            + "\(report.counts.itemCount) items (\(counts.joined(separator: ", "))); "
+            + "evicted \(report.evictedFiles) files, removed \(report.orphansRemoved) orphans -> \(report.manifestPath)"
+        for line in lines { Console.err(TerminalText.sanitize(line)) }
+        if options.ux.json {
+            Console.out(summaryJSON(report, status: status))
+        } else if !(options.ux.quiet && status == .success) {
+            Console.err(TerminalText.sanitize(summary))
+        }
+        exit(status.rawValue)
+    }
+
+    private static func fail(_ message: String, status: ExitStatus, json: Bool) -> Never {
+        Console.err("feedcrawl: error: \(TerminalText.sanitize(message))")
+        if json { Console.out(RunSummary.failureLine(exitStatus: status.rawValue, message: message)) }
+        exit(status.rawValue)
+    }
+
+    private static func summaryJSON(_ report: ShardMerge.Report, status: ExitStatus) -> String {
+        var json = "{\"complete\":\(report.complete),\"shards\":\(report.shards),\"items\":\(report.counts.itemCount)"
+        json += ",\"counts\":{" + ItemStatus.allCases.compactMap { s in
+            report.counts.items[s].map { "\"\(s.rawValue)\":\($0)" }
+        }.joined(separator: ",") + "}"
+        var problems = ""
+        for (index, problem) in report.problems.enumerated() {
+            if index > 0 { problems += "," }
+            JSONText.appendString(problem, to: &problems)
+        }
+        json += ",\"problems\":[\(problems)],\"evicted\":\(report.evictedFiles),\"orphansRemoved\":\(report.orphansRemoved)"
+        json += ",\"exitStatus\":\(status.rawValue)}"
+        return json
+    }
+}
