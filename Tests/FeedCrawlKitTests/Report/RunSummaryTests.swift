@@ -33,7 +33,7 @@ struct RunSummaryTests {
         #expect(value["sources"]?[0]?["counts"]?["downloaded"] == .number(38))
         #expect(value["sources"]?[0]?["warnings"]?[0] == .string("page 2: HTTP 500"))
         #expect(value["sources"]?[1]?["error"] == .string("unreachable"))
-        #expect(value["startedAt"] == .string("2024-05-01T12:00:00Z"))
+        #expect(value["startedAt"] == .string("2024-05-01T12:00:00.000Z"))  // run times keep milliseconds
         #expect(value["contactSheet"] == .string("out/index.html"))
         let decoded = try ManifestCoding.decoder().decode(RunSummary.self, from: Data(line.utf8))
         #expect(decoded.sources == summary.sources)
