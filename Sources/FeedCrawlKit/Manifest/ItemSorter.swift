@@ -118,15 +118,21 @@ final class ItemSorter {
             if case .memory(let all) = run { entries = all }
         }
 
-        /// The next entry, or nil at the end (also when a block cannot be read back).
+        /// Set when a block could not be read back (its entries are missing).
+        var failed = false
+
+        /// The next entry, or nil at the end (also when a block cannot be read back: `failed`).
         mutating func next() -> Entry? {
             if index < entries.count {
                 defer { index += 1 }
                 return entries[index]
             }
-            guard case .spilled(let blocks) = run, nextBlock < blocks.count, let spill,
-                  let bytes = spill.read(at: blocks[nextBlock].offset, count: blocks[nextBlock].length)
-            else { return nil }
+            guard case .spilled(let blocks) = run, nextBlock < blocks.count else { return nil }
+            guard let spill, let bytes = spill.read(at: blocks[nextBlock].offset, count: blocks[nextBlock].length)
+            else {
+                failed = true
+                return nil
+            }
             nextBlock += 1
             entries = ItemSorter.decode(bytes)
             index = 0
@@ -147,6 +153,9 @@ final class ItemSorter {
             heads = []
             for index in self.readers.indices { heads.append(self.readers[index].next()) }
         }
+
+        /// Whether some run could not be read back to its end (entries are missing).
+        var failed: Bool { readers.contains { $0.failed } }
 
         mutating func next() -> Entry? {
             // Few runs (one per 8192 items): a linear scan of the heads is cheap enough.

@@ -78,10 +78,8 @@ final class ManifestItemStream: ItemStream {
                 throw .corrupt(path: path, reason: "items out of order at \(item.source)/\(item.id)")
             }
             last = key
-            let bytes = reader.elementBytes
-            // A line of feedcrawl's own is copied as it is; anything else is written anew.
-            let line = bytes.contains(0x0A) || reader.header.version < 2 ? nil : bytes
-            return StreamItem(item: item, line: line)
+            // Written anew (not copied): a hand-edited line may hold a stale status or extra keys.
+            return StreamItem(item: item, line: nil)
         }
         while let entry = sorted?.next() {
             let key = ItemKey(source: entry.source, id: entry.id)
@@ -129,12 +127,18 @@ struct RunItemStream: ItemStream {
     }
 
     mutating func next() throws(ManifestStore.Error) -> StreamItem? {
-        guard var entry = pending else { return nil }
+        guard var entry = pending else {
+            if entries.failed {
+                throw .io(FileSystemError("read", path: journal.path + " (the sorted keys of the run's items)", code: EIO))
+            }
+            return nil
+        }
         pending = entries.next()
         // A key recorded twice (a feed that shifted while it was paged): the listing on the
         // lowest page wins, so the choice does not depend on timing; on the same page (a
         // journal's later line for the same item) the last recorded.
-        while let following = pending, following.source == entry.source, following.id == entry.id {
+        while let following = pending, following.source.utf8.elementsEqual(entry.source.utf8),
+              following.id.utf8.elementsEqual(entry.id.utf8) {
             if following.page <= entry.page { entry = following }
             pending = entries.next()
         }

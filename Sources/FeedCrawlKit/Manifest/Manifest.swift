@@ -24,7 +24,8 @@ public struct Manifest: Sendable, Equatable {
     public var generatedAt: Date
     /// The run (or merge) that wrote it, if recorded.
     public var run: RunRecord?
-    /// The items, in stable order once loaded (and sorted when saved).
+    /// The items, in the order of the file they were loaded from (a manifest feedcrawl wrote
+    /// is in stable order); sorted when saved.
     public var items: [ManifestItem]
     /// The version of the file it was loaded from (`currentVersion` for new manifests).
     public var version: Int = Manifest.currentVersion

@@ -103,7 +103,9 @@ public struct ManifestItem: Sendable, Equatable {
     }
 }
 
-/// Identity of a manifest item: its source and its id within that source.
+/// Identity of a manifest item: its source and its id within that source, compared by their
+/// bytes (two ids that are canonically equivalent Unicode but spelt differently are two items,
+/// the same way their order sees them).
 public struct ItemKey: Hashable, Sendable, Codable, Comparable {
     /// Source name.
     public var source: String
@@ -114,6 +116,16 @@ public struct ItemKey: Hashable, Sendable, Codable, Comparable {
     public init(source: String, id: String) {
         self.source = source
         self.id = id
+    }
+
+    public static func == (a: ItemKey, b: ItemKey) -> Bool {
+        a.source.utf8.elementsEqual(b.source.utf8) && a.id.utf8.elementsEqual(b.id.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(source.utf8.count)
+        for byte in source.utf8 { hasher.combine(byte) }
+        for byte in id.utf8 { hasher.combine(byte) }
     }
 
     /// The manifest's order (see `ManifestItem.stableOrder`).

@@ -61,10 +61,14 @@ public struct ContactSheet {
         let fd = try FileIO.open(manifestPath, O_RDONLY)
         defer { close(fd) }
         let variants = reader.variants
-        let items = sorter.sorted().lazy.compactMap { entry in
-            try? FileIO.readAt(fd, offset: entry.location.offset, count: entry.location.length, path: manifestPath) {
+        // An item that cannot be read back keeps its tile (as a placeholder saying so), so every
+        // later tile stays in its page group.
+        let items = sorter.sorted().lazy.map { entry in
+            (try? FileIO.readAt(fd, offset: entry.location.offset, count: entry.location.length, path: manifestPath) {
                 try ItemJSON.decode($0, v1: variants)
-            }
+            }) ?? ManifestItem(
+                source: entry.source, id: entry.id, page: entry.page,
+                error: "this item could not be read back from the manifest")
         }
         let writer = try ChunkedFileWriter(path: outDirectory + "/" + fileName)
         ContactSheet(generatedAt: header.generatedAt, run: header.run).render(outline: outline, items: items) {

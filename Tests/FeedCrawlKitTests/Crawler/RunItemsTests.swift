@@ -25,7 +25,7 @@ struct RunItemsTests {
         return items
     }
 
-    @Test func itemsComeBackInManifestOrderEachKeyOnceTheLastRecordedWinning() throws {
+    @Test func itemsComeBackInManifestOrderEachKeyOnceTheLowestPageWinning() throws {
         let dir = TestDirectory()
         let journal = try Journal(path: dir.file("manifest.journal"))
         let finished = Locked<[ItemStatus]>([])
@@ -35,25 +35,27 @@ struct RunItemsTests {
         var failed = Self.item("9", page: 1)
         failed.images[0].status = .failed
         let recorded = [
-            Self.item("10", page: 2), failed, Self.item("b"), Self.item("2"), Self.item("1", source: "launches"),
-            Self.item("9", page: 3, title: "listed again"),
+            Self.item("10", page: 2), Self.item("9", page: 3, title: "listed on a later page"), failed, Self.item("b"),
+            Self.item("2"), Self.item("1", source: "launches"), Self.item("2", title: "the same page again"),
         ]
         var locations: [ItemLocation] = []
         for item in recorded { locations.append(store.record(item)) }
-        #expect(store.count == 6)
-        #expect(finished.withLock { $0 } == [.downloaded, .failed, .downloaded, .downloaded, .downloaded, .downloaded])
+        #expect(store.count == 7)
+        #expect(finished.withLock { $0 } == [.downloaded, .downloaded, .failed, .downloaded, .downloaded, .downloaded, .downloaded])
         // Each line reads back where `record` said it is, before and after the flush.
-        #expect(store.item(startingAt: locations[1].offset) == failed)
+        #expect(store.item(startingAt: locations[2].offset) == failed)
         store.flush(force: true)
-        #expect(store.item(startingAt: locations[5].offset)?.title == "listed again")
+        #expect(store.item(startingAt: locations[1].offset)?.title == "listed on a later page")
 
         let items = try Self.drain(RunItemStream(entries: store.sorted(), journal: journal, verbatim: true))
         #expect(items.map { "\($0.source)/\($0.id)" } == ["launches/1", "pixabay/2", "pixabay/9", "pixabay/10", "pixabay/b"])
-        #expect(items.first { $0.id == "9" }?.title == "listed again")
-        #expect(items.first { $0.id == "9" }?.page == 3)
+        // A key recorded twice: the listing on the lowest page wins, whatever the order recorded;
+        // on the same page, the last recorded.
+        #expect(items.first { $0.id == "9" } == failed)
+        #expect(items.first { $0.id == "2" }?.title == "the same page again")
         var lines = 0
         try Journal.read(path: journal.path) { _, _ in lines += 1 }
-        #expect(lines == 6, "one line per record; the merge picks")
+        #expect(lines == 7, "one line per record; the merge picks")
         #expect(store.journalProblem == nil)
     }
 

@@ -9,9 +9,10 @@ import Testing
 /// (`cancelAll(reason:)`, as a signal or `--deadline`).
 @Suite("ImagePipeline cancellation", .serialized)
 struct ImagePipelineCancellationTests {
-    /// An image that takes about six seconds to arrive: cancellation must come long before.
+    /// An image that takes about 24 seconds to arrive: cancellation must come long before (and a
+    /// loaded machine has time to see its temporary file).
     static let slowImage = CrawlFixture.png(side: 24, bytes: 1200)
-    static let slow = ServerResponse(headers: [("Content-Type", "image/png")], body: .drip(slowImage, bytesPerSecond: 200))
+    static let slow = ServerResponse(headers: [("Content-Type", "image/png")], body: .drip(slowImage, bytesPerSecond: 50))
 
     @Test func aRunningURLNoSourceWantsAnyMoreStopsAndLeavesNoPartialFile() async throws {
         let harness = try PipelineHarness { request in
@@ -23,8 +24,8 @@ struct ImagePipelineCancellationTests {
             harness.item("a", [("image", "/slow.png")]), harness.item("d", page: 2, [("first", "/d.png"), ("second", "/slow.png")]),
         ], group: 1)
         // The slow body is arriving: its temporary file exists.
-        #expect(await waitUntil { !CrawlFixture.partFiles(harness.out.path).isEmpty })
-        #expect(await waitUntil { harness.count("/d.png") == 1 })
+        #expect(await waitUntil(seconds: 20) { !CrawlFixture.partFiles(harness.out.path).isEmpty })
+        #expect(await waitUntil(seconds: 20) { harness.count("/d.png") == 1 })
         harness.pipeline.cancel(group: 1)
         let items = try await harness.finish()
         #expect(items["a"]?.status == .cancelled)
