@@ -61,7 +61,7 @@ public enum ItemJSON {
 
     /// `item` as one line of JSON, without the newline.
     public static func line(_ item: ManifestItem) -> [UInt8] {
-        var json = JSONText(pretty: false, capacity: 768)
+        var json = JSONText(capacity: 768)
         write(item, to: &json)
         return json.bytes
     }

@@ -1,28 +1,20 @@
 import FoundationEssentials
 
-/// A JSON text being written into a byte buffer, byte for byte as `ManifestCoding`'s encoders
-/// write it (sorted keys are the caller's job; slashes not escaped; control characters as
-/// `\n`, `\t`, ... or `\u00xx`; dates ISO-8601 in UTC, whole seconds). Used for the journal lines
-/// and the manifest, where `JSONEncoder` was the largest cost per item and its value tree the
-/// largest transient allocation.
-///
-/// Pretty form (`indent != nil`): `"key" : value`, two spaces per level, empty containers as
-/// `[`/`{`, a blank line and the closing bracket, as `JSONEncoder`'s `.prettyPrinted`.
+/// A compact JSON text being written into a byte buffer, byte for byte as `ManifestCoding`'s
+/// compact encoder writes it (sorted keys are the caller's job; slashes not escaped; control
+/// characters as `\n`, `\t`, ... or `\u00xx`; dates ISO-8601 in UTC, whole seconds). Used for
+/// the journal lines and the manifest, where `JSONEncoder` was the largest cost per item and its
+/// value tree the largest transient allocation.
 public struct JSONText {
     /// The text so far.
     var bytes: [UInt8] = []
-    /// Pretty printing: the current nesting depth; `nil` writes compact JSON.
-    private var depth: Int?
-    /// Whether the innermost open container has a member yet.
+    /// Whether each open container has a member yet (innermost last).
     private var hasMember: [Bool] = []
 
-    /// Creates an empty text; `pretty` adds newlines and indentation, starting at `depth`.
-    init(pretty: Bool, depth: Int = 0, capacity: Int = 1024) {
-        self.depth = pretty ? depth : nil
+    /// Creates an empty text with room for `capacity` bytes (default 1024).
+    init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
     }
-
-    var isPretty: Bool { depth != nil }
 
     /// Drops the text written so far (keeping capacity); the nesting must be back at its start.
     mutating func removeAll() {
@@ -36,23 +28,17 @@ public struct JSONText {
     mutating func beginArray() { open(UInt8(ascii: "[")) }
     mutating func endArray() { close(UInt8(ascii: "]")) }
 
-    /// Starts an object member: separator, indentation, the quoted key and the colon.
+    /// Starts an object member: separator, the quoted key and the colon.
     /// `key` must not need escaping (the manifest's keys are ASCII identifiers).
     mutating func key(_ key: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
         bytes.append(UInt8(ascii: "\""))
-        if depth == nil {
-            bytes.append(UInt8(ascii: ":"))
-        } else {
-            bytes.append(0x20)
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(0x20)
-        }
+        bytes.append(UInt8(ascii: ":"))
     }
 
-    /// Starts an array element: separator and indentation.
+    /// Starts an array element: the separator.
     mutating func element() {
         separate()
     }
@@ -60,17 +46,10 @@ public struct JSONText {
     private mutating func open(_ bracket: UInt8) {
         bytes.append(bracket)
         hasMember.append(false)
-        if let d = depth { depth = d + 1 }
     }
 
     private mutating func close(_ bracket: UInt8) {
-        let had = hasMember.popLast() ?? false
-        if let d = depth {
-            depth = d - 1
-            bytes.append(0x0A)
-            if !had { bytes.append(0x0A) }
-            indent(d - 1)
-        }
+        hasMember.removeLast()
         bytes.append(bracket)
     }
 
@@ -79,14 +58,6 @@ public struct JSONText {
             if hasMember[last] { bytes.append(UInt8(ascii: ",")) }
             hasMember[last] = true
         }
-        if let d = depth {
-            bytes.append(0x0A)
-            indent(d)
-        }
-    }
-
-    private mutating func indent(_ level: Int) {
-        for _ in 0..<max(0, 2 * level) { bytes.append(0x20) }
     }
 
     // MARK: Values

@@ -24,7 +24,7 @@ final class Journal: @unchecked Sendable {
     private var buffer: [UInt8] = []
     /// Lines a flush is writing now (readable until they are written).
     private var flushing: [UInt8] = []
-    private var scratch = JSONText(pretty: false, capacity: 1024)
+    private var scratch = JSONText(capacity: 1024)
     /// Bytes of the file on disk.
     private var written: Int64
     /// Lines in `buffer` and in `flushing`.

@@ -18,7 +18,7 @@ struct MemorySink: ByteSink {
 /// own line (`ItemJSON`, the journal's form), then the `run` record (known only at the end, when
 /// its counts are).
 struct ManifestWriter {
-    private var json = JSONText(pretty: false, capacity: 4096)
+    private var json = JSONText(capacity: 4096)
     private var items = 0
     private let generatedAt: Date
 

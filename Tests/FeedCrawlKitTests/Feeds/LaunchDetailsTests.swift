@@ -4,14 +4,12 @@ import Testing
 @Suite struct LaunchDetailsTests {
     @Test func capturedPartialSelection() throws {
         let detail = try LaunchDetailResponse.decode(LaunchesFixtures.detailPartial.bytes)
-        #expect(detail == LaunchDetail(id: "83", site: "CCAFS SLC 40", missionName: "Amos-17",
-                                       largePatchURL: "https://images2.imgbox.com/a0/ab/XUoByiuR_o.png"))
+        #expect(detail == LaunchDetail(id: "83", site: "CCAFS SLC 40", missionName: "Amos-17"))
     }
 
     @Test func fullAnswerWithNullPatch() throws {
         let detail = try #require(try LaunchDetailResponse.decode(LaunchesFixtures.detailFull.bytes))
         #expect(detail.id == "108")
-        #expect(detail.largePatchURL == nil)
         #expect(detail.rocketName == "Falcon 9")
         #expect(detail.rocketType == "FT")
         #expect(detail.isBooked == false)

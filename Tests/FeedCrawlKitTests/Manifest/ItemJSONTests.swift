@@ -54,7 +54,7 @@ struct ItemJSONTests {
         }
         var image = Self.everything.images[0]
         image.error = "e"
-        var imageLine = JSONText(pretty: false)
+        var imageLine = JSONText()
         ItemJSON.write(image, to: &imageLine)
         #expect(Self.keyOrder(imageLine.bytes) == Self.imageKeys)
         #expect(images.count == 2)
@@ -84,7 +84,7 @@ struct ItemJSONTests {
         #expect(Set(json.keys) == Set(itemLabels + ["status"]))
         var image = item.images[0]
         image.error = "e"
-        var imageText = JSONText(pretty: false)
+        var imageText = JSONText()
         ItemJSON.write(image, to: &imageText)
         let imageJSON = try JSONValue.parse(Data(imageText.bytes))
         #expect(Set(imageJSON.keys) == Set(Mirror(reflecting: image).children.compactMap(\.label)))

@@ -143,7 +143,7 @@ struct ItemLineScannerTests {
         var random = TestRandom(seed: 7)
         var texts: [String] = ["1583-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2000-02-29T00:00:00Z", "1900-02-28T23:59:59Z"]
         for _ in 0..<1500 {
-            var json = JSONText(pretty: false)
+            var json = JSONText()
             json.date(ItemFixtures.date(&random))
             texts.append(String(decoding: json.bytes.dropFirst().dropLast(), as: UTF8.self))
         }

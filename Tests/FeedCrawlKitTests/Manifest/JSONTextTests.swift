@@ -28,11 +28,11 @@ struct JSONTextTests {
         for _ in 0..<3_000 {
             var text = ""
             for _ in 0..<random.int(0..<12) { text += random.pick(pieces) }
-            var json = JSONText(pretty: false)
+            var json = JSONText()
             json.string(text)
             #expect(json.bytes == Array(try encoder.encode(text)), "\(text.debugDescription)")
         }
-        var json = JSONText(pretty: false)
+        var json = JSONText()
         json.string(Self.nasty)
         #expect(json.bytes == Array(try encoder.encode(Self.nasty)))
     }
@@ -40,7 +40,7 @@ struct JSONTextTests {
     @Test func integersMatchTheEncoder() throws {
         let encoder = Self.encoder()
         for value: Int64 in [0, 1, -1, 9, 10, -10, 1 << 53, Int64.max, Int64.min, 12_345, -99_999] {
-            var json = JSONText(pretty: false)
+            var json = JSONText()
             json.int(value)
             #expect(json.bytes == Array(try encoder.encode(value)), "\(value)")
         }
@@ -56,31 +56,15 @@ struct JSONTextTests {
         let encoder = Self.encoder()
         for value in seconds {
             let date = Date(timeIntervalSince1970: value)
-            var json = JSONText(pretty: false)
+            var json = JSONText()
             json.date(date)
             let expected = Array(try encoder.encode([date]).dropFirst().dropLast())
             #expect(json.bytes == expected, "\(value)")
         }
     }
 
-    @Test func prettyNestingMatchesTheEncoder() throws {
-        struct Shape: Encodable {
-            var a: [Int]
-            var b: [String: String]
-            var c: [[Int]]
-        }
-        var json = JSONText(pretty: true)
-        json.beginObject()
-        json.key("a"); json.beginArray(); json.element(); json.int(Int64(1)); json.element(); json.int(Int64(2)); json.endArray()
-        json.key("b"); json.beginObject(); json.key("x"); json.string("y"); json.endObject()
-        json.key("c"); json.beginArray(); json.element(); json.beginArray(); json.endArray(); json.endArray()
-        json.endObject()
-        let expected = try ManifestCoding.prettyEncoder().encode(Shape(a: [1, 2], b: ["x": "y"], c: [[]]))
-        #expect(String(decoding: json.bytes, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-    }
-
     @Test func removeAllKeepsWriting() {
-        var json = JSONText(pretty: false)
+        var json = JSONText()
         json.beginObject(); json.key("a"); json.null(); json.endObject()
         json.removeAll()
         json.beginArray(); json.element(); json.string("x"); json.endArray()

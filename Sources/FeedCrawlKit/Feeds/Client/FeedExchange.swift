@@ -97,7 +97,7 @@ public struct FeedExchange: Codable, Sendable, Equatable {
     /// `JSONEncoder` with `.sortedKeys` writes, minus its `\/` escapes). Written by `JSONText`:
     /// `JSONEncoder` escaping a 200-hit page body was a few per cent of a crawl's CPU.
     public func encoded() throws -> [UInt8] {
-        var json = JSONText(pretty: false, capacity: (body?.utf8.count ?? bodyBase64?.utf8.count ?? 0) + 1024)
+        var json = JSONText(capacity: (body?.utf8.count ?? bodyBase64?.utf8.count ?? 0) + 1024)
         json.beginObject()
         if let body { json.key("body"); json.string(body) }
         if let bodyBase64 { json.key("bodyBase64"); json.string(bodyBase64) }

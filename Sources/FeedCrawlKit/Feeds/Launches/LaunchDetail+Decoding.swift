@@ -6,8 +6,6 @@ public struct LaunchDetail: Sendable, Equatable {
     public var site: String?
     /// `mission.name`.
     public var missionName: String?
-    /// `mission.missionPatch(size: LARGE)`, `nil` when null, `""` or not http(s).
-    public var largePatchURL: String?
     /// `rocket.name`.
     public var rocketName: String?
     /// `rocket.type`.
@@ -22,7 +20,6 @@ public struct LaunchDetail: Sendable, Equatable {
         id: String,
         site: String? = nil,
         missionName: String? = nil,
-        largePatchURL: String? = nil,
         rocketName: String? = nil,
         rocketType: String? = nil,
         isBooked: Bool? = nil,
@@ -31,7 +28,6 @@ public struct LaunchDetail: Sendable, Equatable {
         self.id = id
         self.site = site
         self.missionName = missionName
-        self.largePatchURL = largePatchURL
         self.rocketName = rocketName
         self.rocketType = rocketType
         self.isBooked = isBooked
@@ -78,7 +74,7 @@ struct LaunchDetailsRawResponse: Decodable {
     enum Keys: String, CodingKey { case data, errors }
     enum DataKeys: String, CodingKey { case launch }
     enum LaunchKeys: String, CodingKey { case id, site, mission, rocket, isBooked }
-    enum MissionKeys: String, CodingKey { case name, missionPatch }
+    enum MissionKeys: String, CodingKey { case name }  // the patch is the item's `large` image, from the listing
     enum RocketKeys: String, CodingKey { case name, type }
 
     init(from decoder: any Decoder) throws {
@@ -113,7 +109,6 @@ struct LaunchDetailsRawResponse: Decodable {
             id: id,
             site: FeedText.optionalField(l.loose(.site)?.text),
             missionName: FeedText.optionalField(mission?.loose(.name)?.text),
-            largePatchURL: FeedText.checkImageURL(mission?.loose(.missionPatch)?.string).okValue,
             rocketName: FeedText.optionalField(rocket?.loose(.name)?.text),
             rocketType: FeedText.optionalField(rocket?.loose(.type)?.text),
             isBooked: l.loose(.isBooked)?.bool
