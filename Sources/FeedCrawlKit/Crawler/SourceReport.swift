@@ -23,6 +23,18 @@ public struct SourceReport: Sendable, Equatable {
 }
 
 extension SourceReport {
+    /// Records page `number` as unreadable: its items are missing, the source goes on.
+    mutating func pageFailed(_ number: Int, _ reason: String) {
+        failedPages += 1
+        warnings.append("page \(number): \(reason)")
+    }
+
+    /// Records a read that failed on page `number` of a sequentially paged source: with no page
+    /// read yet the source failed as a whole, else `pageFailed`.
+    mutating func readFailed(page number: Int, _ reason: String) {
+        if pages == 0 { failure = reason } else { pageFailed(number, reason) }
+    }
+
     /// The report as the manifest's run record keeps it.
     var summary: RunRecord.SourceSummary {
         var summary = RunRecord.SourceSummary(source: name, pages: pages, items: items, error: failure)

@@ -32,13 +32,7 @@ struct ArrayCrawl: Sendable {
                         response.body, page: number, idField: config.idField, imageField: config.imageField,
                         titleField: config.titleField, source: config.name)
                 } catch {
-                    let reason = redactor.redact("\(error)")
-                    if report.pages == 0 {
-                        report.failure = reason
-                    } else {
-                        report.failedPages += 1
-                        report.warnings.append("page \(number): \(reason)")
-                    }
+                    report.readFailed(page: number, redactor.redact("\(error)"))
                     return report
                 }
                 client.keep(reply)
@@ -61,13 +55,7 @@ struct ArrayCrawl: Sendable {
         } catch is CancellationError {
             report.cancelled = true
         } catch {
-            let reason = redactor.redact("\(error)")
-            if report.pages == 0 {
-                report.failure = reason
-            } else {
-                report.failedPages += 1
-                report.warnings.append("page \(number): \(reason)")
-            }
+            report.readFailed(page: number, redactor.redact("\(error)"))
         }
         return report
     }

@@ -39,12 +39,7 @@ struct LaunchesCrawl: Sendable {
                         report.failure = reason
                         break listing
                     case .problem(let reason):
-                        if number == 1 {
-                            report.failure = reason
-                        } else {
-                            report.failedPages += 1
-                            report.warnings.append("page \(number): \(reason)")
-                        }
+                        report.readFailed(page: number, reason)
                         break listing
                     }
                     for error in page.errors {
@@ -77,13 +72,7 @@ struct LaunchesCrawl: Sendable {
             } catch is CancellationError {
                 report.cancelled = true
             } catch {
-                let reason = redactor.redact("\(error)")
-                if number == 1 && report.pages == 0 {
-                    report.failure = reason
-                } else {
-                    report.failedPages += 1
-                    report.warnings.append("page \(number): \(reason)")
-                }
+                report.readFailed(page: number, redactor.redact("\(error)"))
             }
             var problems: [String] = []
             for await pageProblems in detailTasks { problems += pageProblems }

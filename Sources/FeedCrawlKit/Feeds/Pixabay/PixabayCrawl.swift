@@ -69,8 +69,7 @@ struct PixabayCrawl: Sendable {
                     case .end:
                         paging.pageOutOfRange(number)
                     case .problem(let reason):
-                        report.failedPages += 1
-                        report.warnings.append("page \(number): \(reason)")
+                        report.pageFailed(number, reason)
                     }
                     addNext()
                 }
