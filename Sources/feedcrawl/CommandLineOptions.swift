@@ -54,21 +54,9 @@ struct CommandLineOptions {
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
         var options = CommandLineOptions()
-        var index = 0
-        func value(_ name: String) throws -> String {
-            index += 1
-            guard index < arguments.count else { throw UsageError(description: "\(name) needs a value") }
-            return arguments[index]
-        }
-        func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int {
-            let text = try value(name)
-            guard let number = Int(text), range.contains(number) else {
-                throw UsageError(description: "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-            }
-            return number
-        }
+        var list = ArgumentList(arguments)
         func url(_ name: String) throws -> String {
-            let text = try value(name)
+            let text = try list.value(for: name)
             let lower = text.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8 else {
                 throw UsageError(description: "\(name) takes an http:// or https:// URL, not '\(text)'")
@@ -76,56 +64,49 @@ struct CommandLineOptions {
             return text
         }
         func field(_ name: String) throws -> String {
-            let text = try value(name)
+            let text = try list.value(for: name)
             guard !text.isEmpty, text.utf8.count <= 200 else {
                 throw UsageError(description: "\(name) takes a field name (dots reach into objects)")
             }
             return text
         }
         func folder(_ name: String) throws -> String {
-            let text = try value(name)
+            let text = try list.value(for: name)
             guard !text.isEmpty else { throw UsageError(description: "\(name) needs a folder") }
             return text
         }
-        while index < arguments.count {
-            var argument = arguments[index]
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                var split = arguments
-                split[index] = String(argument[..<equals])
-                split.insert(String(argument[argument.index(after: equals)...]), at: index + 1)
-                return try parse(split, environment: environment)
-            }
+        while var argument = list.next() {
             if argument == "-h" { argument = "--help" }
             switch argument {
             case "--help": options.action = .help
             case "--version": options.action = .version
-            case "--pages": options.pages = try integer(argument, 0...100_000)
-            case "--per-page": options.perPage = try integer(argument, 3...200)
+            case "--pages": options.pages = try list.integer(for: argument, in: 0...100_000)
+            case "--per-page": options.perPage = try list.integer(for: argument, in: 3...200)
             case "--out":
-                options.outDirectory = try value(argument)
+                options.outDirectory = try list.value(for: argument)
                 guard !options.outDirectory.isEmpty else { throw UsageError(description: "--out needs a folder") }
             case "--pixabay-url": options.pixabayURL = try url(argument)
             case "--launches-url": options.launchesURL = try url(argument)
-            case "--concurrency": options.concurrency = try integer(argument, 1...1024)
-            case "--per-host": options.perHost = try integer(argument, 1...1024)
-            case "--retries": options.retries = try integer(argument, 0...20)
+            case "--concurrency": options.concurrency = try list.integer(for: argument, in: 1...1024)
+            case "--per-host": options.perHost = try list.integer(for: argument, in: 1...1024)
+            case "--retries": options.retries = try list.integer(for: argument, in: 0...20)
             case "--ttl":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 do {
                     options.ttlSeconds = Double(try DurationParser.parse(text))
                 } catch {
                     throw UsageError(description: "--ttl: \(error)")
                 }
             case "--max-image-bytes":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 do {
                     options.maxImageBytes = try ByteSize.parse(text)
                 } catch {
                     throw UsageError(description: "--max-image-bytes: \(error)")
                 }
-            case "--cacert": options.caFile = try value(argument)
+            case "--cacert": options.caFile = try list.value(for: argument)
             case "--pixabay-query":
-                options.pixabayQuery = try value(argument)
+                options.pixabayQuery = try list.value(for: argument)
                 guard options.pixabayQuery?.count ?? 0 <= PixabayQuery.maxQueryCharacters else {
                     throw UsageError(description: "--pixabay-query takes at most \(PixabayQuery.maxQueryCharacters) characters")
                 }
@@ -134,44 +115,44 @@ struct CommandLineOptions {
             case "--array-image-field": options.arrayImageField = try field(argument)
             case "--array-title-field": options.arrayTitleField = try field(argument)
             case "--array-name":
-                options.arrayName = try value(argument)
+                options.arrayName = try list.value(for: argument)
                 guard SourceConfiguration.isValidName(options.arrayName),
                       !["pixabay", "launches"].contains(options.arrayName) else {
                     throw UsageError(description: "--array-name takes 1 to 64 of A-Z a-z 0-9 . _ - (not pixabay or launches), not '\(options.arrayName)'")
                 }
-            case "--array-per-page": options.arrayPerPage = try integer(argument, 1...1000)
+            case "--array-per-page": options.arrayPerPage = try list.integer(for: argument, in: 1...1000)
             case "--patch-size":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 guard let size = LaunchesQuery.PatchSize(rawValue: text.lowercased()) else {
                     throw UsageError(description: "--patch-size takes small or large, not '\(TerminalText.sanitize(text))'")
                 }
                 options.launchImages = [size]
             case "--pixabay-images":
                 do {
-                    options.pixabayImages = try ImageVariants.parse(commaSeparated: try value(argument), as: PixabayVariant.self)
+                    options.pixabayImages = try ImageVariants.parse(commaSeparated: try list.value(for: argument), as: PixabayVariant.self)
                 } catch let error as ImageVariants.Invalid {
                     throw UsageError(description: "--pixabay-images: \(error)")
                 }
             case "--launch-images":
                 do {
                     options.launchImages = try ImageVariants.parse(
-                        commaSeparated: try value(argument), as: LaunchesQuery.PatchSize.self)
+                        commaSeparated: try list.value(for: argument), as: LaunchesQuery.PatchSize.self)
                 } catch let error as ImageVariants.Invalid {
                     throw UsageError(description: "--launch-images: \(error)")
                 }
             case "--details": options.details = true
             case "--shard":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 guard let shard = Shard(text) else {
                     throw UsageError(description: "--shard takes K/N with 0 <= K < N (e.g. 2/4), not '\(TerminalText.sanitize(text))'")
                 }
                 options.shard = shard
             case "--metrics-file":
-                let path = try value(argument)
+                let path = try list.value(for: argument)
                 guard !path.isEmpty else { throw UsageError(description: "--metrics-file needs a file name") }
                 options.metricsFile = path
             case "--page-ttl":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 do {
                     options.pageTTLSeconds = Double(try DurationParser.parse(text))
                 } catch {
@@ -181,25 +162,24 @@ struct CommandLineOptions {
             case "--record": options.recordDirectory = try folder(argument)
             case "--replay": options.replayDirectory = try folder(argument)
             case "--deadline":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 do {
                     options.deadlineSeconds = Double(try DurationParser.parse(text))
                 } catch {
                     throw UsageError(description: "--deadline: \(error)")
                 }
             case "--cache-max":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 do {
                     options.cacheMaxBytes = try ByteSize.parse(text)
                 } catch {
                     throw UsageError(description: "--cache-max: \(error)")
                 }
             default:
-                guard try options.ux.parse(argument, value: { try value(argument) }) else {
+                guard try options.ux.parse(argument, value: { try list.value(for: argument) }) else {
                     throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
                 }
             }
-            index += 1
         }
         if options.arrayURL == nil,
            options.arrayIDField != nil || options.arrayImageField != nil || options.arrayTitleField != nil {

@@ -17,60 +17,36 @@ enum DemoFeedCommand {
 
     /// Parses the options after `demo-feed`; throws `UsageError` naming the bad option.
     static func parse(_ given: [String]) throws -> Options {
-        // `--name=value` is `--name value`.
-        var arguments: [String] = []
-        for argument in given {
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                arguments.append(String(argument[..<equals]))
-                arguments.append(String(argument[argument.index(after: equals)...]))
-            } else {
-                arguments.append(argument)
-            }
-        }
         var options = Options()
         var rateWindowGiven = false
-        var index = 0
-        func value(_ name: String) throws -> String {
-            index += 1
-            guard index < arguments.count else { throw usage("\(name) needs a value") }
-            return arguments[index]
-        }
-        func integer(_ name: String, _ range: ClosedRange<Int>) throws -> Int {
-            let text = try value(name)
-            guard let number = Int(text), range.contains(number) else {
-                throw usage("\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(TerminalText.sanitize(text))'")
-            }
-            return number
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
+        var list = ArgumentList(given)
+        while let argument = list.next() {
             switch argument {
             case "-h", "--help": options.help = true
-            case "--port": options.port = UInt16(try integer(argument, 0...65_535))
+            case "--port": options.port = UInt16(try list.integer(for: argument, in: 0...65_535))
             case "--hits":
-                options.feed.hits = try integer(argument, 0...1_000_000)
+                options.feed.hits = try list.integer(for: argument, in: 0...1_000_000)
                 options.feed.hitsCap = options.feed.hits
-            case "--launches": options.feed.launches = try integer(argument, 0...100_000)
-            case "--latency-ms": options.feed.latencyMs = try integer(argument, 0...60_000)
+            case "--launches": options.feed.launches = try list.integer(for: argument, in: 0...100_000)
+            case "--latency-ms": options.feed.latencyMs = try list.integer(for: argument, in: 0...60_000)
             case "--seed":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 guard let seed = UInt64(text) else {
                     throw usage("--seed takes a whole number from 0 to \(UInt64.max), not '\(TerminalText.sanitize(text))'")
                 }
                 options.feed.seed = seed
-            case "--rate-limit": options.feed.rateLimit = try integer(argument, 1...1_000_000)
+            case "--rate-limit": options.feed.rateLimit = try list.integer(for: argument, in: 1...1_000_000)
             case "--rate-window":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
                     throw usage("--rate-window takes seconds, more than 0 and at most 86400, not '\(TerminalText.sanitize(text))'")
                 }
                 options.feed.rateWindowSeconds = seconds
                 rateWindowGiven = true
-            case "--image-bytes": options.feed.imageBytes = try integer(argument, 1...10_000_000)
+            case "--image-bytes": options.feed.imageBytes = try list.integer(for: argument, in: 1...10_000_000)
             default:
                 throw usage("unknown option '\(TerminalText.sanitize(argument))' for 'feedcrawl demo-feed'")
             }
-            index += 1
         }
         if rateWindowGiven && options.feed.rateLimit == nil {
             throw usage("--rate-window needs --rate-limit")

@@ -13,44 +13,28 @@ enum ManifestCommand {
     }
 
     static func parse(_ given: [String]) throws -> Options {
-        // `--name=value` is `--name value`.
-        var arguments: [String] = []
-        for argument in given {
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                arguments.append(String(argument[..<equals]))
-                arguments.append(String(argument[argument.index(after: equals)...]))
-            } else {
-                arguments.append(argument)
-            }
-        }
         var options = Options()
-        var index = 0
-        func value(_ name: String) throws -> String {
-            index += 1
-            guard index < arguments.count else { throw CommandLineOptions.UsageError(description: "\(name) needs a value") }
-            return arguments[index]
-        }
-        while index < arguments.count {
-            let argument = arguments[index]
+        var list = ArgumentList(given)
+        while let argument = list.next() {
             switch argument {
             case "-h", "--help": options.help = true
             case "--out":
-                options.outDirectory = try value(argument)
+                options.outDirectory = try list.value(for: argument)
                 guard !options.outDirectory.isEmpty else {
                     throw CommandLineOptions.UsageError(description: "--out needs a folder")
                 }
             case "--status":
                 do {
-                    options.filter.statuses.formUnion(try ItemFilter.parseStatuses(try value(argument)))
+                    options.filter.statuses.formUnion(try ItemFilter.parseStatuses(try list.value(for: argument)))
                 } catch let error as ItemFilter.InvalidStatus {
                     throw CommandLineOptions.UsageError(description: "--status: \(error)")
                 }
                 options.listing = true
             case "--source":
-                options.filter.sources.insert(try value(argument))
+                options.filter.sources.insert(try list.value(for: argument))
                 options.listing = true
             case "--format":
-                let text = try value(argument)
+                let text = try list.value(for: argument)
                 guard let format = InspectionFormat(rawValue: text) else {
                     throw CommandLineOptions.UsageError(
                         description: "--format takes table, json or csv, not '\(TerminalText.sanitize(text))'")
@@ -62,7 +46,6 @@ enum ManifestCommand {
                 throw CommandLineOptions.UsageError(
                     description: "unknown option '\(TerminalText.sanitize(argument))' for 'feedcrawl manifest'")
             }
-            index += 1
         }
         if options.verify && options.listing {
             throw CommandLineOptions.UsageError(description: "--verify checks the whole cache; it takes no --status or --source")
