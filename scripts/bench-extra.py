@@ -8,8 +8,14 @@ Usage: bench-extra.py BENCH_DIR FEEDCRAWL OUT.json
 - Cold start: wall time of `feedcrawl --help` and of a crawl of an empty feed (0 hits,
   0 launches), 10 runs each, median; target: under 50 ms each.
 
+- Archive growth (issue 11): `../shared/bench/scale.sh` with IMAGE_BYTES=600 at 20,000 and at
+  200,000 items (FEEDCRAWL_BENCH_SCALE="N1,N2" for other sizes, "0" to skip): a cold crawl and a
+  warm rerun each; targets: peak RSS at the larger size at most 1.5x the smaller, cold and warm,
+  every figure under 64 MiB, and the warm rerun's wall time at most 12x (for 10x the items).
+
 Prints a markdown section and writes the raw figures to OUT.json.
 """
+import re
 import json
 import os
 import shutil
@@ -57,7 +63,23 @@ def crawl_argv(base, pages, out):
 
 
 env = dict(os.environ, PIXABAY_KEY=KEY)
-results = {"flat": {}, "cold": {}}
+results = {"flat": {}, "cold": {}, "scale": {}}
+scale_sizes = [int(n) for n in os.environ.get("FEEDCRAWL_BENCH_SCALE", "20000,200000").split(",") if int(n) > 0]
+SCALE_LINE = re.compile(r"^(cold|warm): wall ([\d.]+) s, user ([\d.]+) s, sys ([\d.]+) s, maxrss (\d+) KiB, exit (\d+)")
+
+
+def scale(n):
+    """scale.sh's cold and warm figures for n items, and its verify line."""
+    proc = subprocess.run(["bash", os.path.join(bench_dir, "scale.sh"), feedcrawl, str(n)],
+                          env=dict(os.environ, IMAGE_BYTES="600"), capture_output=True, text=True)
+    runs = {}
+    for line in proc.stdout.splitlines():
+        m = SCALE_LINE.match(line)
+        if m:
+            runs[m[1]] = {"wall": float(m[2]), "cpu": float(m[3]) + float(m[4]), "rss_kib": int(m[5]), "exit": int(m[6])}
+    runs["verify"] = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-300:]
+    runs["status"] = proc.returncode
+    return runs
 try:
     server, base = start_server("--hits", "4000", "--hits-cap", "4000", "--launches", "400", "--latency-ms", "0")
     try:
@@ -87,6 +109,9 @@ try:
     finally:
         server.terminate()
         server.wait()
+    for n in scale_sizes:
+        print(f"bench-extra: scale.sh {n} (IMAGE_BYTES=600)", file=sys.stderr)
+        results["scale"][n] = scale(n)
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
@@ -117,3 +142,29 @@ print(f"| peak RSS, 20-page crawl | {mib(rss20):.1f} MiB ({rss20 / rss2:.2f}x th
       f"<= 1.25x: {mark(rss20 <= 1.25 * rss2 and flat_ok)} |")
 print(f"| `feedcrawl --help` | {help_ms:.1f} ms | < 50 ms: {mark(help_ms < 50 and cold_ok)} |")
 print(f"| crawl of an empty feed | {empty_ms:.1f} ms | < 50 ms: {mark(empty_ms < 50 and cold_ok)} |")
+
+if len(scale_sizes) >= 2:
+    small, large = scale_sizes[0], scale_sizes[-1]
+    a, b = results["scale"][small], results["scale"][large]
+    print()
+    print("### Archive growth (../shared/bench/scale.sh)")
+    print()
+    print(f"`IMAGE_BYTES=600 ../shared/bench/scale.sh .build/release/feedcrawl N` for N = {small:,} and {large:,}: "
+          "N Pixabay hits in pages of 200, images from nginx; a cold crawl, then a warm rerun over the same OUT "
+          "(which fetches nothing). GNU time; one run each.")
+    print()
+    print(f"| run | {small:,} items | {large:,} items | ratio | target (issue 11) |")
+    print("|---|---|---|---|---|")
+    ok = all(r.get(k, {}).get("exit") == 0 for r in (a, b) for k in ("cold", "warm"))
+    growth = large / small
+    for run in ("cold", "warm"):
+        if run not in a or run not in b:
+            print(f"| {run} | missing | missing | | **no** ({a.get('verify')!r} / {b.get('verify')!r}) |")
+            continue
+        ra, rb = a[run]["rss_kib"] / 1024, b[run]["rss_kib"] / 1024
+        print(f"| {run}: peak RSS | {ra:.1f} MiB | {rb:.1f} MiB | {rb / ra:.2f}x | "
+              f"<= 1.5x and < 64 MiB: {mark(rb <= 1.5 * ra and max(ra, rb) < 64 and ok)} |")
+        wa, wb = a[run]["wall"], b[run]["wall"]
+        target = f"<= {12 * growth / 10:g}x: {mark(wb <= 1.2 * growth * wa and ok)}" if run == "warm" else ""
+        print(f"| {run}: wall (CPU) | {wa:.2f} s ({a[run]['cpu']:.2f}) | {wb:.2f} s ({b[run]['cpu']:.2f}) | {wb / wa:.2f}x | {target} |")
+    print(f"| `manifest --verify` | {a['verify']} | {b['verify']} | | |")

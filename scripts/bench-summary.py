@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Adds feedcrawl's ratios to curl and to the physical floor, and the issue-6 targets, to a
+"""Adds feedcrawl's ratios to curl and to the physical floor, and the targets of issues 6 and 11, to a
 run.py table. Usage: bench-summary.py BENCH_DIR results.json table.md out.md out.json [README.md]
 (the README's text between <!-- bench:begin --> and <!-- bench:end --> is replaced)."""
 import json
@@ -79,7 +79,7 @@ for w in workloads:
                  "; ".join(f"{name}: {mark(ok)}" for name, ok in checks)])
 
 head = ["workload", "feedcrawl wall s", "curl wall s", "wall / curl", "floor s", "wall / floor",
-        "feedcrawl CPU s", "curl CPU s", "CPU / curl", "feedcrawl peak RSS MiB", "targets (issue 6)"]
+        "feedcrawl CPU s", "curl CPU s", "CPU / curl", "feedcrawl peak RSS MiB", "targets (issues 6 and 11)"]
 lines = ["### feedcrawl against curl and the floor", "",
          f"Medians of {meta['reps']} interleaved runs from one `run.py` invocation; nproc {meta['nproc']}; "
          f"output under {meta['workdir']}. Floor: run.py's crawl floor (requests / 16 x latency, at least the "
