@@ -1,3 +1,4 @@
+import CCurl
 import Glibc
 
 /// The pipeline's last step, on a thread of its own so the HTTP engine's thread never waits for
@@ -142,6 +143,7 @@ final class ImageCommitter: @unchecked Sendable {
     static let gatherNanoseconds = 1_000_000
 
     private func run() {
+        _ = fc_set_thread_name("committer")
         pthread_mutex_lock(mutex)
         while true {
             if !jobs.isEmpty && jobs.count < 64 && drainRequests == 0 && !stopping {
