@@ -34,7 +34,10 @@ struct HTTPEngineFailureTests {
                     return
                 }
                 #expect(error?.isTransient == true)
-                #expect(ContinuousClock.now - start < .seconds(10))
+                // The stall never ends, so any end is the low-speed limit's; the bound only keeps
+                // a broken limit from passing slowly. Generous: with the whole suite running on 2
+                // cores, this task's resumption alone has been seen to wait 9 s.
+                #expect(ContinuousClock.now - start < .seconds(30))
             }
         }
     }
