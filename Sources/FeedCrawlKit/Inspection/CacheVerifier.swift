@@ -8,11 +8,24 @@ public enum CacheVerifier {
     /// - every file in the cache's fan-out folders must be referenced (`orphaned`), which
     ///   includes `.part` files left by an interrupted run.
     ///
-    /// A file is hashed once per image that references it; changes nothing.
+    /// A file is hashed once; a file several images reference is one problem that names
+    /// every item referencing it. Changes nothing.
     public static func verify(_ snapshot: ManifestSnapshot) throws -> CacheVerification {
         var result = CacheVerification()
         var referenced = CacheFiles()
-        var hashed: [UInt64: FileDigest] = [:]
+        /// What reading each file found: its digest, or nil when it is missing or unreadable.
+        var read: [UInt64: FileDigest?] = [:]
+        /// Where each file's problem is in `result.problems`.
+        var problemAt: [UInt64: Int] = [:]
+        /// Records `kind` for `file`, or adds `name` to the problem already recorded for it.
+        func report(_ kind: CacheVerification.Problem.Kind, _ file: String, _ key: UInt64, _ name: String, _ detail: String?) {
+            if let index = problemAt[key] {
+                if !result.problems[index].items.contains(name) { result.problems[index].items.append(name) }
+                return
+            }
+            problemAt[key] = result.problems.count
+            result.problems.append(.init(kind: kind, file: file, items: [name], detail: detail))
+        }
         try snapshot.forEachItem { item in
             for image in item.images {
                 guard let file = image.file else { continue }
@@ -23,27 +36,33 @@ public enum CacheVerifier {
                 }
                 referenced.insert(key: key)
                 let digest: FileDigest
-                if let known = hashed[key] {
+                switch read[key] {
+                case .some(nil):
+                    report(.missing, file, key, name, nil)  // joins the problem found first
+                    continue
+                case .some(let known?):
                     digest = known
-                } else {
+                case nil:
                     do {
                         digest = try FileDigest.read(path: snapshot.layout.absolutePath(file))
                     } catch let error as FileDigest.ReadError where error.code == ENOENT {
-                        result.problems.append(.init(kind: .missing, file: file, items: [name]))
+                        read[key] = .some(nil)
+                        report(.missing, file, key, name, nil)
                         continue
                     } catch {
-                        result.problems.append(.init(kind: .corrupt, file: file, items: [name], detail: "\(error)"))
+                        read[key] = .some(nil)
+                        report(.corrupt, file, key, name, "\(error)")
                         continue
                     }
-                    // Shared files are rare; keep the digest (without its head) to compare again.
-                    hashed[key] = FileDigest(size: digest.size, sha256: digest.sha256, head: [])
+                    // Keep the digest (without its head) to compare the other references.
+                    read[key] = FileDigest(size: digest.size, sha256: digest.sha256, head: [])
                     result.checkedFiles += 1
                     result.checkedBytes += digest.size
                 }
                 if let bytes = image.bytes, bytes != digest.size {
-                    result.problems.append(.init(kind: .corrupt, file: file, items: [name], detail: "size \(digest.size), manifest says \(bytes)"))
+                    report(.corrupt, file, key, name, "size \(digest.size), manifest says \(bytes)")
                 } else if let sha = image.sha256, sha.lowercased() != digest.sha256 {
-                    result.problems.append(.init(kind: .corrupt, file: file, items: [name], detail: "sha256 differs from the manifest's"))
+                    report(.corrupt, file, key, name, "sha256 differs from the manifest's")
                 }
             }
         }

@@ -87,6 +87,22 @@ struct CacheVerifierTests {
         #expect(csv.contains("missing,\(large0),s/0,"))
     }
 
+    /// A file two items reference is one problem naming both, whether missing or corrupt.
+    @Test func aSharedFileIsOneProblemNamingEveryItem() throws {
+        let dir = TestDirectory()
+        let (layout, items) = try Self.makeOut(dir)
+        let shared = try #require(items[2].images[0].file)
+        unlink(layout.absolutePath(shared))
+        var result = try Self.verify(dir)
+        #expect(result.problems == [.init(kind: .missing, file: shared, items: ["s/2", "t/2"])])
+
+        try AtomicFile.write([1, 2, 3], to: layout.absolutePath(shared))
+        result = try Self.verify(dir)
+        #expect(result.count(.corrupt) == 1)
+        #expect(result.problems.first?.items == ["s/2", "t/2"])
+        #expect(result.problems.first?.detail?.hasPrefix("size 3, manifest says") == true)
+    }
+
     @Test func aFileThatOnlyTheJournalReferencesIsNotAnOrphan() throws {
         let dir = TestDirectory()
         let (layout, _) = try Self.makeOut(dir)
