@@ -41,6 +41,8 @@ extension Crawler {
         spill: Spill?
     ) -> Finish {
         var result = Finish()
+        // A shard writes no contact sheet: the merge does, for all shards.
+        let sheet = configuration.shard == nil ? ContactSheet.Index(spill: spill) : nil
         let room = previous.files + 2 * recorder.count + 1024
         let (present, temporary) = CacheFiles.scan(layout, capacity: room)
         let sorted = previous.inOrder
@@ -78,9 +80,13 @@ extension Crawler {
             var inputs = try streams()
             let merge = ManifestMerge(policy: policy, capacity: room)
             let evictedFiles = result.evictedFiles, evictedBytes = result.evictedBytes
+            let index = sheet
             try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
                 var writer = ManifestWriter(generatedAt: run.finishedAt ?? run.startedAt)
-                let merged = try merge.run(&inputs) { item in try writer.append(item, to: &out) }
+                let merged = try merge.run(&inputs) { item in
+                    try writer.append(item, to: &out)
+                    index?.add(item.item, at: writer.lastLocation)
+                }
                 record.counts = Dictionary(uniqueKeysWithValues: merged.run.items.map { ($0.key.rawValue, $0.value) })
                 record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })
                 record.evicted = evictedFiles
@@ -105,7 +111,7 @@ extension Crawler {
             result.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - result.evictedPresent)
         }
         do {
-            try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: layout.outDirectory, spill: spill)
+            if let sheet { try ContactSheet.write(index: sheet, manifestPath: layout.manifestPath, outDirectory: layout.outDirectory) }
         } catch {
             events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
         }

@@ -90,6 +90,7 @@ public struct ShardMerge: Sendable {
             try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
                 .map { try ManifestItemStream(path: $0, spill: spill) }
         }
+        let sheet = ContactSheet.Index(spill: spill)
         do {
             var inputs = try streams()
             let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
@@ -113,7 +114,10 @@ public struct ShardMerge: Sendable {
             inputs = try streams()
             try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
                 var writer = ManifestWriter(generatedAt: record.finishedAt ?? started)
-                let merged = try ManifestMerge(policy: policy).run(&inputs) { item in try writer.append(item, to: &out) }
+                let merged = try ManifestMerge(policy: policy).run(&inputs) { item in
+                    try writer.append(item, to: &out)
+                    sheet.add(item.item, at: writer.lastLocation)
+                }
                 record.counts = Dictionary(uniqueKeysWithValues: merged.total.items.map { ($0.key.rawValue, $0.value) })
                 record.images = Dictionary(uniqueKeysWithValues: merged.total.images.map { ($0.key.rawValue, $0.value) })
                 record.orphansRemoved = temporary.count + present.count(notIn: merged.referenced) - evictedPresent
@@ -128,7 +132,7 @@ public struct ShardMerge: Sendable {
             report.finishedAt = Date()
             return report
         }
-        try? ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: layout.outDirectory, spill: spill)
+        try? ContactSheet.write(index: sheet, manifestPath: layout.manifestPath, outDirectory: layout.outDirectory)
         report.finishedAt = Date()
         return report
     }

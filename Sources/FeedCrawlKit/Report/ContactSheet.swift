@@ -42,30 +42,54 @@ public struct ContactSheet {
         return out
     }
 
-    /// Writes `OUT/index.html` from the manifest at `manifestPath`, streamed: the items' keys are
-    /// sorted by page (`ItemSorter`, runs in `spill`), then each item is read back by its
-    /// location as its tile is written. Atomic (temporary file, rename); not fsynced: the sheet
-    /// can always be rebuilt from the manifest.
-    static func write(manifestPath: String, outDirectory: String, spill: Spill?) throws {
-        guard let reader = try ManifestReader.open(path: manifestPath) else { return }
-        let sorter = ItemSorter(order: .page, spill: spill)
-        var seen: [Date: Int] = [:]  // items by lastSeen (a run start): few distinct values
-        while let (item, location) = try reader.next() {
+    /// What the sheet needs to know of a manifest before its first tile, gathered while the
+    /// manifest is written (`add`, once per item line): each item's key and page and where its
+    /// line is, sorted by page in an `ItemSorter` (runs in `spill`), the (source, page) groups,
+    /// and when each item was last seen. So `write` reads each item once, for its tile.
+    final class Index {
+        fileprivate let sorter: ItemSorter
+        /// Items by source (keyed by its bytes, as the sorter compares them) and page.
+        private var pages: [[UInt8]: (source: String, counts: [Int: Int])] = [:]
+        private var seen: [Date: Int] = [:]  // items by lastSeen (a run start): few distinct values
+
+        init(spill: Spill?) {
+            sorter = ItemSorter(order: .page, spill: spill)
+        }
+
+        /// Records `item`, whose line the manifest holds at `location`.
+        func add(_ item: ManifestItem, at location: ItemLocation) {
             sorter.add(source: item.source, id: item.id, page: item.page, location: location)
+            pages[Array(item.source.utf8), default: (item.source, [:])].counts[item.page, default: 0] += 1
             seen[item.lastSeen ?? .distantPast, default: 0] += 1
         }
-        let header = reader.header
-        let earlier = header.run.map { run in seen.filter { $0.key < run.startedAt }.values.reduce(0, +) } ?? 0
-        var outline = Outline(keys: [(String, Int)](), earlier: earlier)
-        for entry in sorter.sorted() { outline.add(source: entry.source, page: entry.page) }
+
+        /// The groups in the order the sorter gives the items (sources by their bytes, then
+        /// pages), and how many items were last seen before `runStarted`.
+        fileprivate func outline(runStarted: Date?) -> Outline {
+            let earlier = runStarted.map { start in seen.filter { $0.key < start }.values.reduce(0, +) } ?? 0
+            var outline = Outline(keys: [(String, Int)](), earlier: earlier)
+            for key in pages.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                guard let (source, counts) = pages[key] else { continue }
+                for page in counts.keys.sorted() { outline.add(source: source, page: page, count: counts[page] ?? 0) }
+            }
+            return outline
+        }
+    }
+
+    /// Writes `OUT/index.html` for the manifest at `manifestPath`, whose lines `index` located
+    /// as it was written: the items are read back one at a time, in page order, as their tiles
+    /// are written. Atomic (temporary file, rename); not fsynced: the sheet can always be rebuilt
+    /// from the manifest. Without a manifest nothing is written.
+    static func write(index: Index, manifestPath: String, outDirectory: String) throws {
+        guard let header = try ManifestReader.header(path: manifestPath) else { return }
+        let outline = index.outline(runStarted: header.run?.startedAt)
         let fd = try FileIO.open(manifestPath, O_RDONLY)
         defer { close(fd) }
-        let variants = reader.variants
         // An item that cannot be read back keeps its tile (as a placeholder saying so), so every
         // later tile stays in its page group.
-        let items = sorter.sorted().lazy.map { entry in
+        let items = index.sorter.sorted().lazy.map { entry in
             (try? FileIO.readAt(fd, offset: entry.location.offset, count: entry.location.length, path: manifestPath) {
-                try ItemJSON.decode($0, v1: variants)
+                try ItemJSON.decode($0, v1: ManifestItemV1.Variants())
             }) ?? ManifestItem(
                 source: entry.source, id: entry.id, page: entry.page,
                 error: "this item could not be read back from the manifest")
@@ -127,18 +151,18 @@ public struct ContactSheet {
             self.earlier = earlier
         }
 
-        /// Counts the next item in sorted order.
-        mutating func add(source: String, page: Int) {
-            count += 1
-            if groups.last?.source == source {
+        /// Counts the next `items` (default 1) in sorted order, all of `source` and `page`.
+        mutating func add(source: String, page: Int, count items: Int = 1) {
+            count += items
+            if let group = groups.last, group.source.utf8.elementsEqual(source.utf8) {
                 let last = groups.count - 1
                 if groups[last].pages.last?.page == page {
-                    groups[last].pages[groups[last].pages.count - 1].count += 1
+                    groups[last].pages[groups[last].pages.count - 1].count += items
                 } else {
-                    groups[last].pages.append(PageGroup(page: page, count: 1))
+                    groups[last].pages.append(PageGroup(page: page, count: items))
                 }
             } else {
-                groups.append(SourceGroup(source: source, pages: [PageGroup(page: page, count: 1)]))
+                groups.append(SourceGroup(source: source, pages: [PageGroup(page: page, count: items)]))
             }
         }
     }

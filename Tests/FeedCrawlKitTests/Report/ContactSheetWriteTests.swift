@@ -2,9 +2,10 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 
-/// The crawler writes `OUT/index.html` streamed from the manifest file (keys sorted by page in
-/// an `ItemSorter`, each item read back by its location): the page must be the one
-/// `ContactSheet.html` makes from the whole manifest in memory.
+/// The crawler writes `OUT/index.html` streamed from the manifest file (keys and locations
+/// gathered in a `ContactSheet.Index` as the manifest is written, sorted by page, each item read
+/// back by its location): the page must be the one `ContactSheet.html` makes from the whole
+/// manifest in memory.
 @Suite("Contact sheet written from the manifest file")
 struct ContactSheetWriteTests {
     static func randomManifest(_ count: Int, seed: UInt64) -> Manifest {
@@ -30,11 +31,25 @@ struct ContactSheetWriteTests {
         return ContactSheetTests.manifest(items, options: ["flowers.type": "pixabay", "b-side.type": "array"])
     }
 
+    /// Saves `manifest` in `dir` as the crawler does (one `ManifestWriter`, each line added to an
+    /// index as it is written), then writes its contact sheet.
+    static func saveAndWriteSheet(_ manifest: Manifest, in dir: TestDirectory, spill: Spill?) throws {
+        let layout = CacheLayout(outDirectory: dir.path)
+        let index = ContactSheet.Index(spill: spill)
+        try AtomicFile.stream(to: layout.manifestPath) { (out: inout AtomicFileStream) throws(FileSystemError) in
+            var writer = ManifestWriter(generatedAt: manifest.generatedAt)
+            for item in manifest.sortedItems {
+                try writer.append(item, to: &out)
+                index.add(item, at: writer.lastLocation)
+            }
+            try writer.finish(run: manifest.run, to: &out)
+        }
+        try ContactSheet.write(index: index, manifestPath: layout.manifestPath, outDirectory: dir.path)
+    }
+
     static func written(_ manifest: Manifest, spill: Bool) throws -> (String, TestDirectory) {
         let dir = TestDirectory()
-        let layout = CacheLayout(outDirectory: dir.path)
-        try ManifestStore.save(manifest, outDirectory: dir.path)
-        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: spill ? Spill(directory: dir.path) : nil)
+        try saveAndWriteSheet(manifest, in: dir, spill: spill ? Spill(directory: dir.path) : nil)
         return (String(decoding: try FileIO.read(dir.file(ContactSheet.fileName)), as: UTF8.self), dir)
     }
 
@@ -53,24 +68,33 @@ struct ContactSheetWriteTests {
     }
 
     @Test func aVersion1ManifestIsRenderedAsItsConversion() throws {
+        let converted = try ManifestStore.decode(Array(V1Fixtures.manifest.utf8))
+        let (html, _) = try Self.written(converted, spill: false)
+        #expect(html == ContactSheet.html(converted))
+        #expect(html.contains("<a href=\"\(V1Fixtures.largeFile)\">large</a>"))  // details.largePatchFile, linked
+    }
+
+    @Test func aLineThatCannotBeReadBackKeepsItsTileAsAPlaceholder() throws {
+        let manifest = Self.randomManifest(5, seed: 8)
         let dir = TestDirectory()
         let layout = CacheLayout(outDirectory: dir.path)
-        try AtomicFile.write(Array(V1Fixtures.manifest.utf8), to: layout.manifestPath)
-        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: nil)
+        let index = ContactSheet.Index(spill: nil)
+        try ManifestStore.save(manifest, outDirectory: dir.path)
+        // Locations that point at no item line: every tile says it could not be read.
+        for item in manifest.sortedItems { index.add(item, at: ItemLocation(offset: 0, length: 10)) }
+        try ContactSheet.write(index: index, manifestPath: layout.manifestPath, outDirectory: dir.path)
         let html = String(decoding: try FileIO.read(dir.file(ContactSheet.fileName)), as: UTF8.self)
-        #expect(html == ContactSheet.html(try ManifestStore.decode(Array(V1Fixtures.manifest.utf8))))
-        #expect(html.contains("<a href=\"\(V1Fixtures.largeFile)\">large</a>"))  // details.largePatchFile, linked
+        #expect(html.components(separatedBy: "this item could not be read back from the manifest").count - 1 == 5)
     }
 
     @Test func anExistingPageIsReplacedAndNoManifestWritesNothing() throws {
         let dir = TestDirectory()
         let layout = CacheLayout(outDirectory: dir.path)
-        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: nil)
+        try ContactSheet.write(index: ContactSheet.Index(spill: nil), manifestPath: layout.manifestPath, outDirectory: dir.path)
         #expect(TestDirectory.list(dir.path).isEmpty)
         try AtomicFile.write(Array("old".utf8), to: dir.file(ContactSheet.fileName))
         let manifest = Self.randomManifest(20, seed: 5)
-        try ManifestStore.save(manifest, outDirectory: dir.path)
-        try ContactSheet.write(manifestPath: layout.manifestPath, outDirectory: dir.path, spill: nil)
+        try Self.saveAndWriteSheet(manifest, in: dir, spill: nil)
         #expect(String(decoding: try FileIO.read(dir.file(ContactSheet.fileName)), as: UTF8.self) == ContactSheet.html(manifest))
         #expect(TestDirectory.list(dir.path) == [ContactSheet.fileName, CacheLayout.manifestFileName])
     }
