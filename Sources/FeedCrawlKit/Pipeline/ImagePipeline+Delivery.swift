@@ -6,10 +6,12 @@ extension ImagePipeline {
     func deliver(_ outcomes: [(url: String, outcome: ImageRecord.Outcome)]) {
         var idle: [CheckedContinuation<Void, Never>] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
-        for (url, raw) in outcomes {
-            var progress: (ItemStatus, Int64)?
-            lock.withLock {
-                guard let task = tasks.removeValue(forKey: url) else { return }
+        var progress: [(url: String, status: ItemStatus, bytes: Int64)] = []
+        progress.reserveCapacity(outcomes.count)
+        // One lock for the batch: the engine's thread waits on this lock to start transfers.
+        lock.withLock {
+            for (url, raw) in outcomes {
+                guard let task = tasks.removeValue(forKey: url) else { continue }
                 if let waiting = urlWaiters.removeValue(forKey: url) { waiters += waiting }
                 let outcome = raw.keeping(task.previous).bounded()
                 if outcome.status != .cancelled, let first = task.subscribers.first {
@@ -17,12 +19,13 @@ extension ImagePipeline {
                     items.own(token: first.token, image: first.image, key: task.key.prefix)
                 }
                 for subscriber in task.subscribers { resolveLocked(subscriber, outcome) }
-                progress = (outcome.status, outcome.status == .downloaded ? outcome.bytes ?? 0 : 0)
+                progress.append((url, outcome.status, outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
                 if outcome.status == .downloaded { downloaded += outcome.bytes ?? 0 }
-                if tasks.isEmpty { swap(&idle, &idleWaiters) }
             }
-            if let (status, bytes) = progress { events(.imageFinished(url: url, status: status, bytes: bytes)) }
+            if tasks.isEmpty { swap(&idle, &idleWaiters) }
         }
+        recordCompleted()
+        for (url, status, bytes) in progress { events(.imageFinished(url: url, status: status, bytes: bytes)) }
         for waiter in waiters { waiter.resume() }
         for waiter in idle { waiter.resume() }
     }
@@ -30,19 +33,42 @@ extension ImagePipeline {
     /// Gives one subscriber its image's outcome; records the item when that completes it.
     func resolveLocked(_ subscriber: PrefetchScheduler.Subscriber, _ outcome: ImageRecord.Outcome) {
         items.resolve(token: subscriber.token, image: subscriber.image, outcome: outcome)
-        if let pending = items.takeIfComplete(subscriber.token) { recordLocked(pending) }
+        if let pending = items.takeIfComplete(subscriber.token) { recordLocked(subscriber.token, pending) }
     }
 
     /// Ends item `token`'s registration (or its wait for details); records it when complete.
     func completeLocked(_ token: Int) {
         items.close(token)
-        if let pending = items.takeIfComplete(token) { recordLocked(pending) }
+        if let pending = items.takeIfComplete(token) { recordLocked(token, pending) }
     }
 
-    private func recordLocked(_ pending: PendingItems.Pending) {
-        let location = recorder.record(pending.item)
+    /// Queues a complete item for `recordCompleted`, which journals it outside the lock.
+    private func recordLocked(_ token: Int, _ pending: PendingItems.Pending) {
+        recording[token] = pending
+        recordQueue.append(token)
+    }
+
+    /// Journals the items completed so far (encoding and appending outside the lock), then
+    /// points their URLs at their lines. Called after every lock section that can complete an
+    /// item; until then a queued item's outcomes are still found in `recording`.
+    func recordCompleted() {
+        let batch: [(token: Int, pending: PendingItems.Pending)] = lock.withLock {
+            guard !recordQueue.isEmpty else { return [] }
+            let batch = recordQueue.compactMap { token in recording[token].map { (token, $0) } }
+            recordQueue.removeAll(keepingCapacity: true)
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        let locations = batch.map { recorder.record($0.pending.item) }
         if recorder.journal.pendingCount >= 32 { committer.flushSoon() }
-        for owned in pending.owned { finished[owned.key] = .journaled(offset: location.offset, image: owned.image) }
+        lock.withLock {
+            for (entry, location) in zip(batch, locations) {
+                for owned in entry.pending.owned {
+                    finished[owned.key] = .journaled(offset: location.offset, image: owned.image)
+                }
+                recording[entry.token] = nil
+            }
+        }
     }
 
     /// The outcome this run already got for `url`, when it finished one (not cancelled).
@@ -52,7 +78,9 @@ extension ImagePipeline {
         case nil:
             return nil
         case .pending(let token, let index)?:
-            image = items.image(token: token, index: index)
+            image = items.image(token: token, index: index) ?? recording[token].flatMap {
+                index < $0.item.images.count ? $0.item.images[index] : nil
+            }
         case .journaled(let offset, let index)?:
             let item = recorder.item(startingAt: offset)
             image = item.flatMap { index < $0.images.count ? $0.images[index] : nil }
@@ -87,6 +115,7 @@ extension ImagePipeline {
             urlWaiters.removeAll()
             return rooms
         }
+        recordCompleted()
         stop(handles, waits)
         for room in rooms { room.resume() }
         wakeIfIdle()
@@ -110,6 +139,7 @@ extension ImagePipeline {
                 if let wait = tasks[key]?.retryWait { waits.append(wait) }
             }
         }
+        recordCompleted()
         stop(handles, waits)
         wakeIfIdle()
     }
@@ -138,8 +168,9 @@ extension ImagePipeline {
     /// committer. The run's items are then all in `recorder`.
     func finish() {
         lock.withLock {
-            for pending in items.takeAll() { recordLocked(pending) }
+            for (token, pending) in items.takeAll() { recordLocked(token, pending) }
         }
+        recordCompleted()
         committer.stop()
         releaseArchive()
     }

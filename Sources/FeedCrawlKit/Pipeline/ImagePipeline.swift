@@ -53,6 +53,10 @@ final class ImagePipeline: @unchecked Sendable {
     var items = PendingItems()
     /// URLs this run finished (fetched, revalidated or failed), by cache key: where the outcome is.
     var finished = FinishedURLs()
+    /// Complete items being journaled (`recordCompleted`), by token, and their order: taken from
+    /// `items` under the lock, encoded and appended outside it.
+    var recording: [Int: PendingItems.Pending] = [:]
+    var recordQueue: [Int] = []
     var cancelledGroups: Set<Int> = []
     /// Set by `cancelAll`: why everything stopped (e.g. `cancelled: deadline reached`).
     var stopReason: String?
@@ -129,12 +133,14 @@ final class ImagePipeline: @unchecked Sendable {
                     items.setError(problem, token: token)
                     completeLocked(token)
                 }
+                recordCompleted()
                 continue
             }
             for (index, image) in item.images.enumerated() {
                 await subscribe(image, token: token, index: index, group: group, page: item.page)
             }
             lock.withLock { completeLocked(token) }
+            recordCompleted()
         }
         return tokens
     }
@@ -145,6 +151,7 @@ final class ImagePipeline: @unchecked Sendable {
             items.setDetails(details, token: token)
             completeLocked(token)
         }
+        recordCompleted()
     }
 
     /// Resolves one image now, or subscribes it to its URL's task (waiting for room).

@@ -15,6 +15,14 @@ struct PendingItems {
         var awaitingDetails: Bool
         /// Images whose URL this item was the first to get an outcome for (see `FinishedURLs`).
         var owned: [(image: Int, key: UInt64)] = []
+
+        mutating func resolve(_ index: Int, _ outcome: ImageRecord.Outcome) {
+            guard index < min(item.images.count, 64), resolved & (1 << UInt64(index)) == 0 else { return }
+            let image = item.images[index]
+            item.images[index] = ImageRecord(variant: image.variant, url: image.url, outcome: outcome)
+            resolved |= 1 << UInt64(index)
+            unresolved -= 1
+        }
     }
 
     private var pending: [Int: Pending] = [:]
@@ -50,13 +58,7 @@ struct PendingItems {
 
     /// Gives image `index` of item `token` its outcome; an image already resolved keeps its first.
     mutating func resolve(token: Int, image index: Int, outcome: ImageRecord.Outcome) {
-        guard var entry = pending[token], index < min(entry.item.images.count, 64),
-              entry.resolved & (1 << UInt64(index)) == 0 else { return }
-        let image = entry.item.images[index]
-        entry.item.images[index] = ImageRecord(variant: image.variant, url: image.url, outcome: outcome)
-        entry.resolved |= 1 << UInt64(index)
-        entry.unresolved -= 1
-        pending[token] = entry
+        pending[token]?.resolve(index, outcome)  // in place: no copy of the item's images
     }
 
     /// Records that item `token` holds the outcome of the URL with `key` (image `index`).
@@ -88,8 +90,8 @@ struct PendingItems {
     }
 
     /// Removes and returns every item still pending (the run is over), in token order.
-    mutating func takeAll() -> [Pending] {
-        let all = pending.sorted { $0.key < $1.key }.map(\.value)
+    mutating func takeAll() -> [(token: Int, pending: Pending)] {
+        let all = pending.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         pending.removeAll()
         return all
     }
