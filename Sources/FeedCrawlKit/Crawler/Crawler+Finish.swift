@@ -42,7 +42,7 @@ extension Crawler {
     ) -> Finish {
         var result = Finish()
         // A shard writes no contact sheet: the merge does, for all shards.
-        let sheet = configuration.shard == nil ? ContactSheet.Index(spill: spill) : nil
+        let sheet = configuration.shard == nil ? ContactSheet.Index(spill: spill, run: run) : nil
         let room = previous.files + 2 * recorder.count + 1024
         let (present, temporary) = CacheFiles.scan(layout, capacity: room)
         let sorted = previous.inOrder
@@ -85,7 +85,7 @@ extension Crawler {
                 var writer = ManifestWriter(generatedAt: run.finishedAt ?? run.startedAt)
                 let merged = try merge.run(&inputs) { item in
                     try writer.append(item, to: &out)
-                    index?.add(item.item, at: writer.lastLocation)
+                    index?.add(item.item)
                 }
                 record.counts = Dictionary(uniqueKeysWithValues: merged.run.items.map { ($0.key.rawValue, $0.value) })
                 record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })

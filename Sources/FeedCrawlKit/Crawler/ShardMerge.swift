@@ -90,7 +90,7 @@ public struct ShardMerge: Sendable {
             try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
                 .map { try ManifestItemStream(path: $0, spill: spill) }
         }
-        let sheet = ContactSheet.Index(spill: spill)
+        let sheet: ContactSheet.Index
         do {
             var inputs = try streams()
             let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
@@ -111,12 +111,13 @@ public struct ShardMerge: Sendable {
             // Evicted files go in the sweep too, but they are counted as evicted, not as orphans.
             let evictedPresent = present.count - present.count(notIn: plan.evictedFiles)
             var referenced = CacheFiles()
+            sheet = ContactSheet.Index(spill: spill, run: record)
             inputs = try streams()
             try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
                 var writer = ManifestWriter(generatedAt: record.finishedAt ?? started)
                 let merged = try ManifestMerge(policy: policy).run(&inputs) { item in
                     try writer.append(item, to: &out)
-                    sheet.add(item.item, at: writer.lastLocation)
+                    sheet.add(item.item)
                 }
                 record.counts = Dictionary(uniqueKeysWithValues: merged.total.items.map { ($0.key.rawValue, $0.value) })
                 record.images = Dictionary(uniqueKeysWithValues: merged.total.images.map { ($0.key.rawValue, $0.value) })

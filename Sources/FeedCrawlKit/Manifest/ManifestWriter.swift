@@ -21,10 +21,6 @@ struct ManifestWriter {
     private var json = JSONText(capacity: 4096)
     private var items = 0
     private let generatedAt: Date
-    /// Bytes handed to the sink so far.
-    private var flushed: Int64 = 0
-    /// Where the item written last starts in the file, and its length.
-    private(set) var lastLocation = ItemLocation(offset: 0, length: 0)
 
     init(generatedAt: Date) {
         self.generatedAt = generatedAt
@@ -36,9 +32,7 @@ struct ManifestWriter {
     /// Appends `item`.
     mutating func append(_ item: ManifestItem, to out: inout some ByteSink) throws(FileSystemError) {
         startItem()
-        let start = json.bytes.count
         ItemJSON.write(item, to: &json)
-        endItem(start)
         try flushIfFull(&out)
     }
 
@@ -58,9 +52,7 @@ struct ManifestWriter {
     /// the journal without decoding it).
     mutating func append(line: UnsafeBufferPointer<UInt8>, to out: inout some ByteSink) throws(FileSystemError) {
         startItem()
-        let start = json.bytes.count
         json.bytes.append(contentsOf: line)
-        endItem(start)
         try flushIfFull(&out)
     }
 
@@ -75,7 +67,6 @@ struct ManifestWriter {
         }
         json.raw(Array("\n}\n".utf8))
         try out.write(json.bytes)
-        flushed += Int64(json.bytes.count)
         json.removeAll()
     }
 
@@ -91,16 +82,9 @@ struct ManifestWriter {
         items += 1
     }
 
-    private mutating func endItem(_ start: Int) {
-        // A longer line cannot be located (the reader refuses it too); read back, it fails to decode.
-        lastLocation = ItemLocation(
-            offset: flushed + Int64(start), length: min(json.bytes.count - start, ItemLocation.maxLength))
-    }
-
     private mutating func flushIfFull(_ out: inout some ByteSink) throws(FileSystemError) {
         guard json.bytes.count >= AtomicFileStream.bufferSize / 2 else { return }
         try out.write(json.bytes)
-        flushed += Int64(json.bytes.count)
         json.removeAll()
     }
 

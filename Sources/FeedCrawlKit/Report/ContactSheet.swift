@@ -38,27 +38,40 @@ public struct ContactSheet {
         }
         let earlier = manifest.run.map { run in items.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count } ?? 0
         var out = ""
-        sheet.render(outline: Outline(keys: items.lazy.map { ($0.source, $0.page) }, earlier: earlier), items: items) { out += $0 }
+        let tiles = items.lazy.map { item in
+            var tile = ""
+            sheet.figure(item, into: &tile)
+            return tile
+        }
+        sheet.render(outline: Outline(keys: items.lazy.map { ($0.source, $0.page) }, earlier: earlier), tiles: tiles) { out += $0 }
         return out
     }
 
-    /// What the sheet needs to know of a manifest before its first tile, gathered while the
-    /// manifest is written (`add`, once per item line): each item's key and page and where its
-    /// line is, sorted by page in an `ItemSorter` (runs in `spill`), the (source, page) groups,
-    /// and when each item was last seen. So `write` reads each item once, for its tile.
+    /// The sheet of a manifest being written, gathered as it is written (`add`, once per item):
+    /// each item's tile, rendered then and kept in `spill` (in memory without one), sorted by
+    /// page in an `ItemSorter` (runs in `spill`), the (source, page) groups, and when each item
+    /// was last seen. So `write` decodes no item: it copies the tiles in page order.
     final class Index {
         fileprivate let sorter: ItemSorter
+        fileprivate let tiles: TileStore
+        /// Renders the tiles; `run` is the run (or merge) whose manifest is being written.
+        private let sheet: ContactSheet
+        private var buffer = ""
         /// Items by source (keyed by its bytes, as the sorter compares them) and page.
         private var pages: [[UInt8]: (source: String, counts: [Int: Int])] = [:]
         private var seen: [Date: Int] = [:]  // items by lastSeen (a run start): few distinct values
 
-        init(spill: Spill?) {
+        init(spill: Spill?, run: RunRecord?) {
             sorter = ItemSorter(order: .page, spill: spill)
+            tiles = TileStore(spill: spill)
+            sheet = ContactSheet(generatedAt: run?.startedAt ?? .distantPast, run: run)
         }
 
-        /// Records `item`, whose line the manifest holds at `location`.
-        func add(_ item: ManifestItem, at location: ItemLocation) {
-            sorter.add(source: item.source, id: item.id, page: item.page, location: location)
+        /// Renders and records the tile of `item`.
+        func add(_ item: ManifestItem) {
+            buffer.removeAll(keepingCapacity: true)
+            sheet.figure(item, into: &buffer)
+            sorter.add(source: item.source, id: item.id, page: item.page, location: tiles.put(buffer))
             pages[Array(item.source.utf8), default: (item.source, [:])].counts[item.page, default: 0] += 1
             seen[item.lastSeen ?? .distantPast, default: 0] += 1
         }
@@ -74,51 +87,81 @@ public struct ContactSheet {
             }
             return outline
         }
+
+        /// The tile of the item `entry` names, or a placeholder saying it was lost.
+        fileprivate func tile(_ entry: ItemSorter.Entry) -> String {
+            if let text = tiles.read(entry.location) { return text }
+            var out = ""
+            sheet.figure(ManifestItem(source: entry.source, id: entry.id, page: entry.page,
+                                      error: "this item's tile could not be kept (no room for scratch data)"), into: &out)
+            return out
+        }
     }
 
-    /// Writes `OUT/index.html` for the manifest at `manifestPath`, whose lines `index` located
-    /// as it was written: the items are read back one at a time, in page order, as their tiles
-    /// are written. Atomic (temporary file, rename); not fsynced: the sheet can always be rebuilt
-    /// from the manifest. Without a manifest nothing is written.
+    /// Where an `Index` keeps rendered tiles: appended to the spill, or in memory when there is
+    /// none or a write to it failed (a full disk). Memory locations are offsets from
+    /// `memoryBase`, above any spill offset.
+    final class TileStore {
+        private let spill: Spill?
+        private var spilling: Bool
+        private var memory: [UInt8] = []
+        static let memoryBase: Int64 = 1 << 39
+
+        init(spill: Spill?) {
+            self.spill = spill
+            spilling = spill != nil
+        }
+
+        func put(_ text: String) -> ItemLocation {
+            let bytes = Array(text.utf8)
+            guard bytes.count <= ItemLocation.maxLength else { return ItemLocation(offset: 0, length: 0) }
+            if let spill, spilling {
+                if let offset = spill.append(bytes) { return ItemLocation(offset: offset, length: bytes.count) }
+                spilling = false
+            }
+            defer { memory.append(contentsOf: bytes) }
+            return ItemLocation(offset: Self.memoryBase + Int64(memory.count), length: bytes.count)
+        }
+
+        /// The tile at `location`, or nil when it was not kept or cannot be read back.
+        func read(_ location: ItemLocation) -> String? {
+            guard location.length > 0 else { return nil }
+            if location.offset >= Self.memoryBase {
+                let start = Int(location.offset - Self.memoryBase)
+                return String(decoding: memory[start..<start + location.length], as: UTF8.self)
+            }
+            return spill?.read(at: location.offset, count: location.length).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// Writes `OUT/index.html` for the manifest at `manifestPath`, whose items `index` gathered
+    /// as it was written: the header from the manifest's, then the tiles in page order. Atomic
+    /// (temporary file, rename); not fsynced: the sheet can always be rebuilt from the manifest.
+    /// Without a manifest nothing is written.
     static func write(index: Index, manifestPath: String, outDirectory: String) throws {
         guard let header = try ManifestReader.header(path: manifestPath) else { return }
         let outline = index.outline(runStarted: header.run?.startedAt)
-        let fd = try FileIO.open(manifestPath, O_RDONLY)
-        defer { close(fd) }
-        // An item that cannot be read back keeps its tile (as a placeholder saying so), so every
-        // later tile stays in its page group.
-        let items = index.sorter.sorted().lazy.map { entry in
-            (try? FileIO.readAt(fd, offset: entry.location.offset, count: entry.location.length, path: manifestPath) {
-                try ItemJSON.decode($0, v1: ManifestItemV1.Variants())
-            }) ?? ManifestItem(
-                source: entry.source, id: entry.id, page: entry.page,
-                error: "this item could not be read back from the manifest")
-        }
         let writer = try ChunkedFileWriter(path: outDirectory + "/" + fileName)
-        ContactSheet(generatedAt: header.generatedAt, run: header.run).render(outline: outline, items: items) {
-            writer.append($0)
-        }
+        ContactSheet(generatedAt: header.generatedAt, run: header.run)
+            .render(outline: outline, tiles: index.sorter.sorted().lazy.map(index.tile)) { writer.append($0) }
         try writer.commit()
     }
 
-    /// Renders the page in pieces, in order: `items` sorted by source, page and id, as `outline`
-    /// describes them.
-    func render<Items: Sequence<ManifestItem>>(outline: Outline, items: Items, _ emit: (String) -> Void) {
+    /// Renders the page in pieces, in order: the `tiles` of the items sorted by source, page and
+    /// id, as `outline` describes them.
+    func render<Tiles: Sequence<String>>(outline: Outline, tiles: Tiles, _ emit: (String) -> Void) {
         emit(head())
         emit(header(outline))
         emit("<main>\n")
-        var iterator = items.makeIterator()
-        var buffer = ""
+        var iterator = tiles.makeIterator()
         for (sourceIndex, group) in outline.groups.enumerated() {
             let count = group.pages.reduce(0) { $0 + $1.count }
             emit("<section id=\"s\(sourceIndex)\"><h2>\(HTMLText.escape(group.source, limit: 80)) <small>\(count) items</small></h2>\n")
             for page in group.pages {
                 emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(page.count) items</small></h3>\n<div class=\"grid\">\n")
                 for _ in 0..<page.count {
-                    guard let item = iterator.next() else { break }
-                    buffer.removeAll(keepingCapacity: true)
-                    figure(item, into: &buffer)
-                    emit(buffer)
+                    guard let tile = iterator.next() else { break }
+                    emit(tile)
                 }
                 emit("</div>\n")
             }

@@ -216,7 +216,12 @@ struct ContactSheetTests {
         let sorted = manifest.sortedItems.sorted { ($0.source, $0.page) < ($1.source, $1.page) || (($0.source, $0.page) == ($1.source, $1.page) && ManifestItem.compareIDs($0.id, $1.id) < 0) }
         var bytes = 0
         var pieces = 0
-        sheet.render(outline: .init(keys: sorted.map { ($0.source, $0.page) }, earlier: 0), items: sorted) {
+        let tiles = sorted.lazy.map { item in
+            var tile = ""
+            sheet.figure(item, into: &tile)
+            return tile
+        }
+        sheet.render(outline: .init(keys: sorted.map { ($0.source, $0.page) }, earlier: 0), tiles: tiles) {
             bytes += $0.utf8.count
             pieces += 1
         }

@@ -2,11 +2,10 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 
-/// The crawler writes `OUT/index.html` streamed from the manifest file (keys and locations
-/// gathered in a `ContactSheet.Index` as the manifest is written, sorted by page, each item read
-/// back by its location): the page must be the one `ContactSheet.html` makes from the whole
-/// manifest in memory.
-@Suite("Contact sheet written from the manifest file")
+/// The crawler writes `OUT/index.html` streamed as the manifest is written (each item's tile
+/// rendered then and kept in a `ContactSheet.Index`, sorted by page, copied out in that order):
+/// the page must be the one `ContactSheet.html` makes from the whole manifest in memory.
+@Suite("Contact sheet written as the manifest is written")
 struct ContactSheetWriteTests {
     static func randomManifest(_ count: Int, seed: UInt64) -> Manifest {
         var random = TestRandom(seed: seed)
@@ -35,12 +34,12 @@ struct ContactSheetWriteTests {
     /// index as it is written), then writes its contact sheet.
     static func saveAndWriteSheet(_ manifest: Manifest, in dir: TestDirectory, spill: Spill?) throws {
         let layout = CacheLayout(outDirectory: dir.path)
-        let index = ContactSheet.Index(spill: spill)
+        let index = ContactSheet.Index(spill: spill, run: manifest.run)
         try AtomicFile.stream(to: layout.manifestPath) { (out: inout AtomicFileStream) throws(FileSystemError) in
             var writer = ManifestWriter(generatedAt: manifest.generatedAt)
             for item in manifest.sortedItems {
                 try writer.append(item, to: &out)
-                index.add(item, at: writer.lastLocation)
+                index.add(item)
             }
             try writer.finish(run: manifest.run, to: &out)
         }
@@ -74,23 +73,21 @@ struct ContactSheetWriteTests {
         #expect(html.contains("<a href=\"\(V1Fixtures.largeFile)\">large</a>"))  // details.largePatchFile, linked
     }
 
-    @Test func aLineThatCannotBeReadBackKeepsItsTileAsAPlaceholder() throws {
-        let manifest = Self.randomManifest(5, seed: 8)
+    /// Tiles are kept in the spill, or in memory without one; each reads back as it was put.
+    @Test(arguments: [false, true])
+    func tilesReadBackFromTheSpillOrMemory(spill: Bool) throws {
         let dir = TestDirectory()
-        let layout = CacheLayout(outDirectory: dir.path)
-        let index = ContactSheet.Index(spill: nil)
-        try ManifestStore.save(manifest, outDirectory: dir.path)
-        // Locations that point at no item line: every tile says it could not be read.
-        for item in manifest.sortedItems { index.add(item, at: ItemLocation(offset: 0, length: 10)) }
-        try ContactSheet.write(index: index, manifestPath: layout.manifestPath, outDirectory: dir.path)
-        let html = String(decoding: try FileIO.read(dir.file(ContactSheet.fileName)), as: UTF8.self)
-        #expect(html.components(separatedBy: "this item could not be read back from the manifest").count - 1 == 5)
+        let store = ContactSheet.TileStore(spill: spill ? Spill(directory: dir.path) : nil)
+        let texts = ["<figure>a</figure>", "<figure>é ✓</figure>", String(repeating: "x", count: 70_000)]
+        let locations = texts.map(store.put)
+        #expect(locations.map { store.read($0) } == texts)
+        #expect(locations.allSatisfy { ($0.offset >= ContactSheet.TileStore.memoryBase) == !spill })
     }
 
     @Test func anExistingPageIsReplacedAndNoManifestWritesNothing() throws {
         let dir = TestDirectory()
         let layout = CacheLayout(outDirectory: dir.path)
-        try ContactSheet.write(index: ContactSheet.Index(spill: nil), manifestPath: layout.manifestPath, outDirectory: dir.path)
+        try ContactSheet.write(index: ContactSheet.Index(spill: nil, run: nil), manifestPath: layout.manifestPath, outDirectory: dir.path)
         #expect(TestDirectory.list(dir.path).isEmpty)
         try AtomicFile.write(Array("old".utf8), to: dir.file(ContactSheet.fileName))
         let manifest = Self.randomManifest(20, seed: 5)
