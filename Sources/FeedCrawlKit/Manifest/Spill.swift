@@ -11,10 +11,14 @@ final class Spill {
     /// Names the file in errors and for `WriteFaults` (it has no name of its own).
     let faultPath: String
     private(set) var size: Int64 = 0
+    private let directory: String
+    /// Whether the file position may be past `size` (after a failed write).
+    private var misplaced = false
 
     /// A scratch file in `directory`, or nil when none can be made there (callers then keep
     /// their data in memory).
     init?(directory: String) {
+        self.directory = directory
         faultPath = directory + "/.spill"
         // O_TMPFILE (__O_TMPFILE | O_DIRECTORY) is a macro Swift does not import.
         let oTmpfile: Int32 = 0o20_000_000 | O_DIRECTORY
@@ -36,14 +40,24 @@ final class Spill {
     func append(_ bytes: [UInt8]) -> Int64? {
         let written = bytes.withUnsafeBytes { raw in
             Result { () throws(FileSystemError) in
-                // Reads use pread, so the file position stays at the end.
-                _ = lseek(fd, off_t(size), SEEK_SET)
+                // Reads use pread, so the file position stays at the end, unless a failed write
+                // left part of its bytes: then the next append starts at `size` again.
+                if misplaced { _ = lseek(fd, off_t(size), SEEK_SET) }
                 try FileIO.writeAll(fd, raw, path: faultPath)
             }
         }
-        guard case .success = written else { return nil }
+        guard case .success = written else {
+            misplaced = true
+            return nil
+        }
+        misplaced = false
         defer { size += Int64(bytes.count) }
         return size
+    }
+
+    /// Another scratch file in the same folder, for a second writer (nil when none can be made).
+    func sibling() -> Spill? {
+        Spill(directory: directory)
     }
 
     /// The `count` bytes at `offset`, or nil when they cannot be read back.

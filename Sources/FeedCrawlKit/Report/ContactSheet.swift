@@ -98,39 +98,67 @@ public struct ContactSheet {
         }
     }
 
-    /// Where an `Index` keeps rendered tiles: appended to the spill, or in memory when there is
-    /// none or a write to it failed (a full disk). Memory locations are offsets from
-    /// `memoryBase`, above any spill offset.
+    /// Where an `Index` keeps rendered tiles: in a scratch file of its own next to `spill`,
+    /// written 64 KiB at a time, or in memory when there is none or a write to it failed (a
+    /// full disk). Memory locations are offsets from `memoryBase`, above any file offset.
     final class TileStore {
-        private let spill: Spill?
+        private let file: Spill?
         private var spilling: Bool
+        /// Tiles not yet written to `file`; they start at its end.
+        private var pending: [UInt8] = []
         private var memory: [UInt8] = []
         static let memoryBase: Int64 = 1 << 39
+        static let chunk = 64 << 10
 
         init(spill: Spill?) {
-            self.spill = spill
-            spilling = spill != nil
+            file = spill?.sibling()
+            spilling = file != nil
+            pending.reserveCapacity(spilling ? Self.chunk + 4096 : 0)
         }
 
         func put(_ text: String) -> ItemLocation {
-            let bytes = Array(text.utf8)
-            guard bytes.count <= ItemLocation.maxLength else { return ItemLocation(offset: 0, length: 0) }
-            if let spill, spilling {
-                if let offset = spill.append(bytes) { return ItemLocation(offset: offset, length: bytes.count) }
-                spilling = false
+            let count = text.utf8.count
+            guard count > 0, count <= ItemLocation.maxLength else { return ItemLocation(offset: 0, length: 0) }
+            if let file, spilling {
+                let location = ItemLocation(offset: file.size + Int64(pending.count), length: count)
+                pending.append(contentsOf: text.utf8)
+                if pending.count >= Self.chunk { flush() }  // on failure `read` finds it in memory
+                return location
             }
-            defer { memory.append(contentsOf: bytes) }
-            return ItemLocation(offset: Self.memoryBase + Int64(memory.count), length: bytes.count)
+            defer { memory.append(contentsOf: text.utf8) }
+            return ItemLocation(offset: Self.memoryBase + Int64(memory.count), length: count)
         }
+
+        /// Writes the pending tiles; on failure they move to memory, where later tiles go too.
+        private func flush() {
+            guard let file, spilling, !pending.isEmpty else { return }
+            if file.append(pending) == nil {
+                spilling = false
+                // Their locations were handed out as file offsets: keep them readable by
+                // recording where in memory each pending tile now is.
+                relocated = (file.size, Self.memoryBase + Int64(memory.count), pending.count)
+                memory.append(contentsOf: pending)
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+
+        /// The file offset the tiles pending at a failed write would have started at, where they
+        /// are in memory instead, and how many bytes.
+        private var relocated: (fileOffset: Int64, memoryOffset: Int64, count: Int)?
 
         /// The tile at `location`, or nil when it was not kept or cannot be read back.
         func read(_ location: ItemLocation) -> String? {
             guard location.length > 0 else { return nil }
-            if location.offset >= Self.memoryBase {
-                let start = Int(location.offset - Self.memoryBase)
+            flush()
+            var offset = location.offset
+            if let relocated, offset >= relocated.fileOffset, offset < relocated.fileOffset + Int64(relocated.count) {
+                offset = relocated.memoryOffset + (offset - relocated.fileOffset)
+            }
+            if offset >= Self.memoryBase {
+                let start = Int(offset - Self.memoryBase)
                 return String(decoding: memory[start..<start + location.length], as: UTF8.self)
             }
-            return spill?.read(at: location.offset, count: location.length).map { String(decoding: $0, as: UTF8.self) }
+            return file?.read(at: offset, count: location.length).map { String(decoding: $0, as: UTF8.self) }
         }
     }
 

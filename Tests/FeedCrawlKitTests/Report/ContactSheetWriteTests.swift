@@ -73,15 +73,29 @@ struct ContactSheetWriteTests {
         #expect(html.contains("<a href=\"\(V1Fixtures.largeFile)\">large</a>"))  // details.largePatchFile, linked
     }
 
-    /// Tiles are kept in the spill, or in memory without one; each reads back as it was put.
+    /// Tiles are kept in a scratch file, or in memory without one; each reads back as it was put.
     @Test(arguments: [false, true])
     func tilesReadBackFromTheSpillOrMemory(spill: Bool) throws {
         let dir = TestDirectory()
         let store = ContactSheet.TileStore(spill: spill ? Spill(directory: dir.path) : nil)
-        let texts = ["<figure>a</figure>", "<figure>é ✓</figure>", String(repeating: "x", count: 70_000)]
+        let texts = ["<figure>a</figure>", "<figure>é ✓</figure>", String(repeating: "x", count: 70_000), "<figure>b</figure>"]
         let locations = texts.map(store.put)
         #expect(locations.map { store.read($0) } == texts)
         #expect(locations.allSatisfy { ($0.offset >= ContactSheet.TileStore.memoryBase) == !spill })
+    }
+
+    /// A full disk while tiles are written: those pending and every later one stay in memory,
+    /// and every tile still reads back as it was put.
+    @Test func aFullDiskKeepsTheTilesInMemory() throws {
+        let dir = TestDirectory()
+        let store = ContactSheet.TileStore(spill: Spill(directory: dir.path))
+        WriteFaults.arm(directory: dir.path, allowBytes: 100_000)
+        defer { WriteFaults.disarm(directory: dir.path) }
+        let texts = (0..<400).map { "<figure>\($0) " + String(repeating: "t", count: 500) + "</figure>" }
+        let locations = texts.map(store.put)
+        #expect(locations.map { store.read($0) } == texts)
+        #expect(locations.contains { $0.offset >= ContactSheet.TileStore.memoryBase })  // the disk did fill
+        #expect(locations.first.map { $0.offset < ContactSheet.TileStore.memoryBase } == true)
     }
 
     @Test func anExistingPageIsReplacedAndNoManifestWritesNothing() throws {
