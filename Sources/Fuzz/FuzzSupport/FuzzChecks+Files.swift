@@ -28,6 +28,10 @@ extension FuzzChecks {
     /// survive its own encoding.
     public static func manifest(_ bytes: [UInt8]) -> [String] {
         var v = FuzzViolations()
+        // The strict scanner tried first must agree with JSONDecoder on every page it accepts.
+        if let scanned = FeedExchange.scannerDecode(bytes) {
+            v.check(scanned == (try? FeedExchange.foundationDecode(bytes)), "the exchange scanner disagrees with JSONDecoder")
+        }
         if let exchange = try? FeedExchange.decode(bytes) {
             _ = exchange.response
             let again = (try? exchange.encoded()).flatMap { try? FeedExchange.decode($0) }
