@@ -65,8 +65,7 @@ enum DemoFeedCommand {
         do {
             options = try parse(arguments)
         } catch {
-            Console.err("feedcrawl: error: \(error)\nRun 'feedcrawl demo-feed --help' for usage.")
-            exit(ExitStatus.usage.rawValue)
+            Console.usageError("\(error)", help: "feedcrawl demo-feed")
         }
         if options.help {
             Console.out(HelpText.demoFeed)

@@ -59,8 +59,7 @@ enum ManifestCommand {
         do {
             options = try parse(arguments)
         } catch {
-            Console.err("feedcrawl: error: \(error)\nRun 'feedcrawl manifest --help' for usage.")
-            exit(ExitStatus.usage.rawValue)
+            Console.usageError("\(error)", help: "feedcrawl manifest")
         }
         if options.help {
             Console.out(HelpText.manifest)

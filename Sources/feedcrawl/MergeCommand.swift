@@ -18,8 +18,7 @@ enum MergeCommand {
         do {
             options = try LoadedConfiguration.load(arguments: arguments, environment: environment).options
         } catch {
-            Console.err("feedcrawl: error: \(error)\nRun 'feedcrawl manifest merge --help' for usage.")
-            exit(ExitStatus.usage.rawValue)
+            Console.usageError("\(error)", help: "feedcrawl manifest merge")
         }
         var merge = ShardMerge(outDirectory: options.outDirectory)
         merge.cacheMaxBytes = options.cacheMaxBytes

@@ -19,8 +19,7 @@ enum ConfigCommand {
             CrawlCommand.usageError(error, arguments: [])
         }
         guard loaded.options.action == .crawl else {
-            Console.err("feedcrawl: error: config takes the crawl's options, not --help/--version there\nRun 'feedcrawl config --help' for usage.")
-            exit(ExitStatus.usage.rawValue)
+            Console.usageError("config takes the crawl's options, not --help/--version there", help: "feedcrawl config")
         }
         var problem: String?
         do {
