@@ -48,7 +48,7 @@ struct CrashRecoveryTests {
             #expect(await waitUntil { FileManager.default.fileExists(atPath: out.path + "/.lock") })
             process.send(SIGKILL)
             let exit = await process.exit()
-            #expect(exit.signaled && exit.status == SIGKILL)
+            #expect(exit.signaled && exit.status == SIGKILL, "status \(exit.status); stderr: \(exit.stderr)")
             try await rerunAndCheck(feed, out)
         }
     }
@@ -71,10 +71,10 @@ struct CrashRecoveryTests {
                 let midway = await waitUntil {
                     out.cacheFiles().subtracting(oldFiles).count >= 2 && !Set(out.partFiles()).subtracting(oldParts).isEmpty
                 }
-                #expect(midway)
+                #expect(midway, "round \(round); stderr so far: \(process.stderrSoFar)")
                 process.send(SIGKILL)
                 let exit = await process.exit()
-                #expect(exit.signaled && exit.status == SIGKILL)
+                #expect(exit.signaled && exit.status == SIGKILL, "status \(exit.status); stderr: \(exit.stderr)")
                 // Each image takes 0.6 s to arrive: the kill caught some halfway.
                 #expect(!out.partFiles().isEmpty)
             }
