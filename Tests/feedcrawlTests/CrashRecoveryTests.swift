@@ -38,9 +38,14 @@ struct CrashRecoveryTests {
         #expect(out.cacheFiles() == manifest.files, sourceLocation: sourceLocation)
     }
 
+    /// Images for the runs these tests kill: 4 s each, so a run lasts 20 s or more and the kill
+    /// still finds it running when the whole suite on 2 cores delays this test by seconds (it
+    /// has: at 0.6 s an image, a starved test once found the run already finished).
+    static let killedRunRate = 300
+
     @Test func killedAtTheStart() async throws {
         try await BinaryTestGate.run {
-            let feed = try SlowFeed()
+            let feed = try SlowFeed(bytesPerSecond: Self.killedRunRate)
             defer { feed.stop() }
             let out = OutputFolder()
             defer { out.remove() }
@@ -55,7 +60,7 @@ struct CrashRecoveryTests {
 
     @Test func killedMidDownloadTwice() async throws {
         try await BinaryTestGate.run {
-            let feed = try SlowFeed()
+            let feed = try SlowFeed(bytesPerSecond: Self.killedRunRate)
             defer { feed.stop() }
             let out = OutputFolder()
             defer { out.remove() }
@@ -68,14 +73,14 @@ struct CrashRecoveryTests {
                 let process = try BinaryProcess(
                     feed.arguments(out: out.path, allVariants: round == 2), environment: feed.environment)
                 // New images are stored, others are arriving.
-                let midway = await waitUntil {
+                let midway = await waitUntil(seconds: 60) {
                     out.cacheFiles().subtracting(oldFiles).count >= 2 && !Set(out.partFiles()).subtracting(oldParts).isEmpty
                 }
                 #expect(midway, "round \(round); stderr so far: \(process.stderrSoFar)")
                 process.send(SIGKILL)
                 let exit = await process.exit()
                 #expect(exit.signaled && exit.status == SIGKILL, "status \(exit.status); stderr: \(exit.stderr)")
-                // Each image takes 0.6 s to arrive: the kill caught some halfway.
+                // Each image takes 4 s to arrive: the kill caught some halfway.
                 #expect(!out.partFiles().isEmpty)
             }
             // The journal of the second run holds what it finished; the rerun folds it in.
