@@ -46,9 +46,11 @@ struct InterruptionTests {
 
     @Test func aSignalKeepsTheStoredVariantsOfACancelledItemAndTheRerunFetchesOnlyTheRest() async throws {
         try await BinaryTestGate.run {
-            // Each image takes 0.6 s, 8 at a time: first variants go before second ones once
-            // transfers wait, so after two rounds some items have one variant stored, one waiting.
-            let feed = try SlowFeed()
+            // Each image takes 2 s: first variants go before second ones once transfers wait, so
+            // after a round some items have one variant stored, one waiting; and the run lasts
+            // 20 s or more, so the signal finds it running even when the suite's load delays
+            // this test by seconds.
+            let feed = try SlowFeed(bytesPerSecond: 600)
             defer { feed.stop() }
             let out = OutputFolder()
             defer { out.remove() }
