@@ -29,11 +29,11 @@ enum ItemLineScanner {
             case 0: guard let v = scanner.string() else { return false }; item.source = v
             case 1: guard let v = scanner.string() else { return false }; item.id = v
             case 2: guard let v = scanner.int64(), let i = Int(exactly: v) else { return false }; item.page = i
-            case 3: guard let v = optionalString(&scanner) else { return false }; item.title = v ?? ""
-            case 4: guard let v = optionalString(&scanner) else { return false }; item.author = v
-            case 5: guard let v = optionalString(&scanner) else { return false }; item.pageURL = v
+            case 3: guard let v = scanner.nullableString() else { return false }; item.title = v ?? ""
+            case 4: guard let v = scanner.nullableString() else { return false }; item.author = v
+            case 5: guard let v = scanner.nullableString() else { return false }; item.pageURL = v
             case 6: guard let v = optionalDate(&scanner) else { return false }; item.lastSeen = v
-            case 7: guard let v = optionalString(&scanner) else { return false }; item.error = v
+            case 7: guard let v = scanner.nullableString() else { return false }; item.error = v
             case 8: guard let v = details(&scanner) else { return false }; item.details = v
             case 9: guard let v = images(&scanner) else { return false }; item.images = v
             default:
@@ -54,7 +54,7 @@ enum ItemLineScanner {
         let keys: [StaticString] = ["rocketName", "rocketType", "site", "error"]
         let ok = scanner.members { scanner, key in
             guard let slot = keys.firstIndex(where: { scanner.matches(key, $0) }) else { return scanner.skipValue() }
-            guard seen & (1 << slot) == 0, let value = optionalString(&scanner) else { return false }
+            guard seen & (1 << slot) == 0, let value = scanner.nullableString() else { return false }
             seen |= 1 << slot
             switch slot {
             case 0: details.rocketName = value
@@ -93,12 +93,12 @@ enum ItemLineScanner {
             case 0: guard let v = scanner.string() else { return false }; image.variant = v
             case 1: guard let v = scanner.string() else { return false }; image.url = v
             case 2: guard let v = scanner.string(), let s = ItemStatus(rawValue: v) else { return false }; image.status = s
-            case 4: guard let v = optionalInt(&scanner) else { return false }; image.bytes = v
-            case 7: guard let v = optionalInt(&scanner) else { return false }; image.width = v.flatMap { Int(exactly: $0) }
-            case 8: guard let v = optionalInt(&scanner) else { return false }; image.height = v.flatMap { Int(exactly: $0) }
+            case 4: guard let v = scanner.nullableInt64() else { return false }; image.bytes = v
+            case 7: guard let v = scanner.nullableInt64() else { return false }; image.width = v.flatMap { Int(exactly: $0) }
+            case 8: guard let v = scanner.nullableInt64() else { return false }; image.height = v.flatMap { Int(exactly: $0) }
             case 11: guard let v = optionalDate(&scanner) else { return false }; image.fetchedAt = v
             default:
-                guard let v = optionalString(&scanner) else { return false }
+                guard let v = scanner.nullableString() else { return false }
                 switch slot {
                 case 3: image.file = v
                 case 5: image.sha256 = v
@@ -115,16 +115,6 @@ enum ItemLineScanner {
     }
 
     /// `null` (→ `.some(nil)`) or a string; nil (give up) for anything else.
-    private static func optionalString(_ scanner: inout StrictJSONScanner) -> String?? {
-        if scanner.literal("null") { return .some(nil) }
-        return scanner.string().map { .some($0) }
-    }
-
-    private static func optionalInt(_ scanner: inout StrictJSONScanner) -> Int64?? {
-        if scanner.literal("null") { return .some(nil) }
-        return scanner.int64().map { .some($0) }
-    }
-
     /// `null` or a date exactly as `ItemJSON` writes it, `YYYY-MM-DDTHH:MM:SSZ` (1583–9999).
     private static func optionalDate(_ scanner: inout StrictJSONScanner) -> Date?? {
         if scanner.literal("null") { return .some(nil) }

@@ -214,6 +214,18 @@ struct StrictJSONScanner {
         return position - start
     }
 
+    /// `null` (nil inside) or a string; nil for anything else.
+    mutating func nullableString() -> String?? {
+        if literal("null") { return .some(nil) }
+        return string().map { .some($0) }
+    }
+
+    /// `null` (nil inside) or a plain integer that fits `Int64`; nil for anything else.
+    mutating func nullableInt64() -> Int64?? {
+        if literal("null") { return .some(nil) }
+        return int64().map { .some($0) }
+    }
+
     /// Skips any value, checking its syntax strictly.
     mutating func skipValue() -> Bool {
         switch current {

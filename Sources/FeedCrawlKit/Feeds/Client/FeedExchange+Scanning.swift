@@ -25,46 +25,39 @@ extension FeedExchange {
     ]
 
     private static func exchange(_ scanner: inout StrictJSONScanner) -> FeedExchange? {
-        var version = 0, source = "", fetchedAt = 0.0
-        var request = FeedRequestIdentity(method: "", url: "", body: nil)
-        var headers: [Header] = []
-        var status: Int?
-        var body: String?, bodyBase64: String?, error: String?
+        var exchange = FeedExchange(
+            source: "", request: FeedRequestIdentity(method: "", url: "", body: nil), error: "",
+            fetchedAt: Date(timeIntervalSince1970: 0))
+        exchange.error = nil
         var seen: UInt32 = 0
         let ok = scanner.members { scanner, key in
             guard let slot = keys.firstIndex(where: { scanner.matches(key, $0) }) else { return scanner.skipValue() }
             guard seen & (1 << slot) == 0 else { return false }
             seen |= 1 << slot
             switch slot {
-            case 0: guard let v = scanner.int64(), let n = Int(exactly: v) else { return false }; version = n
-            case 1: guard let v = scanner.string() else { return false }; source = v
-            case 2: guard let v = identity(&scanner) else { return false }; request = v
-            case 3: guard let (_, text) = scanner.number(), let v = Double(text), v.isFinite else { return false }; fetchedAt = v
-            case 4: guard let v = headerList(&scanner) else { return false }; headers = v
+            case 0: guard let v = scanner.int64(), let n = Int(exactly: v) else { return false }; exchange.version = n
+            case 1: guard let v = scanner.string() else { return false }; exchange.source = v
+            case 2: guard let v = identity(&scanner) else { return false }; exchange.request = v
+            case 3: guard let (_, text) = scanner.number(), let v = Double(text), v.isFinite else { return false }; exchange.fetchedAt = v
+            case 4: guard let v = headerList(&scanner) else { return false }; exchange.headers = v
             case 5:
-                if scanner.literal("null") { return true }
-                guard let v = scanner.int64(), let n = Int(exactly: v) else { return false }
-                status = n
+                guard let v = scanner.nullableInt64() else { return false }
+                if let v {
+                    guard let n = Int(exactly: v) else { return false }
+                    exchange.status = n
+                }
             default:
-                guard let v = optionalString(&scanner) else { return false }
+                guard let v = scanner.nullableString() else { return false }
                 switch slot {
-                case 6: body = v
-                case 7: bodyBase64 = v
-                default: error = v
+                case 6: exchange.body = v
+                case 7: exchange.bodyBase64 = v
+                default: exchange.error = v
                 }
             }
             return true
         }
         // version, source, request, fetchedAt and headers are required.
         guard ok, seen & 0b11111 == 0b11111 else { return nil }
-        var exchange = FeedExchange(source: source, request: request, error: "", fetchedAt: Date(timeIntervalSince1970: fetchedAt))
-        exchange.version = version
-        exchange.fetchedAt = fetchedAt
-        exchange.headers = headers
-        exchange.status = status
-        exchange.body = body
-        exchange.bodyBase64 = bodyBase64
-        exchange.error = error
         return exchange
     }
 
@@ -81,7 +74,7 @@ extension FeedExchange {
             case 0: method = scanner.string(); return method != nil
             case 1: url = scanner.string(); return url != nil
             default:
-                guard let v = optionalString(&scanner) else { return false }
+                guard let v = scanner.nullableString() else { return false }
                 body = v
                 return true
             }
@@ -112,11 +105,5 @@ extension FeedExchange {
             return true
         }
         return ok ? headers : nil
-    }
-
-    /// `null` (nil inside) or a string; nil for anything else.
-    private static func optionalString(_ scanner: inout StrictJSONScanner) -> String?? {
-        if scanner.literal("null") { return .some(nil) }
-        return scanner.string().map { .some($0) }
     }
 }
