@@ -78,9 +78,7 @@ extension ImagePipeline {
         case nil:
             return nil
         case .pending(let token, let index)?:
-            image = items.image(token: token, index: index) ?? recording[token].flatMap {
-                index < $0.item.images.count ? $0.item.images[index] : nil
-            }
+            image = items.image(token: token, index: index) ?? recording[token]?.image(index) ?? nil
         case .journaled(let offset, let index)?:
             let item = recorder.item(startingAt: offset)
             image = item.flatMap { index < $0.images.count ? $0.images[index] : nil }

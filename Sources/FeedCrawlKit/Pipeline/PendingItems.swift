@@ -23,6 +23,14 @@ struct PendingItems {
             resolved |= 1 << UInt64(index)
             unresolved -= 1
         }
+
+        // Mutating only so that `pending[token]?.…` reaches the entry in place (a dictionary's
+        // getter would copy the whole item first).
+        mutating func isComplete() -> Bool { !registering && unresolved == 0 && !awaitingDetails }
+
+        mutating func image(_ index: Int) -> ImageRecord? {
+            index < item.images.count ? item.images[index] : nil
+        }
     }
 
     private var pending: [Int: Pending] = [:]
@@ -77,15 +85,13 @@ struct PendingItems {
     }
 
     /// Image `index` of item `token`, while the item is pending.
-    func image(token: Int, index: Int) -> ImageRecord? {
-        guard let item = pending[token]?.item, index < item.images.count else { return nil }
-        return item.images[index]
+    mutating func image(token: Int, index: Int) -> ImageRecord? {
+        pending[token]?.image(index) ?? nil
     }
 
     /// Removes and returns item `token` when it is complete.
     mutating func takeIfComplete(_ token: Int) -> Pending? {
-        guard let entry = pending[token], !entry.registering, entry.unresolved == 0, !entry.awaitingDetails
-        else { return nil }
+        guard pending[token]?.isComplete() == true else { return nil }
         return pending.removeValue(forKey: token)
     }
 
