@@ -107,7 +107,9 @@ extension Crawler {
         try? recorder.journal.remove()
         // A shard sweeps nothing and writes no contact sheet: the merge does, for all shards.
         guard configuration.shard == nil else { return result }
-        if let referenced = result.referenced {
+        // The scan at the start of this phase saw every file: when the manifest references all
+        // of them and no `.part` file was left, there is nothing to sweep (no second readdir).
+        if let referenced = result.referenced, !temporary.isEmpty || present.count(notIn: referenced) > 0 {
             result.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - result.evictedPresent)
         }
         do {

@@ -60,6 +60,8 @@ public struct ContactSheet {
         /// Items by source (keyed by its bytes, as the sorter compares them) and page.
         private var pages: [[UInt8]: (source: String, counts: [Int: Int])] = [:]
         private var seen: [Date: Int] = [:]  // items by lastSeen (a run start): few distinct values
+        /// The last item's source and its bytes (items come sorted by source: one array a source).
+        private var lastSource: (name: String, bytes: [UInt8]) = ("", [])
 
         init(spill: Spill?, run: RunRecord?) {
             sorter = ItemSorter(order: .page, spill: spill)
@@ -72,7 +74,8 @@ public struct ContactSheet {
             buffer.removeAll(keepingCapacity: true)
             sheet.figure(item, into: &buffer)
             sorter.add(source: item.source, id: item.id, page: item.page, location: tiles.put(buffer))
-            pages[Array(item.source.utf8), default: (item.source, [:])].counts[item.page, default: 0] += 1
+            if !lastSource.name.utf8.elementsEqual(item.source.utf8) { lastSource = (item.source, Array(item.source.utf8)) }
+            pages[lastSource.bytes, default: (item.source, [:])].counts[item.page, default: 0] += 1
             seen[item.lastSeen ?? .distantPast, default: 0] += 1
         }
 
