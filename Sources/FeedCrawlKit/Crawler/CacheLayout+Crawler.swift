@@ -54,21 +54,15 @@ extension CacheLayout {
         guard let top = opendir(cacheDirectory) else { return }
         defer { closedir(top) }
         while let entry = readdir(top) {
-            let name = Self.name(of: entry)
+            let name = DirectoryEntry.name(entry)
             guard name.utf8.count == 2, name != ".." else { continue }
             let folder = cacheDirectory + "/" + name
             guard let dir = opendir(folder) else { continue }
             while let file = readdir(dir) {
-                let fileName = Self.name(of: file)
+                let fileName = DirectoryEntry.name(file)
                 if fileName != "." && fileName != ".." { body(folder, fileName) }
             }
             closedir(dir)
-        }
-    }
-
-    private static func name(of entry: UnsafeMutablePointer<dirent>) -> String {
-        withUnsafePointer(to: entry.pointee.d_name) { pointer in
-            pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
         }
     }
 }

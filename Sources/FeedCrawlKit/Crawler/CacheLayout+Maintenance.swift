@@ -11,9 +11,7 @@ extension CacheLayout {
         let prefixes = [Self.manifestFileName + "."] + (shard == nil ? [ContactSheet.fileName + "."] : [])
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+            let name = DirectoryEntry.name(entry)
             if prefixes.contains(where: { name.hasPrefix($0) }), Self.isTemporary(name) { names.append(name) }
         }
         return names.filter { unlink(statePath($0)) == 0 }.count

@@ -147,9 +147,7 @@ public struct ShardMerge: Sendable {
         defer { closedir(dir) }
         var best: (count: Int, time: Int) = (0, -1)
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+            let name = DirectoryEntry.name(entry)
             guard let count = Int(name), count >= 1, count <= 4096 else { continue }
             for index in 0..<count {
                 guard let shard = Shard(index: index, count: count) else { continue }

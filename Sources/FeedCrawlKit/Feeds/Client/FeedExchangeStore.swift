@@ -53,9 +53,7 @@ public struct FeedExchangeStore: Sendable {
         let limit = now.timeIntervalSince1970 - max(seconds, 0)
         var removed = 0
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+            let name = DirectoryEntry.name(entry)
             let path = folder + "/" + name
             if AtomicFile.isTemporary(name) {
                 if unlink(path) == 0 { removed += 1 }
