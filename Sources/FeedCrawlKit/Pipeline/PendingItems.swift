@@ -24,10 +24,12 @@ struct PendingItems {
             unresolved -= 1
         }
 
-        // Mutating only so that `pending[token]?.…` reaches the entry in place (a dictionary's
-        // getter would copy the whole item first).
+        /// Whether the item can be recorded. Mutating (like `image`) only so that
+        /// `pending[token]?.isComplete()` reaches the entry in place: a dictionary's getter
+        /// would copy the whole item first.
         mutating func isComplete() -> Bool { !registering && unresolved == 0 && !awaitingDetails }
 
+        /// Image `index`, read in place (see `isComplete`).
         mutating func image(_ index: Int) -> ImageRecord? {
             index < item.images.count ? item.images[index] : nil
         }
