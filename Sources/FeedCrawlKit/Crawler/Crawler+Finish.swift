@@ -25,6 +25,8 @@ extension Crawler {
         var referenced: CacheFiles?
         /// Evicted files that were on disk (the sweep removes them with the orphans).
         var evictedPresent = 0
+        /// Files on disk at the start of this phase that the new manifest does not reference.
+        var unreferencedPresent = 0
     }
 
     /// The final phase of a run, streamed: the cache is scanned; when the files could exceed
@@ -91,13 +93,15 @@ extension Crawler {
                 record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })
                 record.evicted = evictedFiles
                 record.evictedBytes = evictedBytes
+                let unreferenced = present.count(notIn: merged.referenced)
                 record.orphansRemoved = configuration.shard != nil ? nil
-                    : (run.orphansRemoved ?? 0) + temporary.count + present.count(notIn: merged.referenced) - evictedPresent
+                    : (run.orphansRemoved ?? 0) + temporary.count + unreferenced - evictedPresent
                 try writer.finish(run: record, to: &out)
                 result.counts = merged.run
                 result.runBySource = merged.runBySource
                 result.manifestBySource = merged.bySource
                 result.referenced = merged.referenced
+                result.unreferencedPresent = unreferenced
             }
         } catch {
             result.storageProblem = "cannot write the manifest: \(error)"
@@ -109,7 +113,7 @@ extension Crawler {
         guard configuration.shard == nil else { return result }
         // The scan at the start of this phase saw every file: when the manifest references all
         // of them and no `.part` file was left, there is nothing to sweep (no second readdir).
-        if let referenced = result.referenced, !temporary.isEmpty || present.count(notIn: referenced) > 0 {
+        if let referenced = result.referenced, !temporary.isEmpty || result.unreferencedPresent > 0 {
             result.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - result.evictedPresent)
         }
         do {
