@@ -12,28 +12,65 @@ public struct ImageRecord: Sendable, Equatable {
     public var variant: String
     /// The image URL as the feed listed it (for a URL that could not be used, its text, clipped).
     public var url: String
+    /// The status and file facts (everything below), stored as one value: a URL's outcome is
+    /// given to each record that lists it as it is, not field by field.
+    public var outcome: Outcome
+
     /// Outcome: `downloaded`, `fresh`, `revalidated`, `failed`, `rejected` or `cancelled`.
-    public var status: ItemStatus
+    public var status: ItemStatus {
+        get { outcome.status }
+        set { outcome.status = newValue }
+    }
     /// Cached file, relative to OUT (`cache/ab/<sha256 of the URL>.jpg`).
-    public var file: String?
+    public var file: String? {
+        get { outcome.file }
+        set { outcome.file = newValue }
+    }
     /// Size of the cached file in bytes.
-    public var bytes: Int64?
+    public var bytes: Int64? {
+        get { outcome.bytes }
+        set { outcome.bytes = newValue }
+    }
     /// Lowercase hex SHA-256 of the cached file.
-    public var sha256: String?
+    public var sha256: String? {
+        get { outcome.sha256 }
+        set { outcome.sha256 = newValue }
+    }
     /// Media type of the cached image (as sniffed, e.g. `image/jpeg`).
-    public var contentType: String?
+    public var contentType: String? {
+        get { outcome.contentType }
+        set { outcome.contentType = newValue }
+    }
     /// Width in pixels.
-    public var width: Int?
+    public var width: Int? {
+        get { outcome.width }
+        set { outcome.width = newValue }
+    }
     /// Height in pixels.
-    public var height: Int?
+    public var height: Int? {
+        get { outcome.height }
+        set { outcome.height = newValue }
+    }
     /// `ETag` of the cached copy, for revalidation.
-    public var etag: String?
+    public var etag: String? {
+        get { outcome.etag }
+        set { outcome.etag = newValue }
+    }
     /// `Last-Modified` of the cached copy, for revalidation.
-    public var lastModified: String?
+    public var lastModified: String? {
+        get { outcome.lastModified }
+        set { outcome.lastModified = newValue }
+    }
     /// Last successful fetch or revalidation.
-    public var fetchedAt: Date?
+    public var fetchedAt: Date? {
+        get { outcome.fetchedAt }
+        set { outcome.fetchedAt = newValue }
+    }
     /// Why it failed, was rejected or was cancelled; short and human readable.
-    public var error: String?
+    public var error: String? {
+        get { outcome.error }
+        set { outcome.error = newValue }
+    }
 
     /// Creates a record; everything after `status` defaults to nil.
     public init(
@@ -43,17 +80,23 @@ public struct ImageRecord: Sendable, Equatable {
     ) {
         self.variant = variant
         self.url = url
-        self.status = status
-        self.file = file
-        self.bytes = bytes
-        self.sha256 = sha256
-        self.contentType = contentType
-        self.width = width
-        self.height = height
-        self.etag = etag
-        self.lastModified = lastModified
-        self.fetchedAt = fetchedAt
-        self.error = error
+        outcome = Outcome(status: status, error: error)
+        outcome.file = file
+        outcome.bytes = bytes
+        outcome.sha256 = sha256
+        outcome.contentType = contentType
+        outcome.width = width
+        outcome.height = height
+        outcome.etag = etag
+        outcome.lastModified = lastModified
+        outcome.fetchedAt = fetchedAt
+    }
+
+    /// A record of `variant` at `url` with `outcome`.
+    public init(variant: String, url: String, outcome: Outcome) {
+        self.variant = variant
+        self.url = url
+        self.outcome = outcome
     }
 
     /// The outcome of one fetch of a URL, before it is given to the items (and variants) that
@@ -76,30 +119,6 @@ public struct ImageRecord: Sendable, Equatable {
             self.status = status
             self.error = error
         }
-    }
-
-    /// This record with `outcome` in place of its status and file facts.
-    public init(variant: String, url: String, outcome: Outcome) {
-        self.init(
-            variant: variant, url: url, status: outcome.status, file: outcome.file, bytes: outcome.bytes,
-            sha256: outcome.sha256, contentType: outcome.contentType, width: outcome.width, height: outcome.height,
-            etag: outcome.etag, lastModified: outcome.lastModified, fetchedAt: outcome.fetchedAt,
-            error: outcome.error)
-    }
-
-    /// The status and file facts of this record.
-    public var outcome: Outcome {
-        var outcome = Outcome(status: status, error: error)
-        outcome.file = file
-        outcome.bytes = bytes
-        outcome.sha256 = sha256
-        outcome.contentType = contentType
-        outcome.width = width
-        outcome.height = height
-        outcome.etag = etag
-        outcome.lastModified = lastModified
-        outcome.fetchedAt = fetchedAt
-        return outcome
     }
 }
 

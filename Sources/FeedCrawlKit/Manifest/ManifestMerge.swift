@@ -147,7 +147,7 @@ struct ManifestMerge {
                 var updated = outcome
                 updated.status = item.images[index].status
                 updated.error = item.images[index].error
-                item.images[index] = ImageRecord(variant: item.images[index].variant, url: item.images[index].url, outcome: updated)
+                item.images[index].outcome = updated
                 changed = true
             }
             let current = item.images[index].file ?? file
