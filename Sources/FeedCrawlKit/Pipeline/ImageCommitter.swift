@@ -32,6 +32,9 @@ final class ImageCommitter: @unchecked Sendable {
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Guarded by `mutex`.
     private var jobs: [Job] = []
+    /// The batch being processed: swapped with `jobs` (so neither is reallocated), emptied by
+    /// `process`. The thread's own.
+    private var batch: [Job] = []
     private var busy = false
     private var stopping = false
     private var drainRequests = 0
@@ -86,11 +89,12 @@ final class ImageCommitter: @unchecked Sendable {
 
     /// Queues a finished URL. Without a thread (it could not start, or after `stop()`) the job
     /// is done on the caller's thread.
-    func enqueue(_ job: Job) {
+    func enqueue(_ job: consuming Job) {
         pthread_mutex_lock(mutex)
         if thread == nil || stopping {
             pthread_mutex_unlock(mutex)
-            process([job])
+            var single = [job]
+            process(&single)
             flush(false)
             return
         }
@@ -154,11 +158,10 @@ final class ImageCommitter: @unchecked Sendable {
                 _ = pthread_cond_timedwait(condition, mutex, &deadline)
             }
             if !jobs.isEmpty {
-                let batch = jobs
-                jobs.removeAll(keepingCapacity: true)
+                swap(&batch, &jobs)
                 busy = true
                 pthread_mutex_unlock(mutex)
-                process(batch)
+                process(&batch)
                 flush(false)
                 pthread_mutex_lock(mutex)
                 busy = false
@@ -204,11 +207,13 @@ final class ImageCommitter: @unchecked Sendable {
         return deadline
     }
 
-    /// Puts each job's file in place and delivers the batch's outcomes.
-    private func process(_ batch: [Job]) {
+    /// Puts each job's file in place and delivers the batch's outcomes. Takes the jobs out of
+    /// `batch` (moving them, not copying), leaving it empty with its capacity.
+    private func process(_ batch: inout [Job]) {
         var outcomes: [(url: String, outcome: ImageRecord.Outcome)] = []
         outcomes.reserveCapacity(batch.count)
-        for job in batch {
+        batch.reverse()
+        while let job = batch.popLast() {
             var outcome = job.outcome
             if let file = job.file {
                 do {

@@ -2,7 +2,9 @@ import FoundationEssentials
 import Glibc
 
 /// What one URL's task needs while it is in flight (internal; guarded by the pipeline's lock).
-struct ImageTask {
+/// A reference: the pipeline's lock sections change it in place instead of copying it out of
+/// `tasks` and back.
+final class ImageTask: @unchecked Sendable {
     /// A task the limits let start: its URL (started outside the lock).
     struct Start {
         var url: String
@@ -22,6 +24,13 @@ struct ImageTask {
     var committing = false
     /// The subscribers, once the task left the scheduler (committing).
     var subscribers: [PrefetchScheduler.Subscriber] = []
+
+    init(url: String, host: String, key: CacheKey, previous: ImageRecord.Outcome?) {
+        self.url = url
+        self.host = host
+        self.key = key
+        self.previous = previous
+    }
 }
 
 extension ImagePipeline {
@@ -61,7 +70,7 @@ extension ImagePipeline {
         let begin: Begin = lock.withLock {
             guard let task = tasks[url], !task.stopRequested else { return .stopped }
             if let error = storage?.itemError { return .notFetched(error) }
-            if task.startedAt == nil { tasks[url]?.startedAt = .now }
+            if task.startedAt == nil { task.startedAt = .now }
             return .request(prepare(task))
         }
         let prepared: Prepared
@@ -120,10 +129,11 @@ extension ImagePipeline {
             let next: (number: Int, delay: Double)? = lock.withLock {
                 guard let task = tasks[url], !task.stopRequested, settings.retry.allowsRetry(after: task.attempt)
                 else { return nil }
+                let number = task.attempt
                 let delay = settings.retry.delay(
-                    beforeRetry: task.attempt, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
-                tasks[url]?.attempt += 1
-                return (task.attempt, delay)
+                    beforeRetry: number, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
+                task.attempt += 1
+                return (number, delay)
             }
             guard let next else {
                 let stopped = lock.withLock { tasks[url]?.stopRequested ?? true }
@@ -149,12 +159,11 @@ extension ImagePipeline {
         case .done(let outcome, let placement):
             let (starts, rooms, elapsed): ([ImageTask.Start], [CheckedContinuation<Void, Never>], Duration?) =
                 lock.withLock {
-                    guard var task = tasks[url], !task.committing else { return ([], [], .zero) }
+                    guard let task = tasks[url], !task.committing else { return ([], [], .zero) }
                     task.subscribers = scheduler.finish(url)?.subscribers ?? []
                     task.committing = true
                     task.handle = nil
                     task.retryWait = nil
-                    tasks[url] = task
                     var rooms: [CheckedContinuation<Void, Never>] = []
                     // Wake blocked submitters once the waiting list is half empty, not at every
                     // free slot: they then submit a batch per wake-up.

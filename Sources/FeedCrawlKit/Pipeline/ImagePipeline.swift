@@ -218,7 +218,7 @@ final class ImagePipeline: @unchecked Sendable {
         if let task = tasks[url] {
             if task.stopRequested { return .waitForURL }
             if task.committing {
-                tasks[url]?.subscribers.append(subscriber)
+                task.subscribers.append(subscriber)
             } else {
                 _ = scheduler.submit(key: url, host: task.host, priority: priority, subscriber: subscriber)
             }

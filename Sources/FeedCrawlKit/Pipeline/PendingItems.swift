@@ -5,7 +5,11 @@ import FoundationEssentials
 /// over and, with launch details, its details have come. Only items in flight are held: the
 /// pipeline's bounds keep them to a few hundred.
 struct PendingItems {
-    struct Pending {
+    /// One item in flight. A reference, so that the dictionary, the pipeline's `recording` list
+    /// and a batch being journaled share it instead of copying the item (its texts and images)
+    /// at every step; only the pipeline's lock holder changes it, and nothing changes it once
+    /// it is complete.
+    final class Pending: @unchecked Sendable {
         var item: ManifestItem
         var group: Int
         var unresolved: Int
@@ -16,21 +20,25 @@ struct PendingItems {
         /// Images whose URL this item was the first to get an outcome for (see `FinishedURLs`).
         var owned: [(image: Int, key: UInt64)] = []
 
-        mutating func resolve(_ index: Int, _ outcome: ImageRecord.Outcome) {
+        init(item: ManifestItem, group: Int, unresolved: Int, awaitingDetails: Bool) {
+            self.item = item
+            self.group = group
+            self.unresolved = unresolved
+            self.awaitingDetails = awaitingDetails
+        }
+
+        func resolve(_ index: Int, _ outcome: ImageRecord.Outcome) {
             guard index < min(item.images.count, 64), resolved & (1 << UInt64(index)) == 0 else { return }
-            let image = item.images[index]
-            item.images[index] = ImageRecord(variant: image.variant, url: image.url, outcome: outcome)
+            item.images[index].outcome = outcome
             resolved |= 1 << UInt64(index)
             unresolved -= 1
         }
 
-        /// Whether the item can be recorded. Mutating (like `image`) only so that
-        /// `pending[token]?.isComplete()` reaches the entry in place: a dictionary's getter
-        /// would copy the whole item first.
-        mutating func isComplete() -> Bool { !registering && unresolved == 0 && !awaitingDetails }
+        /// Whether the item can be recorded.
+        var isComplete: Bool { !registering && unresolved == 0 && !awaitingDetails }
 
-        /// Image `index`, read in place (see `isComplete`).
-        mutating func image(_ index: Int) -> ImageRecord? {
+        /// Image `index`.
+        func image(_ index: Int) -> ImageRecord? {
             index < item.images.count ? item.images[index] : nil
         }
     }
@@ -68,7 +76,7 @@ struct PendingItems {
 
     /// Gives image `index` of item `token` its outcome; an image already resolved keeps its first.
     mutating func resolve(token: Int, image index: Int, outcome: ImageRecord.Outcome) {
-        pending[token]?.resolve(index, outcome)  // in place: no copy of the item's images
+        pending[token]?.resolve(index, outcome)
     }
 
     /// Records that item `token` holds the outcome of the URL with `key` (image `index`).
@@ -87,13 +95,13 @@ struct PendingItems {
     }
 
     /// Image `index` of item `token`, while the item is pending.
-    mutating func image(token: Int, index: Int) -> ImageRecord? {
+    func image(token: Int, index: Int) -> ImageRecord? {
         pending[token]?.image(index) ?? nil
     }
 
     /// Removes and returns item `token` when it is complete.
     mutating func takeIfComplete(_ token: Int) -> Pending? {
-        guard pending[token]?.isComplete() == true else { return nil }
+        guard pending[token]?.isComplete == true else { return nil }
         return pending.removeValue(forKey: token)
     }
 
