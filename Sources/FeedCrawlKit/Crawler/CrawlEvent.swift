@@ -10,8 +10,6 @@ public enum CrawlEvent: Sendable {
     case warning(source: String, message: String)
     /// A source could not be crawled at all.
     case sourceFailed(source: String, message: String)
-    /// An image request ended (one per URL, not per item).
-    case imageFinished(url: String, status: ItemStatus, bytes: Int64)
     /// A feed or image request is retried after `delay` seconds.
     case retrying(url: String, attempt: Int, delay: Double, reason: String)
     /// An image transfer ended, retries included: one per URL actually requested (not for

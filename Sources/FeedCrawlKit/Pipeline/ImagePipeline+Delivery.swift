@@ -6,8 +6,6 @@ extension ImagePipeline {
     func deliver(_ outcomes: [(url: String, outcome: ImageRecord.Outcome)]) {
         var idle: [CheckedContinuation<Void, Never>] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
-        var progress: [(url: String, status: ItemStatus, bytes: Int64)] = []
-        progress.reserveCapacity(outcomes.count)
         // One lock for the batch: the engine's thread waits on this lock to start transfers.
         lock.withLock {
             for (url, raw) in outcomes {
@@ -19,13 +17,11 @@ extension ImagePipeline {
                     items.own(token: first.token, image: first.image, key: task.key.prefix)
                 }
                 for subscriber in task.subscribers { resolveLocked(subscriber, outcome) }
-                progress.append((url, outcome.status, outcome.status == .downloaded ? outcome.bytes ?? 0 : 0))
                 if outcome.status == .downloaded { downloaded += outcome.bytes ?? 0 }
             }
             if tasks.isEmpty { swap(&idle, &idleWaiters) }
         }
         recordCompleted()
-        for (url, status, bytes) in progress { events(.imageFinished(url: url, status: status, bytes: bytes)) }
         for waiter in waiters { waiter.resume() }
         for waiter in idle { waiter.resume() }
     }
@@ -102,10 +98,10 @@ extension ImagePipeline {
                 let previous = tasks.removeValue(forKey: entry.key)?.previous
                 for subscriber in entry.subscribers { resolveLocked(subscriber, cancelledOutcome(previous)) }
             }
-            for key in tasks.keys where !(tasks[key]?.committing ?? true) {
-                tasks[key]?.stopRequested = true
-                if let handle = tasks[key]?.handle { handles.append(handle) }
-                if let wait = tasks[key]?.retryWait { waits.append(wait) }
+            for task in tasks.values where !task.committing {
+                task.stopRequested = true
+                if let handle = task.handle { handles.append(handle) }
+                if let wait = task.retryWait { waits.append(wait) }
             }
             var rooms: [CheckedContinuation<Void, Never>] = []
             swap(&rooms, &roomWaiters)
@@ -132,9 +128,10 @@ extension ImagePipeline {
             }
             for key in result.removed { tasks[key] = nil }
             for key in result.stop {
-                tasks[key]?.stopRequested = true
-                if let handle = tasks[key]?.handle { handles.append(handle) }
-                if let wait = tasks[key]?.retryWait { waits.append(wait) }
+                guard let task = tasks[key] else { continue }
+                task.stopRequested = true
+                if let handle = task.handle { handles.append(handle) }
+                if let wait = task.retryWait { waits.append(wait) }
             }
         }
         recordCompleted()

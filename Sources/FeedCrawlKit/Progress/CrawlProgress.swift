@@ -40,8 +40,6 @@ public final class CrawlProgress: @unchecked Sendable {
             lock.withLock { state.warnings += 1 }
         case .sourceFailed(let source, _):
             lock.withLock { state.sources[indexLocked(source)].failed = true }
-        case .imageFinished:
-            break
         }
     }
 

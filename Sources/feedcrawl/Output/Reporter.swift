@@ -49,7 +49,7 @@ final class Reporter: @unchecked Sendable {
         case .imageFetched(let url, let outcome, let seconds):
             guard plan.threshold <= .debug else { return }
             route(Self.transferRecord(url: url, outcome: outcome, seconds: seconds), chatter: true)
-        case .imageFinished, .itemFinished:
+        case .itemFinished:
             break
         }
     }
