@@ -21,8 +21,9 @@ enum ItemLineScanner {
     private static func item(_ scanner: inout StrictJSONScanner) -> ManifestItem? {
         var item = ManifestItem(source: "", id: "", page: 0)
         var seen: UInt32 = 0
+        var next = 0
         let ok = scanner.members { scanner, key in
-            guard let slot = itemKeys.firstIndex(where: { scanner.matches(key, $0) }) else { return scanner.skipValue() }
+            guard let slot = slot(of: key, in: itemKeys, expected: &next, scanner) else { return scanner.skipValue() }
             guard seen & (1 << slot) == 0 else { return false }
             seen |= 1 << slot
             switch slot {
@@ -85,8 +86,9 @@ enum ItemLineScanner {
     private static func image(_ scanner: inout StrictJSONScanner) -> ImageRecord? {
         var image = ImageRecord(variant: "", url: "", status: .cancelled)
         var seen: UInt32 = 0
+        var next = 0
         let ok = scanner.members { scanner, key in
-            guard let slot = imageKeys.firstIndex(where: { scanner.matches(key, $0) }) else { return scanner.skipValue() }
+            guard let slot = slot(of: key, in: imageKeys, expected: &next, scanner) else { return scanner.skipValue() }
             guard seen & (1 << slot) == 0 else { return false }
             seen |= 1 << slot
             switch slot {
@@ -114,7 +116,22 @@ enum ItemLineScanner {
         return image
     }
 
-    /// `null` (→ `.some(nil)`) or a string; nil (give up) for anything else.
+    /// The index of `key` in `keys`, trying `expected` first (then the others in order) and
+    /// setting it to the slot after the one found: `ItemJSON` writes the keys in this order, so
+    /// a line of its own needs one comparison per key.
+    private static func slot(
+        of key: Range<Int>, in keys: [StaticString], expected: inout Int, _ scanner: StrictJSONScanner
+    ) -> Int? {
+        var found: Int?
+        if expected < keys.count, scanner.matches(key, keys[expected]) {
+            found = expected
+        } else {
+            found = keys.firstIndex { scanner.matches(key, $0) }
+        }
+        if let found { expected = found + 1 }
+        return found
+    }
+
     /// `null` or a date exactly as `ItemJSON` writes it, `YYYY-MM-DDTHH:MM:SSZ` (1583–9999).
     private static func optionalDate(_ scanner: inout StrictJSONScanner) -> Date?? {
         if scanner.literal("null") { return .some(nil) }
@@ -140,8 +157,12 @@ enum ItemLineScanner {
                   let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
                   year >= 1583, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
             let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-            let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-            guard day >= 1, day <= monthDays[Int(month) - 1] else { return nil }
+            let monthDays: Int64 = switch month {
+            case 2: leap ? 29 : 28
+            case 4, 6, 9, 11: 30
+            default: 31
+            }
+            guard day >= 1, day <= monthDays else { return nil }
             // Days since 1970-01-01 from a civil date (H. Hinnant's algorithm).
             let y = month <= 2 ? year - 1 : year
             let era = (y >= 0 ? y : y - 399) / 400

@@ -201,10 +201,27 @@ struct StrictJSONScanner {
         return (isInteger, text[...])
     }
 
-    /// A plain integer that fits `Int64`, or nil (then let `JSONDecoder` decide).
+    /// A plain integer that fits `Int64`, or nil (then let `JSONDecoder` decide): read from the
+    /// bytes, without making a string of them.
     mutating func int64() -> Int64? {
-        guard let (isInteger, text) = number(), isInteger else { return nil }
-        return Int64(text)
+        let negative = consume(UInt8(ascii: "-"))
+        guard let first = current, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else { return nil }
+        position += 1
+        // Accumulated as a negative number, so that Int64.min fits.
+        var value = -Int64(first - UInt8(ascii: "0"))
+        if first != UInt8(ascii: "0") {
+            while let c = current, c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") {
+                let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (next, overflow2) = times10.subtractingReportingOverflow(Int64(c - UInt8(ascii: "0")))
+                guard !overflow, !overflow2 else { return nil }
+                value = next
+                position += 1
+            }
+        }
+        // A fraction or an exponent: not a plain integer.
+        if let c = current, c == UInt8(ascii: ".") || c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { return nil }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
 
     @discardableResult

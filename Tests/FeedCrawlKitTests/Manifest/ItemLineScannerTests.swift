@@ -168,4 +168,48 @@ struct ItemLineScannerTests {
             #expect(ItemLineScanner.parseDate(invalid) == nil, "\(invalid)")
         }
     }
+
+    /// The scanner's integer reader (digits read straight from the bytes) against
+    /// `JSONDecoder`: whatever it reads as a whole document, `JSONDecoder` reads as the same
+    /// `Int64`; the extremes, overflow by one, fractions, exponents and leading zeros included.
+    @Test func integersMatchJSONDecoder() {
+        var texts = ["0", "-0", "7", "-7", "123456789", "9223372036854775807", "-9223372036854775808",
+                     "9223372036854775808", "-9223372036854775809", "99999999999999999999", "1.5", "1e3", "1E3",
+                     "-1.0", "01", "-01", "00", "-", "--1", "+1", "1-", " 1", "1 ", ""]
+        var random = TestRandom(seed: 5)
+        for _ in 0..<2000 {
+            let digits = random.int(1..<21)
+            var text = random.int(0..<2) == 0 ? "-" : ""
+            for _ in 0..<digits { text += String(random.int(0..<10)) }
+            if random.int(0..<8) == 0 { text += random.pick([".5", "e2", "E-1", "x"]) }
+            texts.append(text)
+        }
+        var accepted = 0
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let scanned: Int64? = bytes.withUnsafeBufferPointer { buffer in
+                var scanner = StrictJSONScanner(bytes: buffer)
+                guard let value = scanner.int64(), scanner.atEnd else { return nil }
+                return value
+            }
+            let decoded = try? JSONDecoder().decode(Int64.self, from: Data(bytes))
+            if let scanned {
+                accepted += 1
+                #expect(scanned == decoded, "\(text)")
+            }
+            // Plain in-range integers are read by the scanner too (else every page falls back).
+            if let decoded, text == String(decoded), text != "-0" {
+                #expect(scanned == decoded, "\(text)")
+            }
+        }
+        #expect(accepted > 1000)
+        for rejected in ["9223372036854775808", "-9223372036854775809", "1.5", "1e3", "01", "-"] {
+            let value: Int64? = Array(rejected.utf8).withUnsafeBufferPointer { buffer in
+                var scanner = StrictJSONScanner(bytes: buffer)
+                guard let value = scanner.int64(), scanner.atEnd else { return nil }
+                return value
+            }
+            #expect(value == nil, "\(rejected)")
+        }
+    }
 }
