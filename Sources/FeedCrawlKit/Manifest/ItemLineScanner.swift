@@ -14,8 +14,9 @@ enum ItemLineScanner {
         return scanner.atEnd ? item : nil
     }
 
+    /// In the order `ItemJSON.write` writes them.
     private static let itemKeys: [StaticString] = [
-        "source", "id", "page", "title", "author", "pageURL", "lastSeen", "error", "details", "images", "status",
+        "source", "id", "page", "status", "title", "author", "pageURL", "lastSeen", "error", "details", "images",
     ]
 
     private static func item(_ scanner: inout StrictJSONScanner) -> ManifestItem? {
@@ -30,21 +31,21 @@ enum ItemLineScanner {
             case 0: guard let v = scanner.string() else { return false }; item.source = v
             case 1: guard let v = scanner.string() else { return false }; item.id = v
             case 2: guard let v = scanner.int64(), let i = Int(exactly: v) else { return false }; item.page = i
-            case 3: guard let v = scanner.nullableString() else { return false }; item.title = v ?? ""
-            case 4: guard let v = scanner.nullableString() else { return false }; item.author = v
-            case 5: guard let v = scanner.nullableString() else { return false }; item.pageURL = v
-            case 6: guard let v = optionalDate(&scanner) else { return false }; item.lastSeen = v
-            case 7: guard let v = scanner.nullableString() else { return false }; item.error = v
-            case 8: guard let v = details(&scanner) else { return false }; item.details = v
-            case 9: guard let v = images(&scanner) else { return false }; item.images = v
-            default:
+            case 3:
                 // `status` is derived; JSONDecoder does not read it either, but it must be a string.
                 guard scanner.string() != nil else { return false }
+            case 4: guard let v = scanner.nullableString() else { return false }; item.title = v ?? ""
+            case 5: guard let v = scanner.nullableString() else { return false }; item.author = v
+            case 6: guard let v = scanner.nullableString() else { return false }; item.pageURL = v
+            case 7: guard let v = optionalDate(&scanner) else { return false }; item.lastSeen = v
+            case 8: guard let v = scanner.nullableString() else { return false }; item.error = v
+            case 9: guard let v = details(&scanner) else { return false }; item.details = v
+            default: guard let v = images(&scanner) else { return false }; item.images = v
             }
             return true
         }
         // source, id, page and images are required here (a line without images may be version 1).
-        guard ok, seen & 0b10_0000_0111 == 0b10_0000_0111 else { return nil }
+        guard ok, seen & 0b100_0000_0111 == 0b100_0000_0111 else { return nil }
         return item
     }
 
@@ -78,6 +79,7 @@ enum ItemLineScanner {
         return ok ? images : nil
     }
 
+    /// In the order `ItemJSON.write` writes them.
     private static let imageKeys: [StaticString] = [
         "variant", "url", "status", "file", "bytes", "sha256", "contentType", "width", "height", "etag",
         "lastModified", "fetchedAt", "error",
@@ -117,8 +119,9 @@ enum ItemLineScanner {
     }
 
     /// The index of `key` in `keys`, trying `expected` first (then the others in order) and
-    /// setting it to the slot after the one found: `ItemJSON` writes the keys in this order, so
-    /// a line of its own needs one comparison per key.
+    /// setting it to the slot after the one found: the keys are listed in the order `ItemJSON`
+    /// writes them, so a key of its lines is found at the first comparison unless an optional
+    /// key before it was left out.
     private static func slot(
         of key: Range<Int>, in keys: [StaticString], expected: inout Int, _ scanner: StrictJSONScanner
     ) -> Int? {
