@@ -21,6 +21,8 @@ static inline CURLcode fc_getinfo_dbl(CURL *h, CURLINFO i, double *o) { return c
 static inline CURLcode fc_getinfo_str(CURL *h, CURLINFO i, const char **o) { return curl_easy_getinfo(h, i, o); }
 static inline CURLcode fc_getinfo_ptr(CURL *h, CURLINFO i, void **o) { return curl_easy_getinfo(h, i, o); }
 
+static inline CURLSHcode fc_share_setopt_long(CURLSH *s, CURLSHoption o, long v) { return curl_share_setopt(s, o, v); }
+
 static inline CURLMcode fc_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 static inline CURLMcode fc_multi_setopt_ptr(CURLM *m, CURLMoption o, void *v) { return curl_multi_setopt(m, o, v); }
 static inline CURLMcode fc_multi_setopt_socketfn(CURLM *m, curl_socket_callback f) { return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f); }

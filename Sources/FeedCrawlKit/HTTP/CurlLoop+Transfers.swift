@@ -100,10 +100,10 @@ extension CurlLoop {
         release(transfer)
     }
 
-    /// Frees the header list and returns the easy handle to the pool (after remove_handle).
+    /// Frees the option lists and returns the easy handle to the pool (after remove_handle).
     private func release(_ transfer: Transfer) {
-        transfer.freeHeaderList()
         guard let easy = transfer.easy else { return }
+        transfer.freeOptionLists(easy)
         transfer.easy = nil
         easy.reset()
         if pool.count < poolLimit {

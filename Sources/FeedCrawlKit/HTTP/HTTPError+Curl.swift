@@ -25,6 +25,8 @@ extension HTTPError {
             return .unsupportedScheme(message)
         case CURLE_URL_MALFORMAT.rawValue:
             return .invalidURL(message)
+        case CURLE_SETOPT_OPTION_SYNTAX.rawValue:
+            return .invalidRequest(message)
         case CURLE_TOO_MANY_REDIRECTS.rawValue:
             return .tooManyRedirects
         case CURLE_OPERATION_TIMEDOUT.rawValue:

@@ -4,7 +4,8 @@ extension HTTPRequest {
 
     /// Checks the request before it reaches libcurl: the URL must be absolute `http`/`https` with a
     /// host and no control characters or spaces; header names and values must not contain CR, LF
-    /// or NUL; a GET must not carry a body.
+    /// or NUL; a GET must not carry a body; `resolve` entries must not be empty or contain spaces
+    /// or control characters (curl checks their syntax).
     func validate() throws(HTTPError) {
         try HTTPRequest.validateURL(url)
         for h in headers {
@@ -23,6 +24,9 @@ extension HTTPRequest {
         }
         if case .file(let path) = destination, path.isEmpty || path.utf8.contains(0) {
             throw .invalidRequest("bad destination path \(debugQuoted(path))")
+        }
+        for entry in resolve where entry.isEmpty || entry.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            throw .invalidRequest("bad resolve entry \(debugQuoted(entry))")
         }
     }
 

@@ -55,6 +55,14 @@ public struct HTTPRequest: Sendable {
     /// `true` returns every header of the final response in `HTTPResponse.headers`; `false`
     /// (default) returns only `HTTPResponse.standardHeaderNames`, which is cheaper.
     public var allResponseHeaders: Bool = false
+    /// Name overrides like curl's `--resolve`: each entry `HOST:PORT:ADDRESS[,ADDRESS]…` (IPv6
+    /// addresses in brackets) makes connections to `HOST:PORT`, on redirects too, go to those
+    /// addresses without asking DNS. Scoped to this request: the entries go into a DNS cache of
+    /// the transfer's own, so other requests on the engine still resolve `HOST` as usual (and
+    /// this one resolves other names without the engine's cache). libcurl matches idle connections
+    /// by name and port, not address, so an idle connection to `HOST:PORT` that another request
+    /// opened may still carry this one. A malformed entry fails the transfer with `HTTPError.invalidRequest`. Default none.
+    public var resolve: [String] = []
 
     /// Creates a request; other properties take their defaults.
     public init(

@@ -33,6 +33,9 @@ extension Transfer {
             check(fc_setopt_long(h, CURLOPT_TIMEOUT_MS, max(1, total)))
         }
         check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
+        if !request.resolve.isEmpty {
+            check(configureResolve(h))
+        }
         if request.isHTTPS {
             // https: wait for ALPN to tell whether the connection can multiplex (h2) rather than
             // opening a parallel one. Not for http: there libcurl keeps the waiting transfers
@@ -72,11 +75,13 @@ extension Transfer {
         return rc
     }
 
-    /// Frees the request header list (only after `curl_multi_remove_handle`).
-    func freeHeaderList() {
+    /// Frees the request header list, and the resolve list and share handle (only after
+    /// `curl_multi_remove_handle`, before `curl_easy_reset`).
+    func freeOptionLists(_ easy: EasyHandle) {
         if let list = headerList {
             curl_slist_free_all(list)
             headerList = nil
         }
+        releaseResolve(easy)
     }
 }

@@ -87,6 +87,10 @@ final class Transfer: @unchecked Sendable {
     var failure: HTTPError?
     /// File sink with `request.digestBody`: hash and head of what was written.
     var digester: BodyDigester?
+    /// `request.resolve` as a curl list (freed with the header list).
+    var resolveList: UnsafeMutablePointer<curl_slist>?
+    /// With `request.resolve`: the share handle holding this transfer's own DNS cache.
+    var share: UnsafeMutableRawPointer?
 
     init(request: HTTPRequest) {
         self.request = request
