@@ -65,7 +65,8 @@ extension CurlLoop {
             transfer.resume(returning: CompletedTransfer(response: response, pendingFile: pending))
         } else {
             let error = HTTPError.fromCurl(
-                code: result.rawValue, message: easy.errorMessage(result), recorded: transfer.failure,
+                code: result.rawValue, message: easy.errorMessage(result),
+                recorded: transfer.recordedFailure(for: result),
                 bytesReceived: transfer.bytesReceived, expected: transfer.expectedLength(easy),
                 maxBytes: transfer.request.maxBytes)
             detach(transfer)

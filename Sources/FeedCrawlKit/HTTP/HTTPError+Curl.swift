@@ -7,7 +7,8 @@ extension HTTPError {
     /// - Parameters:
     ///   - curlCode: the transfer's `CURLcode` (not `CURLE_OK`).
     ///   - message: curl's error-buffer text (or `curl_easy_strerror`).
-    ///   - recorded: a failure the write callback noted before returning short (cap, file error).
+    ///   - recorded: a failure a callback noted before making curl fail (cap, file error, address
+    ///     refused); it wins over what `curlCode` would say.
     ///   - bytesReceived: body bytes delivered so far.
     ///   - expected: the announced body length, if any.
     ///   - maxBytes: the request's body cap.

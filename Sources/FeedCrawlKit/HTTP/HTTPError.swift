@@ -20,6 +20,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRequest(String)
     /// The engine was shut down before the request could start.
     case engineShutDown
+    /// `HTTPRequest.addressPolicy` refused the address the transfer would have connected to (or
+    /// the address of the connection it would have been sent over): `address` in numeric form,
+    /// `rule` saying why (see `AddressPolicy.refusal(of:)`). Nothing was sent to the address.
+    case addressRefused(address: String, rule: String)
     /// Any other libcurl failure, with curl's error text.
     case curl(code: Int, message: String)
 
@@ -58,6 +62,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid request: \(why)"
         case .engineShutDown:
             return "HTTP engine is shut down"
+        case .addressRefused(let address, let rule):
+            return "refused \(address): \(rule)"
         case .curl(let code, let message):
             return "libcurl error \(code): \(message)"
         }

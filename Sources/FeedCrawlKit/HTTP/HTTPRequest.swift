@@ -55,13 +55,18 @@ public struct HTTPRequest: Sendable {
     /// `true` returns every header of the final response in `HTTPResponse.headers`; `false`
     /// (default) returns only `HTTPResponse.standardHeaderNames`, which is cheaper.
     public var allResponseHeaders: Bool = false
+    /// Which addresses the transfer may connect to, checked for every address tried, every
+    /// redirect and every reused connection; a refused one fails the transfer with
+    /// `HTTPError.addressRefused` before anything is sent to it. Default `.any` (no check).
+    public var addressPolicy: AddressPolicy = .any
     /// Name overrides like curl's `--resolve`: each entry `HOST:PORT:ADDRESS[,ADDRESS]…` (IPv6
     /// addresses in brackets) makes connections to `HOST:PORT`, on redirects too, go to those
     /// addresses without asking DNS. Scoped to this request: the entries go into a DNS cache of
     /// the transfer's own, so other requests on the engine still resolve `HOST` as usual (and
     /// this one resolves other names without the engine's cache). libcurl matches idle connections
     /// by name and port, not address, so an idle connection to `HOST:PORT` that another request
-    /// opened may still carry this one. A malformed entry fails the transfer with `HTTPError.invalidRequest`. Default none.
+    /// opened may still carry this one (`addressPolicy` checks its address all the same). A
+    /// malformed entry fails the transfer with `HTTPError.invalidRequest`. Default none.
     public var resolve: [String] = []
 
     /// Creates a request; other properties take their defaults.

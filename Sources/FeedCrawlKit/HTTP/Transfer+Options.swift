@@ -33,6 +33,14 @@ extension Transfer {
             check(fc_setopt_long(h, CURLOPT_TIMEOUT_MS, max(1, total)))
         }
         check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
+        if request.addressPolicy != .any {
+            // Before connecting to each address (new connections), and before sending each
+            // request (also over a reused connection): see `AddressPolicy`.
+            check(fc_setopt_opensocketfn(h, transferOpenSocketCallback))
+            check(fc_setopt_ptr(h, CURLOPT_OPENSOCKETDATA, context))
+            check(fc_setopt_prereqfn(h, transferPrereqCallback))
+            check(fc_setopt_ptr(h, CURLOPT_PREREQDATA, context))
+        }
         if !request.resolve.isEmpty {
             check(configureResolve(h))
         }

@@ -83,10 +83,15 @@ final class Transfer: @unchecked Sendable {
     var body: [UInt8] = []
     var bytesReceived: Int64 = 0
     var fd: Int32 = -1
-    /// A failure the write callback noted before making curl abort (cap exceeded, file error).
+    /// A failure the write or pre-request callback noted before making curl abort (cap exceeded,
+    /// file error, address refused).
     var failure: HTTPError?
     /// File sink with `request.digestBody`: hash and head of what was written.
     var digester: BodyDigester?
+    /// `addressPolicy`: the first address the open-socket callback refused while connecting for
+    /// redirect hop `hop` (0 for the initial URL). It becomes the transfer's error only when that
+    /// hop then fails to connect: another address of the same name may connect instead.
+    var connectRefusal: (error: HTTPError, hop: Int)?
     /// `request.resolve` as a curl list (freed with the header list).
     var resolveList: UnsafeMutablePointer<curl_slist>?
     /// With `request.resolve`: the share handle holding this transfer's own DNS cache.
