@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "feedcrawl", targets: ["feedcrawl"]),
         .library(name: "FeedCrawlKit", targets: ["FeedCrawlKit"]),
         .executable(name: "FuzzImageSniffer", targets: ["FuzzImageSniffer"]),
+        .executable(name: "FuzzImageStructure", targets: ["FuzzImageStructure"]),
         .executable(name: "FuzzPixabayPage", targets: ["FuzzPixabayPage"]),
         .executable(name: "FuzzLaunchesPage", targets: ["FuzzLaunchesPage"]),
         .executable(name: "FuzzArrayPage", targets: ["FuzzArrayPage"]),
@@ -50,6 +51,7 @@ let package = Package(
         // a normal build makes them replayers of the files named on their command line.
         .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit", "DemoFeed"], path: "Sources/Fuzz/FuzzSupport"),
         .executableTarget(name: "FuzzImageSniffer", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzImageSniffer"),
+        .executableTarget(name: "FuzzImageStructure", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzImageStructure"),
         .executableTarget(name: "FuzzPixabayPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzPixabayPage"),
         .executableTarget(name: "FuzzLaunchesPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzLaunchesPage"),
         .executableTarget(name: "FuzzArrayPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzArrayPage"),

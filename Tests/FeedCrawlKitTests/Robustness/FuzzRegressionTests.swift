@@ -9,6 +9,7 @@ import Testing
 struct FuzzRegressionTests {
     static let checks: [String: @Sendable ([UInt8]) -> [String]] = [
         "FuzzImageSniffer": FuzzChecks.imageSniffer,
+        "FuzzImageStructure": FuzzChecks.imageStructure,
         "FuzzPixabayPage": FuzzChecks.pixabayPage,
         "FuzzLaunchesPage": FuzzChecks.launchesPage,
         "FuzzArrayPage": FuzzChecks.arrayPage,
