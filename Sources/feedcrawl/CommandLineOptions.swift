@@ -38,6 +38,15 @@ struct CommandLineOptions {
     var replayDirectory: String?
     /// `--deadline`: seconds after which the run stops scheduling and cancels what is in flight.
     var deadlineSeconds: Double?
+    /// `--max-retry-wait`: the longest Retry-After waited for; default 5m.
+    var maxRetryWaitSeconds: Double = 300
+    /// `--max-time`: the longest one transfer attempt may take; default 5m.
+    var maxTransferSeconds: Double = 300
+    /// `--connect-timeout`: the longest a connection (DNS, TCP, TLS) may take; default 10s.
+    var connectTimeoutSeconds: Double = 10
+    /// `--allow-private-addresses`: fetch images from loopback and private addresses although
+    /// the feed is not on one; default off.
+    var allowPrivateAddresses = false
     /// `--cache-max`: cache size cap in bytes; default 2 GiB.
     var cacheMaxBytes: Int64 = 2 << 30
     /// `--shard K/N`: run one of N parts of the crawl.
@@ -74,6 +83,14 @@ struct CommandLineOptions {
             let text = try list.value(for: name)
             guard !text.isEmpty else { throw UsageError(description: "\(name) needs a folder") }
             return text
+        }
+        func duration(_ name: String) throws -> Double {
+            let text = try list.value(for: name)
+            do {
+                return Double(try DurationParser.parse(text))
+            } catch {
+                throw UsageError(description: "\(name): \(error)")
+            }
         }
         while var argument = list.next() {
             if argument == "-h" { argument = "--help" }
@@ -168,6 +185,17 @@ struct CommandLineOptions {
                 } catch {
                     throw UsageError(description: "--deadline: \(error)")
                 }
+            case "--max-retry-wait":
+                options.maxRetryWaitSeconds = try duration(argument)
+            case "--max-time":
+                options.maxTransferSeconds = try duration(argument)
+                guard options.maxTransferSeconds > 0 else { throw UsageError(description: "--max-time must be more than 0s") }
+            case "--connect-timeout":
+                options.connectTimeoutSeconds = try duration(argument)
+                guard options.connectTimeoutSeconds > 0 else {
+                    throw UsageError(description: "--connect-timeout must be more than 0s")
+                }
+            case "--allow-private-addresses": options.allowPrivateAddresses = true
             case "--cache-max":
                 let text = try list.value(for: argument)
                 do {
@@ -218,6 +246,10 @@ struct CommandLineOptions {
         let demoTTL: Double? = usesDemoFeed ? 0 : nil
         configuration.deadlineSeconds = deadlineSeconds
         configuration.cacheMaxBytes = cacheMaxBytes
+        configuration.maxRetryWaitSeconds = maxRetryWaitSeconds
+        configuration.maxTransferSeconds = maxTransferSeconds
+        configuration.connectTimeoutMs = Int(connectTimeoutSeconds * 1000)
+        configuration.allowPrivateAddresses = allowPrivateAddresses
         configuration.shard = shard
         if let url = pixabayURL ?? demoPixabayURL {
             var source = PixabaySourceConfiguration(url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)

@@ -1,7 +1,7 @@
 extension HelpText {
     static let manifest = """
     USAGE: feedcrawl manifest [--out DIR] [--status S] [--source S] [--format table|json|csv]
-                              [--json] [--verify]
+                              [--json] [--verify [--repair]]
            feedcrawl manifest merge [crawl options]     (see 'feedcrawl manifest merge --help')
 
     Shows what a crawl left in DIR/manifest.json: with no filter, a summary (items by source
@@ -17,9 +17,13 @@ extension HelpText {
       --source S              List items of source S (pixabay, launches). Repeatable.
       --format F              table (default, for people), json (for scripts), csv (spreadsheets).
       --json                  Short for --format json.
-      --verify                Re-hash every cached file and report missing, corrupt (size or
-                              sha256 differs) and orphaned files (no manifest entry, .part).
-                              Exit status 1 on any problem; 75 while a crawl holds DIR's lock.
+      --verify                Re-read every cached file and report missing, corrupt (size or
+                              sha256 differs), incomplete (not one whole image: cut short, a
+                              wrong CRC or size field) and orphaned files (no manifest entry,
+                              .part). Exit status 1 on any problem; 75 while a crawl holds
+                              DIR's lock.
+      --repair                With --verify: remove the corrupt, incomplete and orphaned files,
+                              so the next run fetches those images again.
       -h, --help              Show this help and exit.
 
     EXAMPLES:
@@ -28,10 +32,11 @@ extension HelpText {
       feedcrawl manifest --source pixabay --status downloaded --format csv > pixabay.csv
       feedcrawl manifest --json | jq '.totals'
       feedcrawl manifest --out /srv/mirror --verify || echo "cache needs attention"
+      feedcrawl manifest --out /srv/mirror --verify --repair && feedcrawl --out /srv/mirror
 
     EXIT STATUS:
       0    done (--verify: no problem found)
-      1    --verify found missing, corrupt or orphaned files
+      1    --verify found missing, corrupt, incomplete or orphaned files (also with --repair)
       2    usage error, or no readable manifest in DIR
       75   --verify: a crawl holds DIR's lock
     """

@@ -41,6 +41,17 @@ enum HelpText {
       --concurrency N         Image transfers in flight at once (default 16).
       --per-host N            Image transfers in flight to one host (default 8).
       --retries N             Retries of a transient failure (default 3).
+      --max-retry-wait DURATION
+                              The longest Retry-After waited for (default 5m); a server that
+                              asks for more fails that request at once, saying what it asked.
+      --max-time DURATION     The longest one transfer attempt may take; past it the attempt
+                              fails and is retried (default 5m).
+      --connect-timeout DURATION
+                              The longest a connection (DNS, TCP, TLS) may take (default 10s).
+      --allow-private-addresses
+                              Fetch images from loopback and private addresses (127/8, 10/8,
+                              172.16/12, 192.168/16, ::1, fc00::/7) although no feed is on one.
+                              Link-local addresses (169.254/16, fe80::/10) are never fetched.
       --ttl DURATION          Cached images younger than this are not requested again,
                               e.g. 90s, 10m, 24h, 7d (default 24h).
       --max-image-bytes SIZE  Largest image accepted, e.g. 500K, 20M (default 20M).

@@ -9,6 +9,8 @@ enum ManifestCommand {
         var listing = false
         var format = InspectionFormat.table
         var verify = false
+        /// `--repair` (with `--verify`): remove what `--verify` found wrong.
+        var repair = false
         var help = false
     }
 
@@ -42,10 +44,14 @@ enum ManifestCommand {
                 options.format = format
             case "--json": options.format = .json
             case "--verify": options.verify = true
+            case "--repair": options.repair = true
             default:
                 throw CommandLineOptions.UsageError(
                     description: "unknown option '\(TerminalText.sanitize(argument))' for 'feedcrawl manifest'")
             }
+        }
+        if options.repair && !options.verify {
+            throw CommandLineOptions.UsageError(description: "--repair goes with --verify (feedcrawl manifest --verify --repair)")
         }
         if options.verify && options.listing {
             throw CommandLineOptions.UsageError(description: "--verify checks the whole cache; it takes no --status or --source")
@@ -75,7 +81,7 @@ enum ManifestCommand {
         if snapshot.journalItems > 0 {
             Console.err("feedcrawl: note: including \(snapshot.journalItems) outcomes from the journal of an unfinished run (the next run folds them into the manifest)")
         }
-        if options.verify { verify(snapshot, format: options.format) }
+        if options.verify { verify(snapshot, format: options.format, repair: options.repair) }
         let text: String
         do {
             if options.listing {
@@ -91,9 +97,11 @@ enum ManifestCommand {
         exit(0)
     }
 
-    /// Verifies under the run lock, so no run changes the cache meanwhile. Exit 0 when clean,
-    /// 1 on any problem, 75 when a run holds the lock.
-    private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat) -> Never {
+    /// Verifies under the run lock, so no run changes the cache meanwhile; with `repair`, then
+    /// removes every `corrupt`, `incomplete` and `orphaned` file, so that the next run fetches
+    /// those images again (it fetches what the cache does not hold). Exit 0 when clean, 1 on any
+    /// problem (also when repaired), 75 when a run holds the lock.
+    private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat, repair: Bool) -> Never {
         let lock: RunLock
         do {
             lock = try RunLock(path: snapshot.layout.lockPath)
@@ -111,8 +119,37 @@ enum ManifestCommand {
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
             exit(ExitStatus.usage.rawValue)
         }
+        var removed: [String] = []
+        var notRemoved: [String] = []
+        if repair {
+            for problem in result.problems where [.corrupt, .incomplete, .orphaned].contains(problem.kind) {
+                // Only names inside the cache: a manifest's `file` values are untrusted text (an
+                // orphan's name was read from a cache folder: `cache/ab/<name>`).
+                let parts = problem.file.split(separator: "/", omittingEmptySubsequences: false)
+                let orphan = problem.kind == .orphaned && parts.count == 3
+                    && parts[0] == CacheLayout.cacheDirectoryName[...] && !["", ".", ".."].contains(parts[2])
+                guard CacheLayout.isValidRelativePath(problem.file) || orphan else {
+                    notRemoved.append(problem.file)
+                    continue
+                }
+                if unlink(snapshot.layout.absolutePath(problem.file)) == 0 || errno == ENOENT {
+                    removed.append(problem.file)
+                } else {
+                    notRemoved.append("\(problem.file) (\(String(cString: strerror(errno))))")
+                }
+            }
+        }
         lock.release()
         Console.write(result.render(format))
+        if repair {
+            if format == .table {
+                Console.write(removed.isEmpty ? "Repair: nothing to remove.\n"
+                    : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again.\n")
+            }
+            for file in notRemoved {
+                Console.err("feedcrawl: error: --repair could not remove \(TerminalText.sanitize(file))")
+            }
+        }
         exit(result.isClean ? ExitStatus.success.rawValue : ExitStatus.itemsFailed.rawValue)
     }
 }

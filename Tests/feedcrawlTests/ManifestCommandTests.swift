@@ -108,6 +108,57 @@ struct ManifestCommandTests {
         }
     }
 
+    /// An archive written by a release that stored cut images as whole: the manifest's size and
+    /// hash match the file, but the file is not a whole image. `--verify` says so, `--repair`
+    /// removes it, and the next crawl fetches it again.
+    @Test func verifyFindsIncompleteImagesAndRepairRemovesThem() async throws {
+        try await BinaryTestGate.run {
+            let (feed, out) = try await crawled()
+            defer { feed.stop(); out.remove() }
+            let file = try #require(try out.manifest().files.sorted().first { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") })
+            let path = out.path + "/" + file
+            let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+            let cut = whole.prefix(whole.count / 2)
+            try cut.write(to: URL(fileURLWithPath: path))
+            // What the earlier release would have recorded for the cut file.
+            let manifestURL = URL(fileURLWithPath: out.path + "/manifest.json")
+            var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+            var items = try #require(root["items"] as? [[String: Any]])
+            for i in items.indices {
+                guard var images = items[i]["images"] as? [[String: Any]] else { continue }
+                for j in images.indices where images[j]["file"] as? String == file {
+                    images[j]["bytes"] = cut.count
+                    images[j]["sha256"] = SHA256.hex(Array(cut))
+                }
+                items[i]["images"] = images
+            }
+            root["items"] = items
+            try JSONSerialization.data(withJSONObject: root).write(to: manifestURL)
+
+            let found = try await manifest(["--out", out.path, "--verify"])
+            #expect(found.status == 1)
+            #expect(found.stdout.contains("incomplete") && found.stdout.contains(file), "\(found.stdout)")
+            #expect(found.stdout.contains("truncated"), "\(found.stdout)")
+            #expect(found.stdout.contains("1 incomplete."))
+
+            let repaired = try await manifest(["--out", out.path, "--verify", "--repair"])
+            #expect(repaired.status == 1)
+            #expect(repaired.stdout.contains("Repair: removed 1 file; the next run fetches their images again."))
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try await manifest(["--out", out.path, "--verify"]).stdout.contains("1 missing."))
+
+            let rerun = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            let after = try await manifest(["--out", out.path, "--verify"])
+            #expect(after.status == 0, "\(after.stdout)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == whole)
+
+            let usage = try await manifest(["--out", out.path, "--repair"])
+            #expect(usage.status == 2)
+            #expect(usage.stderr.contains("--repair goes with --verify"))
+        }
+    }
+
     @Test func verifyRefusesWhileACrawlHoldsTheLock() async throws {
         try await BinaryTestGate.run {
             let (feed, out) = try await crawled()

@@ -119,10 +119,8 @@ struct SourcesEndToEndTests {
         options.launches = 20
         options.override = { request in
             if request.path.hasPrefix("/beer-img/") {
-                // A minimal PNG header (8-byte signature, IHDR 7x7), as the image checks read it.
-                let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52,
-                                    0, 0, 0, 7, 0, 0, 0, 7, 8, 6, 0, 0, 0, 0xDE, 0xAD, 0xBE, 0xEF,
-                                    0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+                // A whole PNG, made distinct by the path after its end (bytes after an image are allowed).
+                let png = SlowFeed.image
                 return ServerResponse(status: 200, headers: [("Content-Type", "image/png")],
                                       body: .bytes(png + Array(request.path.utf8)))
             }

@@ -2,9 +2,11 @@
 ///
 /// ```swift
 /// switch ImageValidation.validate(status: 200, contentType: "image/png", contentLength: 5000,
-///                                 bytesReceived: 5000, head: body) {
+///                                 bytesReceived: 5000, head: head, structure: digest.structure,
+///                                 bodyDelimited: true) {
 /// case .accept(let info): ...            // store it
 /// case .reject(let reason): ...          // permanent: record as rejected, do not retry
+/// case .fail(let reason): ...            // the server's answer, not an image: record as failed
 /// case .transient(let reason): ...       // worth a retry: body cut short, 5xx, 429
 /// }
 /// ```
@@ -14,10 +16,12 @@ public enum ImageValidation {
 
     /// The verdict on one response.
     public enum Decision: Sendable, Hashable {
-        /// A supported image; its header says this.
+        /// A whole image of a supported format; its structure says this.
         case accept(ImageInfo)
         /// Never cache this response and do not retry it. `reason` is short and human readable.
         case reject(reason: String)
+        /// The server answered without an image (HTTP 204): `failed`, not retried.
+        case fail(reason: String)
         /// Something went wrong in transit; a retry may succeed.
         case transient(reason: String)
     }
@@ -25,14 +29,18 @@ public enum ImageValidation {
     /// Full check of a finished response.
     ///
     /// - Parameters:
-    ///   - status: HTTP status. 2xx proceeds (except 204 and 206); 408, 425, 429 and 5xx are
-    ///     `.transient("HTTP 503")`; anything else is `.reject("HTTP 404")`.
+    ///   - status: HTTP status. 2xx proceeds (except 204, `fail`, and 206); 408, 425, 429 and 5xx
+    ///     are `.transient("HTTP 503")`; anything else is `.reject("HTTP 404")`.
     ///   - contentType: the `Content-Type` header, if any. It must be `image/*` or a generic binary
     ///     type (`application/octet-stream`, `binary/octet-stream`, ...); absent is allowed.
     ///   - contentLength: the `Content-Length` header, if any (pass nil when a content encoding
     ///     was decoded, since the header then counts encoded bytes).
-    ///   - bytesReceived: body bytes actually received.
-    ///   - head: the start of the body (ideally all of it; JPEG dimensions may sit deep inside).
+    ///   - bytesReceived: body bytes actually received (decoded).
+    ///   - head: the start of the body (`BodyDigest.head`), to name what a non-image is.
+    ///   - structure: the streaming structure check's verdict on the whole body.
+    ///   - bodyDelimited: whether the transport knew the body's length (`HTTPResponse.isBodyDelimited`).
+    ///     An image cut short in an undelimited body (the server closed the connection early) is
+    ///     `.transient`; in a delimited body the server sent an incomplete file: `.reject`.
     ///   - maxBytes: largest acceptable body; default `defaultMaxBytes` (20 MiB).
     public static func validate(
         status: Int,
@@ -40,6 +48,8 @@ public enum ImageValidation {
         contentLength: Int64?,
         bytesReceived: Int64,
         head: [UInt8],
+        structure: ImageStructureVerdict,
+        bodyDelimited: Bool,
         maxBytes: Int64 = defaultMaxBytes
     ) -> Decision {
         if let early = checkHeaders(status: status, contentType: contentType,
@@ -52,7 +62,15 @@ public enum ImageValidation {
         }
         if bytesReceived <= 0 || head.isEmpty { return .reject(reason: "empty body") }
 
-        guard let format = ImageSniffer.detectFormat(head) else {
+        switch structure {
+        case .complete(let info):
+            return .accept(info)
+        case .truncated(_, let reason):
+            if bodyDelimited { return .reject(reason: reason) }
+            return .transient(reason: "connection closed before the end of the image (\(reason))")
+        case .malformed(_, let reason):
+            return .reject(reason: reason)
+        case .unknownFormat:
             if looksLikeHTML(head) { return .reject(reason: "not an image (HTML body)") }
             if let type = contentType.map(mediaType), type.hasPrefix("image/"),
                !supportedImageTypes.contains(type) {
@@ -60,10 +78,6 @@ public enum ImageValidation {
             }
             return .reject(reason: "wrong magic bytes")
         }
-        guard let info = ImageSniffer.sniff(head) else {
-            return .reject(reason: "unreadable \(format.rawValue) header")
-        }
-        return .accept(info)
     }
 
     /// The checks that need only the status line and headers, so a download can be abandoned
@@ -76,7 +90,7 @@ public enum ImageValidation {
         maxBytes: Int64 = defaultMaxBytes
     ) -> Decision? {
         switch status {
-        case 204: return .reject(reason: "empty body (HTTP 204)")
+        case 204: return .fail(reason: "HTTP 204 (no content)")
         case 206: return .reject(reason: "unexpected partial content (HTTP 206)")
         case 200...299: break
         case 408, 425, 429, 500...599: return .transient(reason: "HTTP \(status)")

@@ -36,6 +36,17 @@ public struct CrawlConfiguration: Sendable {
     public var connectTimeoutMs: Int = 10_000
     /// A transfer slower than 1 KiB/s for this many seconds fails; default 15.
     public var lowSpeedTimeSeconds: Int = 15
+    /// The longest one transfer attempt (a feed page or an image) may take, in seconds
+    /// (`--max-time`); past it the attempt fails as transient and is retried. Default 300 (5m):
+    /// a 20 MB image at 1 Mbit/s needs about 160 s.
+    public var maxTransferSeconds: Double = 300
+    /// Fetch images from loopback and private addresses (127/8, 10/8, 172.16/12, 192.168/16,
+    /// ::1, fc00::/7) even when no feed is on such an address (`--allow-private-addresses`).
+    /// Link-local addresses (169.254/16, fe80::/10) are never fetched. Default false.
+    public var allowPrivateAddresses = false
+    /// The longest `Retry-After` waited for, in seconds (`--max-retry-wait`); a server asking for
+    /// more fails that request at once. Default 300 (5m).
+    public var maxRetryWaitSeconds: Double = 300
 
     /// Ignore the page cache (`OUT/pages`): fetch every feed page anew (and cache it again);
     /// default false.

@@ -15,6 +15,9 @@ public enum CrawlEvent: Sendable {
     /// An image transfer ended, retries included: one per URL actually requested (not for
     /// fresh cache hits or requests cancelled before they started). `url` is redacted.
     case imageFetched(url: String, outcome: ImageRecord.Outcome, seconds: Double)
+    /// A host answered 429 or 503 without `Retry-After`: its transfers were slowed to
+    /// `concurrency` at once, `interval` seconds apart (`HostThrottle`). Once per decrease.
+    case hostSlowed(host: String, concurrency: Int, interval: Double, status: Int)
     /// An item got its outcome. Exactly one per item listed this run, so these events add up
     /// to the run's counts.
     case itemFinished(source: String, status: ItemStatus)

@@ -12,6 +12,8 @@ import Glibc
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
     let events: @Sendable (CrawlEvent) -> Void
+    /// Whether images may come from loopback and private addresses (`AddressPolicy`).
+    let privateAddresses: PrivateAddressScope
 
     /// Errors that stop a crawl before it starts.
     public enum SetupError: Error, CustomStringConvertible {
@@ -29,6 +31,9 @@ public final class Crawler: Sendable {
     public init(configuration: CrawlConfiguration, events: @escaping @Sendable (CrawlEvent) -> Void = { _ in }) {
         self.configuration = configuration
         self.events = events
+        let scope = PrivateAddressScope(allowed: configuration.allowPrivateAddresses)
+        for source in configuration.sources { scope.noteFeed(host: URLCheck.host(of: source.url)) }
+        privateAddresses = scope
     }
 
     /// Runs the crawl. Task cancellation (a signal) or `deadlineSeconds` stops it early: nothing
@@ -139,9 +144,9 @@ public final class Crawler: Sendable {
         let stores = FeedStores(configuration: configuration, layout: layout)
         let budgets = RateBudgets()
         let limits = FeedClient.Limits(
-            retry: RetryPolicy(retries: configuration.retries, baseDelay: configuration.retryBaseDelay),
-            maxBytes: configuration.maxPageBytes, connectTimeoutMs: configuration.connectTimeoutMs,
-            lowSpeedTimeSeconds: configuration.lowSpeedTimeSeconds)
+            retry: retryPolicy(), maxBytes: configuration.maxPageBytes, connectTimeoutMs: configuration.connectTimeoutMs,
+            lowSpeedTimeSeconds: configuration.lowSpeedTimeSeconds,
+            totalTimeoutMs: Self.milliseconds(configuration.maxTransferSeconds), privateAddresses: privateAddresses)
         return await withTaskGroup(of: (Int, SourceReport).self) { group in
             for (index, source) in sources.enumerated() {
                 group.addTask {
@@ -195,24 +200,43 @@ public final class Crawler: Sendable {
         var settings = ImagePipeline.Settings()
         settings.limits = .init(
             concurrency: configuration.concurrency, perHost: configuration.perHost, maxWaiting: configuration.maxWaiting)
-        settings.retry = RetryPolicy(retries: configuration.retries, baseDelay: configuration.retryBaseDelay)
+        settings.retry = retryPolicy()
         settings.maxImageBytes = configuration.maxImageBytes
         settings.connectTimeoutMs = configuration.connectTimeoutMs
+        settings.totalTimeoutMs = Self.milliseconds(configuration.maxTransferSeconds)
         settings.lowSpeedTimeSeconds = configuration.lowSpeedTimeSeconds
         settings.ttlSeconds = configuration.ttlSeconds
         settings.identity = configuration.cacheIdentity
         settings.removesReplacedFiles = configuration.shard == nil
+        settings.privateAddresses = privateAddresses
         return settings
     }
 
-    /// The events handler with image URLs redacted (a feed could put a key in one).
+    /// The retry rules of feeds and images: `--retries`, `--max-retry-wait`, and no wait past
+    /// `--deadline` (counted from now, the start of the crawl).
+    private func retryPolicy() -> RetryPolicy {
+        RetryPolicy(
+            retries: configuration.retries, baseDelay: configuration.retryBaseDelay,
+            maxRetryWait: configuration.maxRetryWaitSeconds,
+            deadline: configuration.deadlineSeconds.map { .now + .milliseconds(Int64(($0 * 1000).rounded())) })
+    }
+
+    /// Seconds as whole milliseconds for curl (at least 1), or nil for 0 (no limit).
+    static func milliseconds(_ seconds: Double) -> Int? {
+        seconds > 0 ? max(1, Int(min(seconds, 1e9) * 1000)) : nil
+    }
+
+    /// The events handler with every URL redacted, the one place for it: a feed could put a key
+    /// or a `user:password@` in an image URL, and the pipeline reports the URL it requests.
     private func redactingEvents(_ redactor: SecretRedactor) -> @Sendable (CrawlEvent) -> Void {
         let events = self.events
         return { event in
             switch event {
             case .imageFetched(let url, let outcome, let seconds):
                 events(.imageFetched(url: redactor.redactURL(url), outcome: outcome, seconds: seconds))
-            default:
+            case .retrying(let url, let attempt, let delay, let reason):
+                events(.retrying(url: redactor.redactURL(url), attempt: attempt, delay: delay, reason: redactor.redact(reason)))
+            case .pageFetched, .warning, .sourceFailed, .itemFinished, .hostSlowed:
                 events(event)
             }
         }

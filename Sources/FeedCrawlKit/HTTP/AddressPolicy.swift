@@ -155,3 +155,36 @@ func numericHost(_ address: UnsafeRawPointer, length: Int) -> String {
     guard converted else { return "an address of family \(family)" }
     return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
+
+/// Whether a run may fetch images from loopback and private addresses: yes with
+/// `--allow-private-addresses`, or once a feed of the run is seen on such an address (its URL
+/// names one, or a response came from one); link-local addresses never. Thread-safe: feed
+/// clients open it, the image pipeline reads it for every request.
+public final class PrivateAddressScope: Sendable {
+    private let allowed: Locked<Bool>
+
+    /// Creates the scope, open or not; default closed.
+    public init(allowed: Bool = false) {
+        self.allowed = Locked(allowed)
+    }
+
+    /// Whether loopback and private addresses may be fetched now.
+    public var isOpen: Bool { allowed.withLock { $0 } }
+
+    /// The policy for an image request now.
+    public var imagePolicy: AddressPolicy { .publicOnly(allowPrivate: isOpen) }
+
+    /// Opens the scope when `address` (a numeric host, or a feed URL's host; `localhost` counts
+    /// as loopback) is loopback, unspecified or private.
+    public func noteFeed(host: String) {
+        let lowered = host.lowercased()
+        let isLocalName = lowered == "localhost" || lowered.hasSuffix(".localhost")
+        let kind: AddressClass? = isLocalName ? .loopback : AddressClass.of(numericHost: host)
+        switch kind {
+        case .loopback?, .unspecified?, .private?:
+            allowed.withLock { $0 = true }
+        default:
+            break
+        }
+    }
+}

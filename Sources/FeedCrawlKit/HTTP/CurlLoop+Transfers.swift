@@ -64,11 +64,14 @@ extension CurlLoop {
             detach(transfer)
             transfer.resume(returning: CompletedTransfer(response: response, pendingFile: pending))
         } else {
-            let error = HTTPError.fromCurl(
+            var error = HTTPError.fromCurl(
                 code: result.rawValue, message: easy.errorMessage(result),
                 recorded: transfer.recordedFailure(for: result),
                 bytesReceived: transfer.bytesReceived, expected: transfer.expectedLength(easy),
                 maxBytes: transfer.request.maxBytes)
+            if result == CURLE_BAD_CONTENT_ENCODING, transfer.recordedFailure(for: result) == nil {
+                error = .unsupportedContentEncoding(transfer.headerValue(easy, "content-encoding") ?? "unknown")
+            }
             detach(transfer)
             transfer.discardFile()
             transfer.resume(throwing: error)

@@ -18,6 +18,9 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case file(path: String, errno: Int32)
     /// The request itself is unusable (e.g. a header containing CR/LF, a GET with a body).
     case invalidRequest(String)
+    /// The body came in a `Content-Encoding` libcurl cannot decode (it decodes gzip, deflate,
+    /// br and zstd); the value is the header as sent, untrusted.
+    case unsupportedContentEncoding(String)
     /// The engine was shut down before the request could start.
     case engineShutDown
     /// `HTTPRequest.addressPolicy` refused the address the transfer would have connected to (or
@@ -60,6 +63,10 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot write \(path): \(errnoDescription(code)) (errno \(code))"
         case .invalidRequest(let why):
             return "invalid request: \(why)"
+        case .unsupportedContentEncoding(let name):
+            let shown = TerminalText.sanitize(name)
+            return "unsupported content encoding '\(shown.count > 40 ? String(shown.prefix(40)) + "…" : shown)' "
+                + "(gzip, deflate, br and zstd are decoded)"
         case .engineShutDown:
             return "HTTP engine is shut down"
         case .addressRefused(let address, let rule):

@@ -33,7 +33,9 @@ public struct HTTPRequest: Sendable {
     /// The body cap in decoded bytes. Exceeding it fails with `HTTPError.bodyTooLarge`. Default 10 MiB.
     public var maxBytes: Int64 = 10 << 20
     /// `true` asks for compressed transfer (`Accept-Encoding: deflate, gzip, br, zstd`) and decodes
-    /// it; use it for JSON, not for images. Default `false`.
+    /// whatever `Content-Encoding` of these the body comes in (an unknown one fails with
+    /// `HTTPError.unsupportedContentEncoding`); `maxBytes` and the digest count decoded bytes.
+    /// `false` sends no `Accept-Encoding` and leaves the body as sent. Default `false`.
     public var acceptEncoding: Bool = false
     /// Connect timeout (DNS + TCP + TLS) in milliseconds. Default 10 000.
     public var connectTimeoutMs: Int = 10_000
@@ -49,8 +51,9 @@ public struct HTTPRequest: Sendable {
     public var fileDirectory: FileDirectory? = nil
     /// File destination: `fsync` the file before closing it on success. Default `false`.
     public var fsync: Bool = false
-    /// File destination: hash the body while it is written and keep its first bytes, returned in
-    /// `HTTPResponse.bodyDigest` for a 2xx response (saves reading the file back). Default `false`.
+    /// File destination: hash the body while it is written, keep its first bytes and check its
+    /// image structure (`ImageStructureCheck`), returned in `HTTPResponse.bodyDigest` for a 2xx
+    /// response (saves reading the file back). Default `false`.
     public var digestBody: Bool = false
     /// `true` returns every header of the final response in `HTTPResponse.headers`; `false`
     /// (default) returns only `HTTPResponse.standardHeaderNames`, which is cheaper.

@@ -5,7 +5,8 @@ public struct HTTPResponse: Sendable {
     /// The header names collected by default (lowercased).
     public static let standardHeaderNames: [String] = [
         "content-type", "content-length", "etag", "last-modified", "retry-after", "location",
-        "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset",
+        "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "content-encoding",
+        "transfer-encoding",
     ]
 
     /// The HTTP status code of the final response.
@@ -32,9 +33,30 @@ public struct HTTPResponse: Sendable {
     public var lastModified: String?
     /// The `Content-Length` header as sent, if present and numeric.
     public var contentLength: Int64?
-    /// File destination with `HTTPRequest.digestBody` and a 2xx status: the body's SHA-256 and
-    /// first bytes, computed as it streamed to the file. `nil` otherwise.
+    /// File destination with `HTTPRequest.digestBody` and a 2xx status: the body's SHA-256, first
+    /// bytes and image structure, computed as it streamed to the file. `nil` otherwise.
     public var bodyDigest: BodyDigest?
+    /// The address the final response came from (`CURLINFO_PRIMARY_IP`), when known.
+    public var primaryIP: String?
+    /// The HTTP version of the final response (`1.0`, `1.1`, `2`, `3`; 0 when unknown).
+    public var httpVersion: Double = 0
+    /// The `Content-Encoding` header, if present and not `identity`: the body was decoded from it
+    /// (`HTTPRequest.acceptEncoding`), and `contentLength` counts the encoded bytes.
+    public var contentEncoding: String? {
+        guard let value = header("content-encoding") else { return nil }
+        let trimmed = String(value.trimmingASCIIWhitespace())
+        return trimmed.isEmpty || asciiCaseInsensitiveEqual(trimmed, "identity") ? nil : trimmed
+    }
+
+    /// Whether the transport knew where the body ends: a `Content-Length`, chunked transfer
+    /// coding, or HTTP/2 and later (framed streams). libcurl fails a transfer whose delimited
+    /// body ends early, so only an undelimited body (HTTP/1.x ended by closing the connection)
+    /// can arrive cut short without an error.
+    public var isBodyDelimited: Bool {
+        if contentLength != nil || httpVersion >= 2 { return true }
+        guard let coding = header("transfer-encoding") else { return false }
+        return coding.lowercased().contains("chunked")
+    }
 
     /// Creates a response (the engine builds these; public for tests of callers). `contentType`,
     /// `etag`, `lastModified` and `contentLength` are taken from `headers`.

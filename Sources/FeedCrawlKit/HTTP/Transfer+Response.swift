@@ -24,10 +24,32 @@ extension Transfer {
             redirectCount: redirects
         )
         body = []
+        var ip: UnsafePointer<CChar>?
+        if fc_getinfo_str(h, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK, let ip, ip.pointee != 0 {
+            response.primaryIP = String(cString: ip)
+        }
+        var version = 0
+        fc_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): response.httpVersion = 1.0
+        case Int(CURL_HTTP_VERSION_1_1): response.httpVersion = 1.1
+        case Int(CURL_HTTP_VERSION_2_0): response.httpVersion = 2
+        case Int(CURL_HTTP_VERSION_3): response.httpVersion = 3
+        default: response.httpVersion = 0
+        }
         if let value = response.header("retry-after") {
             response.retryAfterSeconds = retryAfter(value, easy: h)
         }
         return response
+    }
+
+    /// The first header `name` of the final response, read from the handle (also after a failed
+    /// transfer, before `curl_easy_reset`).
+    func headerValue(_ easy: EasyHandle, _ name: String) -> String? {
+        var header: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(easy.curl, name, 0, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK,
+              let value = header?.pointee.value else { return nil }
+        return String(cString: value)
     }
 
     /// The announced body length (`Content-Length`), if any.

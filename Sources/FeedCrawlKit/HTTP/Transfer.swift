@@ -119,7 +119,7 @@ final class Transfer: @unchecked Sendable {
             body.append(contentsOf: chunk)
         case .file:
             guard writeAll(chunk) else { return 0 }
-            if digester != nil { digestChunk(chunk) }
+            digester?.update(chunk)
         case .excerpt:
             let room = Transfer.excerptLimit - body.count
             if room > 0 {
@@ -155,14 +155,6 @@ final class Transfer: @unchecked Sendable {
             }
             if request.digestBody { digester = BodyDigester() }
         }
-    }
-
-    private func digestChunk(_ chunk: UnsafeRawBufferPointer) {
-        var expected: Int64?
-        if bytesReceived == Int64(chunk.count), let easy {
-            expected = expectedLength(easy)
-        }
-        digester?.update(chunk, expectedLength: expected)
     }
 
     private func writeAll(_ chunk: UnsafeRawBufferPointer) -> Bool {

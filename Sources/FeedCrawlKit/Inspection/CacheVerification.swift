@@ -8,6 +8,9 @@ public struct CacheVerification: Sendable, Equatable, Codable {
             case missing
             /// The file's size or SHA-256 differs from the manifest's, or it cannot be read.
             case corrupt
+            /// The file matches the manifest but is not one whole image of its format (cut
+            /// short, a wrong CRC or size field): stored by a release that did not check.
+            case incomplete
             /// A file in the cache that no manifest entry references (`.part` files included).
             case orphaned
             /// A `file` value that is not a cache path (`cache/ab/<sha256>.<ext>`).

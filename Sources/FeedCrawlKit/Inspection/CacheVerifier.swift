@@ -4,7 +4,9 @@ import Glibc
 public enum CacheVerifier {
     /// Checks the cache under `snapshot.layout` against the snapshot's items, read once:
     /// - each referenced file must exist (`missing`), be a valid cache path (`invalid-path`),
-    ///   and have the size and SHA-256 each referencing image records (`corrupt`);
+    ///   have the size and SHA-256 each referencing image records (`corrupt`), and be one whole
+    ///   image of its format (`incomplete`: the structure check downloads pass, so archives
+    ///   written by releases before it are checked too);
     /// - every file in the cache's fan-out folders must be referenced (`orphaned`), which
     ///   includes `.part` files left by an interrupted run.
     ///
@@ -14,7 +16,7 @@ public enum CacheVerifier {
         var result = CacheVerification()
         var referenced = CacheFiles()
         /// What reading each file found: its digest, or nil when it is missing or unreadable.
-        var read: [UInt64: FileDigest?] = [:]
+        var read: [UInt64: BodyDigest?] = [:]
         /// Where each file's problem is in `result.problems`.
         var problemAt: [UInt64: Int] = [:]
         /// Records `kind` for `file`, or adds `name` to the problem already recorded for it.
@@ -35,7 +37,7 @@ public enum CacheVerifier {
                     continue
                 }
                 referenced.insert(key: key)
-                let digest: FileDigest
+                let digest: BodyDigest
                 switch read[key] {
                 case .some(nil):
                     report(.missing, file, key, name, nil)  // joins the problem found first
@@ -55,7 +57,7 @@ public enum CacheVerifier {
                         continue
                     }
                     // Keep the digest (without its head) to compare the other references.
-                    read[key] = FileDigest(size: digest.size, sha256: digest.sha256, head: [])
+                    read[key] = BodyDigest(sha256: digest.sha256, head: [], size: digest.size, structure: digest.structure)
                     result.checkedFiles += 1
                     result.checkedBytes += digest.size
                 }
@@ -63,6 +65,14 @@ public enum CacheVerifier {
                     report(.corrupt, file, key, name, "size \(digest.size), manifest says \(bytes)")
                 } else if let sha = image.sha256, sha.lowercased() != digest.sha256 {
                     report(.corrupt, file, key, name, "sha256 differs from the manifest's")
+                } else {
+                    switch digest.structure {
+                    case .complete: break
+                    case .truncated(_, let reason), .malformed(_, let reason):
+                        report(.incomplete, file, key, name, reason)
+                    case .unknownFormat:
+                        report(.incomplete, file, key, name, "not an image of a supported format")
+                    }
                 }
             }
         }

@@ -1,27 +1,19 @@
 import Glibc
 
-/// One read of a downloaded file: its size, its SHA-256 and its first bytes (for sniffing).
-struct FileDigest: Sendable {
-    /// Bytes kept from the start of the file for the image sniffer.
-    static let headLength = 64 * 1024
-
-    var size: Int64
-    var sha256: String
-    var head: [UInt8]
-
+/// One read of a cached file through the same `BodyDigester` a download streams through: its
+/// size, SHA-256, first bytes and image structure.
+enum FileDigest {
     struct ReadError: Error, CustomStringConvertible {
         var path: String
         var code: Int32
         var description: String { "cannot read \(path): \(String(cString: strerror(code)))" }
     }
 
-    static func read(path: String) throws -> FileDigest {
+    static func read(path: String) throws -> BodyDigest {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ReadError(path: path, code: errno) }
         defer { close(fd) }
-        var hasher = SHA256()
-        var head: [UInt8] = []
-        var size: Int64 = 0
+        var digester = BodyDigester()
         let bufferSize = 64 * 1024
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -32,13 +24,8 @@ struct FileDigest: Sendable {
                 throw ReadError(path: path, code: errno)
             }
             if count == 0 { break }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            hasher.update(chunk)
-            if head.count < headLength {
-                head.append(contentsOf: chunk.prefix(headLength - head.count))
-            }
-            size += Int64(count)
+            digester.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
-        return FileDigest(size: size, sha256: hasher.finalize().hexString, head: head)
+        return digester.finish()
     }
 }

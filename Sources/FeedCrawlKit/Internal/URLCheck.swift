@@ -1,3 +1,5 @@
+import Glibc
+
 /// Cheap checks on URL text from feeds, before anything is requested.
 enum URLCheck {
     /// Longest URL accepted from a feed.
@@ -59,6 +61,73 @@ enum URLCheck {
                 }
             }
             return String(decoding: host, as: UTF8.self).lowercased()
+        }
+    }
+}
+
+extension URLCheck {
+    /// `url` without the `user:password@` of its authority, if it has one (the credentials are
+    /// used for the request, as curl does, and never written). `url` itself when it has none.
+    static func removingUserInfo(_ url: String) -> String {
+        var url = url
+        let stripped: [UInt8]? = url.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, memchr(base, Int32(UInt8(ascii: "@")), bytes.count) != nil else {
+                return nil
+            }
+            let out = UserInfo.strip(bytes)
+            return out.count == bytes.count ? nil : out
+        }
+        return stripped.map { String(decoding: $0, as: UTF8.self) } ?? url
+    }
+
+    /// `bytes` (a feed body, say) with the `user:password@` of every `scheme://` authority
+    /// removed, also in JSON's escaped form `scheme:\/\/`. `bytes` itself when there is none.
+    static func removingUserInfo(bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBufferPointer { input in
+            guard let base = input.baseAddress, memchr(base, Int32(UInt8(ascii: "@")), input.count) != nil else {
+                return bytes
+            }
+            let out = UserInfo.strip(input)
+            return out.count == input.count ? bytes : out
+        }
+    }
+
+    private enum UserInfo {
+        /// Copies `bytes`, leaving out each authority's userinfo (from just after `://` or
+        /// `:\/\/` through the last `@` before the authority ends).
+        static func strip(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var i = 0
+            let colon = UInt8(ascii: ":"), slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
+            while i < bytes.count {
+                let b = bytes[i]
+                out.append(b)
+                i += 1
+                guard b == colon else { continue }
+                // `://` or `:\/\/`
+                var start = -1
+                if i + 1 < bytes.count, bytes[i] == slash, bytes[i + 1] == slash {
+                    start = i + 2
+                } else if i + 3 < bytes.count, bytes[i] == backslash, bytes[i + 1] == slash, bytes[i + 2] == backslash,
+                          bytes[i + 3] == slash {
+                    start = i + 4
+                }
+                guard start >= 0 else { continue }
+                var end = start
+                var at = -1
+                while end < bytes.count {
+                    let c = bytes[end]
+                    if c == slash || c == backslash || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")
+                        || c == UInt8(ascii: "\"") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">")
+                        || c == UInt8(ascii: "'") || c <= 0x20 || c == 0x7F { break }
+                    if c == UInt8(ascii: "@") { at = end }
+                    end += 1
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<start]))
+                i = at >= 0 ? at + 1 : start
+            }
+            return out
         }
     }
 }

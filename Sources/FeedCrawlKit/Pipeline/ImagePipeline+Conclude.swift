@@ -29,18 +29,25 @@ extension ImagePipeline {
         guard response.isSuccess, let file = completed.pendingFile else {
             let reason = "HTTP \(response.status)"
             if RetryPolicy.isTransient(status: response.status) {
-                return .retry(reason: reason, retryAfter: response.retryAfterSeconds)
+                let pushback = (response.status == 429 || response.status == 503) && response.retryAfterSeconds == nil
+                return .retry(reason: reason, retryAfter: response.retryAfterSeconds,
+                              pushback: pushback ? response.status : nil)
             }
             return .done(.init(status: .failed, error: reason), nil)
         }
         let digest = response.bodyDigest ?? BodyDigest(sha256: "", head: [])
         let verdict = ImageValidation.validate(
-            status: response.status, contentType: response.contentType, contentLength: response.contentLength,
-            bytesReceived: response.bytesReceived, head: digest.head, maxBytes: settings.maxImageBytes)
+            status: response.status, contentType: response.contentType,
+            contentLength: response.contentEncoding == nil ? response.contentLength : nil,
+            bytesReceived: response.bytesReceived, head: digest.head, structure: digest.structure,
+            bodyDelimited: response.isBodyDelimited, maxBytes: settings.maxImageBytes)
         switch verdict {
         case .reject(let reason):
             file.discard()
             return .done(.init(status: .rejected, error: reason), nil)
+        case .fail(let reason):
+            file.discard()
+            return .done(.init(status: .failed, error: reason), nil)
         case .transient(let reason):
             file.discard()
             return .retry(reason: reason, retryAfter: nil)
@@ -64,7 +71,8 @@ extension ImagePipeline {
 
     private func classify(_ error: HTTPError) -> Attempt {
         switch error {
-        case .unsupportedScheme, .invalidURL, .tooManyRedirects, .bodyTooLarge:
+        case .unsupportedScheme, .invalidURL, .tooManyRedirects, .bodyTooLarge, .unsupportedContentEncoding,
+             .addressRefused:
             return .done(.init(status: .rejected, error: error.description), nil)
         case .file:
             return .done(.init(status: .failed, error: error.description), nil)

@@ -91,6 +91,7 @@ extension ImagePipeline {
     func cancelAll(reason: String = "cancelled") {
         var handles: [TransferHandle] = []
         var waits: [Task<Void, Never>] = []
+        var unqueued: [(url: String, previous: ImageRecord.Outcome?)] = []
         let rooms: [CheckedContinuation<Void, Never>] = lock.withLock {
             if stopReason == nil { stopReason = reason }
             let removed = scheduler.removeWaiting { _ in true }
@@ -102,6 +103,10 @@ extension ImagePipeline {
                 task.stopRequested = true
                 if let handle = task.handle { handles.append(handle) }
                 if let wait = task.retryWait { waits.append(wait) }
+                if task.queuedInThrottle, throttle.remove(task.url, host: task.host) {
+                    task.queuedInThrottle = false
+                    unqueued.append((task.url, task.previous))
+                }
             }
             var rooms: [CheckedContinuation<Void, Never>] = []
             swap(&rooms, &roomWaiters)
@@ -111,6 +116,7 @@ extension ImagePipeline {
         }
         recordCompleted()
         stop(handles, waits)
+        for task in unqueued { end(task.url, .done(cancelledOutcome(task.previous), nil)) }
         for room in rooms { room.resume() }
         wakeIfIdle()
     }
@@ -120,6 +126,7 @@ extension ImagePipeline {
     func cancel(group: Int) {
         var handles: [TransferHandle] = []
         var waits: [Task<Void, Never>] = []
+        var unqueued: [(url: String, previous: ImageRecord.Outcome?)] = []
         lock.withLock {
             cancelledGroups.insert(group)
             let result = scheduler.unsubscribe(group: group)
@@ -132,10 +139,15 @@ extension ImagePipeline {
                 task.stopRequested = true
                 if let handle = task.handle { handles.append(handle) }
                 if let wait = task.retryWait { waits.append(wait) }
+                if task.queuedInThrottle, throttle.remove(task.url, host: task.host) {
+                    task.queuedInThrottle = false
+                    unqueued.append((task.url, task.previous))
+                }
             }
         }
         recordCompleted()
         stop(handles, waits)
+        for task in unqueued { end(task.url, .done(cancelledOutcome(task.previous), nil)) }
         wakeIfIdle()
     }
 

@@ -20,6 +20,11 @@ final class ImageTask: @unchecked Sendable {
     var retryWait: Task<Void, Never>?
     var stopRequested = false
     var startedAt: ContinuousClock.Instant?
+    /// When the host throttle admitted the current attempt (seconds since the pipeline's
+    /// epoch); nil while no attempt is admitted.
+    var admittedAt: Double?
+    /// Whether the task waits in the host throttle's queue.
+    var queuedInThrottle = false
     /// Set when the transfer is over and the outcome waits in the committer.
     var committing = false
     /// The subscribers, once the task left the scheduler (committing).
@@ -37,7 +42,9 @@ extension ImagePipeline {
     /// What one attempt's result means.
     enum Attempt {
         case done(ImageRecord.Outcome, ImageCommitter.Placement?)
-        case retry(reason: String, retryAfter: Int?)
+        /// `pushback`: the status when the host answered 429 or 503 without `Retry-After`
+        /// (`HostThrottle`).
+        case retry(reason: String, retryAfter: Int?, pushback: Int? = nil)
     }
 
     /// One attempt's request and what concluding it needs.
@@ -58,7 +65,7 @@ extension ImagePipeline {
         for start in starts { startAttempt(start.url) }
     }
 
-    /// Starts the next attempt of `url`'s task on the engine.
+    /// Starts the next attempt of `url`'s task on the engine, once the host throttle admits it.
     /// Once the output device is full (`CrawlStorage`) no attempt starts: the image is `failed`
     /// ("not fetched: …") without a request, keeping an archived copy.
     func startAttempt(_ url: String) {
@@ -66,10 +73,20 @@ extension ImagePipeline {
             case request(Prepared)
             case stopped
             case notFetched(String)
+            case throttled
         }
         let begin: Begin = lock.withLock {
             guard let task = tasks[url], !task.stopRequested else { return .stopped }
             if let error = storage?.itemError { return .notFetched(error) }
+            if task.admittedAt == nil {
+                let now = clock()
+                switch throttle.admit(url, host: task.host, now: now) {
+                case .go: task.admittedAt = now
+                case .queued:
+                    task.queuedInThrottle = true
+                    return .throttled
+                }
+            }
             if task.startedAt == nil { task.startedAt = .now }
             return .request(prepare(task))
         }
@@ -77,6 +94,9 @@ extension ImagePipeline {
         switch begin {
         case .request(let request):
             prepared = request
+        case .throttled:
+            pumpThrottle()
+            return
         case .stopped:
             end(url, .done(cancelledOutcome(nil), nil))
             return
@@ -86,7 +106,16 @@ extension ImagePipeline {
         }
         do {
             let handle = try engine.start(prepared.request) { [self] result in
-                end(url, conclude(prepared, result))
+                let attempt = conclude(prepared, result)
+                let answer: HostThrottle.Answer
+                if case .retry(_, _, _?) = attempt {
+                    answer = .pushback
+                } else if case .success = result {
+                    answer = .answered
+                } else {
+                    answer = .none
+                }
+                end(url, attempt, answer: answer)
             }
             let stop: Bool = lock.withLock {
                 tasks[url]?.handle = handle
@@ -107,8 +136,14 @@ extension ImagePipeline {
         request.maxBytes = settings.maxImageBytes
         request.fsync = true
         request.digestBody = true
+        // A server may send an image gzip-, deflate- or br-encoded unasked; decode it as a browser
+        // does (the cap then counts decoded bytes).
+        request.acceptEncoding = true
+        // No request into the machine's own network on a feed's word (`AddressPolicy`).
+        request.addressPolicy = settings.privateAddresses.imagePolicy
         request.connectTimeoutMs = settings.connectTimeoutMs
         request.lowSpeedTimeSeconds = settings.lowSpeedTimeSeconds
+        request.totalTimeoutMs = settings.totalTimeoutMs
         if let previous = task.previous {
             if let etag = previous.etag { request.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
             if let date = previous.lastModified { request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date)) }
@@ -121,29 +156,88 @@ extension ImagePipeline {
         out != nil ? relative : layout.absolutePath(relative)
     }
 
+    /// Seconds since `epoch`, the throttle's clock.
+    func clock() -> Double {
+        RetryPolicy.seconds(ContinuousClock.now - epoch)
+    }
+
+    /// Starts what the host throttle lets start now, and sets a timer for when it lets more.
+    func pumpThrottle() {
+        let (ready, wakeAt): ([String], Double?) = lock.withLock {
+            guard throttle.hasQueued else { return ([], nil) }
+            let now = clock()
+            let result = throttle.ready(now: now)
+            for url in result.keys {
+                tasks[url]?.queuedInThrottle = false
+                tasks[url]?.admittedAt = now
+            }
+            guard let wake = result.wakeAt, throttleTimerAt.map({ wake < $0 }) ?? true else { return (result.keys, nil) }
+            throttleTimerAt = wake
+            return (result.keys, wake)
+        }
+        for url in ready { startAttempt(url) }
+        if let wakeAt {
+            let delay = max(0, wakeAt - clock())
+            Task { [weak self] in
+                try? await Task.sleep(nanoseconds: UInt64(delay * 1e9) + 1_000_000)
+                guard let self else { return }
+                lock.withLock { if throttleTimerAt == wakeAt { throttleTimerAt = nil } }
+                pumpThrottle()
+            }
+        }
+    }
+
+    /// The host throttle learns how an admitted attempt ended; reports a slow-down.
+    private func releaseThrottle(_ url: String, answer: HostThrottle.Answer, status: Int) {
+        let slowed: (host: String, state: HostThrottle.State)? = lock.withLock {
+            guard let task = tasks[url], let admitted = task.admittedAt else { return nil }
+            task.admittedAt = nil
+            guard throttle.finished(host: task.host, answer: answer, startedAt: admitted, now: clock()) else { return nil }
+            return (task.host, throttle.state(task.host))
+        }
+        if let slowed {
+            events(.hostSlowed(host: slowed.host, concurrency: slowed.state.concurrency,
+                               interval: slowed.state.interval, status: status))
+        }
+        pumpThrottle()
+    }
+
     /// An attempt ended (on the engine's thread, or the caller's): retry after a delay, or hand
     /// the outcome to the committer and let the next task start.
-    func end(_ url: String, _ attempt: Attempt) {
+    func end(_ url: String, _ attempt: Attempt, answer: HostThrottle.Answer = .none) {
+        var status = 0
+        if case .retry(_, _, let pushback?) = attempt { status = pushback }
+        releaseThrottle(url, answer: answer, status: status)
         switch attempt {
-        case .retry(let reason, let retryAfter):
-            let next: (number: Int, delay: Double)? = lock.withLock {
-                guard let task = tasks[url], !task.stopRequested, settings.retry.allowsRetry(after: task.attempt)
-                else { return nil }
-                let number = task.attempt
-                let delay = settings.retry.delay(
-                    beforeRetry: number, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
-                task.attempt += 1
-                return (number, delay)
+        case .retry(let reason, let retryAfter, _):
+            enum Next {
+                case wait(number: Int, delay: Double)
+                case stop(String?)
             }
-            guard let next else {
-                let stopped = lock.withLock { tasks[url]?.stopRequested ?? true }
-                end(url, .done(stopped ? cancelledOutcome(nil) : .init(status: .failed, error: reason), nil))
+            let next: Next = lock.withLock {
+                guard let task = tasks[url], !task.stopRequested else { return .stop(nil) }
+                guard settings.retry.allowsRetry(after: task.attempt) else { return .stop(reason) }
+                let number = task.attempt
+                switch settings.retry.decide(beforeRetry: number, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
+                case .wait(let delay):
+                    task.attempt += 1
+                    return .wait(number: number, delay: delay)
+                case .giveUp(let why):
+                    return .stop("\(reason): \(why)")
+                }
+            }
+            guard case .wait(let number, let delay) = next else {
+                if case .stop(let error?) = next {
+                    end(url, .done(.init(status: .failed, error: error), nil))
+                } else {
+                    end(url, .done(cancelledOutcome(nil), nil))
+                }
                 return
             }
-            events(.retrying(url: url, attempt: next.number, delay: next.delay, reason: reason))
+            events(.retrying(url: url, attempt: number, delay: delay, reason: reason))
             let wait = Task { [self] in
                 do {
-                    try await Task.sleep(nanoseconds: UInt64(next.delay * 1_000_000_000))
+                    try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
                 } catch {
                     end(url, .done(cancelledOutcome(nil), nil))
                     return

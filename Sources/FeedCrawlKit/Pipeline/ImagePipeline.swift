@@ -25,10 +25,15 @@ final class ImagePipeline: @unchecked Sendable {
         var maxImageBytes: Int64 = 20 << 20
         var connectTimeoutMs = 10_000
         var lowSpeedTimeSeconds = 15
+        /// The longest one attempt may take (`--max-time`), or nil for no limit.
+        var totalTimeoutMs: Int? = nil
         /// An archived copy younger than this is `fresh` and not requested.
         var ttlSeconds: Double = 24 * 3600
         /// The text an image URL is cached under (see `CrawlConfiguration.cacheIdentity`).
         var identity: @Sendable (String) -> String = { $0 }
+        /// Whether images may come from loopback and private addresses (link-local: never);
+        /// default closed.
+        var privateAddresses = PrivateAddressScope()
         /// Whether a download that replaces a copy stored under another name removes it (not
         /// in a shard, where another shard may still use it: the merge sweeps it).
         var removesReplacedFiles = true
@@ -46,8 +51,14 @@ final class ImagePipeline: @unchecked Sendable {
     private(set) var committer: ImageCommitter!
 
     let lock = Lock()
+    /// The throttle's clock starts here.
+    let epoch = ContinuousClock.now
     // Guarded by `lock`.
     var scheduler: PrefetchScheduler
+    /// Per-host back-off for hosts that push back (429/503 without Retry-After).
+    var throttle: HostThrottle
+    /// When the throttle timer fires next (seconds since `epoch`), if one is set.
+    var throttleTimerAt: Double?
     /// Every URL waiting, running or committing, with what its task needs.
     var tasks: [String: ImageTask] = [:]
     var items = PendingItems()
@@ -81,6 +92,7 @@ final class ImagePipeline: @unchecked Sendable {
         self.storage = storage
         self.events = events
         scheduler = PrefetchScheduler(limits: settings.limits)
+        throttle = HostThrottle(limits: .init(maxConcurrency: settings.limits.perHost))
         committer = ImageCommitter(
             directory: out,
             deliver: { [unowned self] outcomes in deliver(outcomes) },
@@ -161,7 +173,8 @@ final class ImagePipeline: @unchecked Sendable {
             lock.withLock { resolveLocked(subscriber, .init(status: .rejected, error: problem)) }
             return
         }
-        let key = CacheKey(identity: settings.identity(image.url))
+        // Cached under the URL as recorded: without its `user:password@`.
+        let key = CacheKey(identity: settings.identity(URLCheck.removingUserInfo(image.url)))
         // What the archive holds for the URL, read (a pread) outside the lock.
         let archived = lock.withLock { archive }.record(key)
         let priority = PrefetchPriority(tier: index, page: page)
@@ -228,7 +241,9 @@ final class ImagePipeline: @unchecked Sendable {
             resolveLocked(subscriber, outcome)
             return .done
         }
-        if let archived, let outcome = freshOutcome(archived) {
+        // One stat: whether the cache still holds the archived copy with its recorded size.
+        let held = archived.map { $0.file.map { layout.holds(file: $0, bytes: archived?.bytes) } ?? false } ?? false
+        if held, let archived, let outcome = freshOutcome(archived) {
             resolveLocked(subscriber, outcome)
             return .done
         }
@@ -238,17 +253,18 @@ final class ImagePipeline: @unchecked Sendable {
         }
         guard scheduler.hasRoom else { return .wait }
         let host = URLCheck.host(of: url)
-        tasks[url] = ImageTask(url: url, host: host, key: key, previous: archived?.outcome)
+        // A copy the cache no longer holds (removed by `manifest --verify --repair`, or lost) is
+        // fetched whole: a conditional request would have it `revalidated` without a file.
+        tasks[url] = ImageTask(url: url, host: host, key: key, previous: held ? archived?.outcome : nil)
         _ = scheduler.submit(key: url, host: host, priority: priority, subscriber: subscriber)
         maxWaitingSeen = max(maxWaitingSeen, scheduler.waitingCount)
         return .start(startReadyLocked())
     }
 
-    /// The archived copy as a `fresh` outcome when it is younger than the TTL and the cache
-    /// still holds its file with the recorded size (one `stat`).
+    /// The archived copy (whose file the cache holds) as a `fresh` outcome when it is younger
+    /// than the TTL.
     private func freshOutcome(_ archived: ImageRecord) -> ImageRecord.Outcome? {
-        guard let fetchedAt = archived.fetchedAt, -fetchedAt.timeIntervalSinceNow < settings.ttlSeconds,
-              let file = archived.file, layout.holds(file: file, bytes: archived.bytes) else { return nil }
+        guard let fetchedAt = archived.fetchedAt, -fetchedAt.timeIntervalSinceNow < settings.ttlSeconds else { return nil }
         var outcome = archived.outcome
         outcome.status = .fresh
         outcome.error = nil

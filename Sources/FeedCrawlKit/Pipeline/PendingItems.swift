@@ -56,9 +56,11 @@ struct PendingItems {
         nextToken += 1
         var item = ManifestItem(
             source: feedItem.source, id: feedItem.id, page: feedItem.page, title: feedItem.title,
-            author: feedItem.author, pageURL: feedItem.pageURL, lastSeen: seen)
+            author: feedItem.author, pageURL: feedItem.pageURL.map(URLCheck.removingUserInfo), lastSeen: seen)
+        // A URL's `user:password@` is used for its request, never recorded.
         item.images = feedItem.images.prefix(64).map {
-            ImageRecord(variant: $0.variant, url: $0.url, status: .cancelled, error: "no outcome before the run ended")
+            ImageRecord(variant: $0.variant, url: URLCheck.removingUserInfo($0.url), status: .cancelled,
+                        error: "no outcome before the run ended")
         }
         pending[token] = Pending(
             item: item, group: group, unresolved: item.images.count, awaitingDetails: awaitingDetails)

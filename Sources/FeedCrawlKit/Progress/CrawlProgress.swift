@@ -36,7 +36,7 @@ public final class CrawlProgress: @unchecked Sendable {
             }
         case .retrying:
             lock.withLock { state.retries += 1 }
-        case .warning:
+        case .warning, .hostSlowed:
             lock.withLock { state.warnings += 1 }
         case .sourceFailed(let source, _):
             lock.withLock { state.sources[indexLocked(source)].failed = true }

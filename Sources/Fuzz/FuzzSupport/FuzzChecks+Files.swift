@@ -11,9 +11,12 @@ extension FuzzChecks {
             v.check(info.format == format, "sniff says \(info.format), detectFormat \(String(describing: format))")
             v.check(info.width > 0 && info.height > 0, "non-positive dimensions \(info.width)x\(info.height)")
         }
+        var structure = ImageStructureCheck()
+        structure.update(bytes)
         let verdict = ImageValidation.validate(
             status: 200, contentType: nil, contentLength: Int64(bytes.count), bytesReceived: Int64(bytes.count),
-            head: bytes, maxBytes: 1 << 20)
+            head: Array(bytes.prefix(BodyDigest.headLimit)), structure: structure.finish(), bodyDelimited: true,
+            maxBytes: 1 << 20)
         if case .accept(let info) = verdict {
             v.check(ImageSniffer.sniff(bytes) == info, "accepted without a sniffable header")
         }

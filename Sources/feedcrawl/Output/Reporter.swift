@@ -49,6 +49,14 @@ final class Reporter: @unchecked Sendable {
         case .imageFetched(let url, let outcome, let seconds):
             guard plan.threshold <= .debug else { return }
             route(Self.transferRecord(url: url, outcome: outcome, seconds: seconds), chatter: true)
+        case .hostSlowed(let host, let concurrency, let interval, let status):
+            let spacing = DurationParser.format(interval)
+            route(LogRecord(
+                level: .warning, event: "host-slowed",
+                message: "\(host) answered HTTP \(status) without Retry-After: slowed to \(concurrency) transfer"
+                    + "\(concurrency == 1 ? "" : "s") at once, \(spacing) apart",
+                fields: [LogField("host", host), LogField("concurrency", concurrency), LogField("interval", interval),
+                         LogField("status", status)]))
         case .itemFinished:
             break
         }

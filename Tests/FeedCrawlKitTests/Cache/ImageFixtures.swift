@@ -1,5 +1,6 @@
-/// Hand-built image headers for tests. Only the bytes a header parser looks at are meaningful;
-/// pixel data is filler.
+/// Hand-built images for tests: small but whole files of their format (every PNG chunk with its
+/// CRC, GIF blocks through the trailer, WebP RIFF sizes that tile, JPEG through EOI), since a
+/// download is stored only when its structure is complete. Pixel data is not meaningful.
 enum ImageFixtures {
     static func be16(_ v: Int) -> [UInt8] { [UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
     static func be32(_ v: Int) -> [UInt8] { be16(v >> 16) + be16(v & 0xFFFF) }
@@ -8,33 +9,61 @@ enum ImageFixtures {
     static func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16((v >> 16) & 0xFFFF) }
     static func ascii(_ s: String) -> [UInt8] { Array(s.utf8) }
 
+    /// One PNG chunk: length, type, data, CRC-32 of type and data.
+    static func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        be32(data.count) + ascii(type) + data + be32(Int(crc32(ascii(type) + data)))
+    }
+
+    /// A PNG: signature, IHDR (named `chunkType`, to test a wrong first chunk), a small IDAT,
+    /// IEND.
     static func png(width: Int, height: Int, chunkType: String = "IHDR") -> [UInt8] {
-        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + be32(13) + ascii(chunkType)
-            + be32(width) + be32(height) + [8, 6, 0, 0, 0] + [0xDE, 0xAD, 0xBE, 0xEF]  // depth..., CRC
-            + be32(0) + ascii("IEND") + [0xAE, 0x42, 0x60, 0x82]
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + pngChunk(chunkType, be32(width) + be32(height) + [8, 6, 0, 0, 0])
+            + pngChunk("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01])
+            + pngChunk("IEND", [])
     }
 
+    /// A GIF: header, screen descriptor with a 2-colour global table, one image, trailer.
     static func gif(width: Int, height: Int, version: String = "89a") -> [UInt8] {
-        ascii("GIF" + version) + le16(width) + le16(height) + [0xF7, 0, 0] + [UInt8](repeating: 0, count: 20) + [0x3B]
+        ascii("GIF" + version) + le16(width) + le16(height) + [0x80, 0, 0] + [0, 0, 0, 0xFF, 0xFF, 0xFF]
+            + [0x2C] + le16(0) + le16(0) + le16(width) + le16(height) + [0]
+            + [2, 2, 0x44, 0x01, 0] + [0x3B]
     }
 
-    static func riff(_ chunk: String, _ payload: [UInt8]) -> [UInt8] {
-        let body = ascii("WEBP") + ascii(chunk) + le32(payload.count) + payload
+    /// A RIFF/WebP container of `chunks` (fourcc, payload), each padded to an even length.
+    static func riff(_ chunks: [(String, [UInt8])]) -> [UInt8] {
+        var body = ascii("WEBP")
+        for (name, payload) in chunks {
+            body += ascii(name) + le32(payload.count) + payload + (payload.count % 2 == 1 ? [0] : [])
+        }
         return ascii("RIFF") + le32(body.count) + body
     }
 
-    static func webpLossy(width: Int, height: Int, keyFrame: Bool = true) -> [UInt8] {
+    static func riff(_ chunk: String, _ payload: [UInt8]) -> [UInt8] {
+        riff([(chunk, payload)])
+    }
+
+    static func vp8(width: Int, height: Int, keyFrame: Bool = true) -> [UInt8] {
         let frameTag: [UInt8] = [keyFrame ? 0x10 : 0x11, 0x02, 0x00]
-        return riff("VP8 ", frameTag + [0x9D, 0x01, 0x2A] + le16(width) + le16(height) + [UInt8](repeating: 0, count: 10))
+        return frameTag + [0x9D, 0x01, 0x2A] + le16(width) + le16(height) + [UInt8](repeating: 0, count: 10)
+    }
+
+    static func vp8l(width: Int, height: Int) -> [UInt8] {
+        let bits = (width - 1) | (height - 1) << 14 | 1 << 28  // alpha hint set, version 0
+        return [0x2F] + le32(bits) + [UInt8](repeating: 0, count: 8)
+    }
+
+    static func webpLossy(width: Int, height: Int, keyFrame: Bool = true) -> [UInt8] {
+        riff("VP8 ", vp8(width: width, height: height, keyFrame: keyFrame))
     }
 
     static func webpLossless(width: Int, height: Int) -> [UInt8] {
-        let bits = (width - 1) | (height - 1) << 14 | 1 << 28  // alpha hint set, version 0
-        return riff("VP8L", [0x2F] + le32(bits) + [UInt8](repeating: 0, count: 8))
+        riff("VP8L", vp8l(width: width, height: height))
     }
 
+    /// VP8X (alpha flag) with its canvas size, then the image as a VP8L chunk.
     static func webpExtended(width: Int, height: Int) -> [UInt8] {
-        riff("VP8X", [0x10, 0, 0, 0] + le24(width - 1) + le24(height - 1))
+        riff([("VP8X", [0x10, 0, 0, 0] + le24(width - 1) + le24(height - 1)), ("VP8L", vp8l(width: width, height: height))])
     }
 
     static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {

@@ -8,10 +8,15 @@ struct ImageValidationTests {
 
     func check(
         status: Int = 200, type: String? = "image/png", length: Int64? = nil,
-        received: Int64? = nil, body: [UInt8] = png, max: Int64 = ImageValidation.defaultMaxBytes
+        received: Int64? = nil, body: [UInt8] = png, delimited: Bool = true,
+        max: Int64 = ImageValidation.defaultMaxBytes
     ) -> ImageValidation.Decision {
-        ImageValidation.validate(status: status, contentType: type, contentLength: length ?? Int64(body.count),
-                                 bytesReceived: received ?? Int64(body.count), head: body, maxBytes: max)
+        var structure = ImageStructureCheck()
+        structure.update(body)
+        return ImageValidation.validate(
+            status: status, contentType: type, contentLength: length ?? Int64(body.count),
+            bytesReceived: received ?? Int64(body.count), head: Array(body.prefix(BodyDigest.headLimit)),
+            structure: structure.finish(), bodyDelimited: delimited, maxBytes: max)
     }
 
     @Test func acceptsImages() {
@@ -36,8 +41,14 @@ struct ImageValidationTests {
         #expect(check(type: "image/png", body: Array("GIF88a plus some more bytes".utf8)) == .reject(reason: "wrong magic bytes"))
         #expect(check(type: "image/svg+xml", body: Array("<svg xmlns='x'/>".utf8))
             == .reject(reason: "unsupported image type (image/svg+xml)"))
-        // Right magic bytes, header unreadable.
-        #expect(check(body: Array(Self.png.prefix(20))) == .reject(reason: "unreadable png header"))
+        // Right magic bytes, the file cut short in a body whose length the server announced:
+        // the server sent an incomplete image.
+        let cut = check(body: Array(Self.png.prefix(20)))
+        guard case .reject(let reason) = cut else {
+            Issue.record("expected a rejection, got \(cut)")
+            return
+        }
+        #expect(reason.hasPrefix("truncated PNG"), "\(reason)")
         #expect(check(length: 0, body: []) == .reject(reason: "empty body"))
     }
 
@@ -58,11 +69,25 @@ struct ImageValidationTests {
             == .transient(reason: "body cut short (10 of 5000 bytes)"))
     }
 
+    @Test func anImageCutShortByAClosedConnectionIsTransient() {
+        // No Content-Length, no chunked coding: the connection's end was the body's end, and an
+        // image that stops early there was cut in transit. A retry may bring it whole.
+        let cut = check(length: nil, body: Array(Self.png.prefix(Self.png.count - 12)), delimited: false)
+        guard case .transient(let reason) = cut else {
+            Issue.record("expected a transient failure, got \(cut)")
+            return
+        }
+        #expect(reason.hasPrefix("connection closed before the end of the image (truncated PNG"), "\(reason)")
+        // The same image whole over such a connection is fine.
+        #expect(check(length: nil, delimited: false) == .accept(ImageInfo(format: .png, width: 150, height: 99)))
+    }
+
     @Test func httpStatus() {
         #expect(check(status: 404) == .reject(reason: "HTTP 404"))
         #expect(check(status: 403) == .reject(reason: "HTTP 403"))
         #expect(check(status: 304) == .reject(reason: "HTTP 304"))
-        #expect(check(status: 204) == .reject(reason: "empty body (HTTP 204)"))
+        // A 204 is the server's answer, not a bad image: failed, not rejected.
+        #expect(check(status: 204) == .fail(reason: "HTTP 204 (no content)"))
         #expect(check(status: 206) == .reject(reason: "unexpected partial content (HTTP 206)"))
         #expect(check(status: 503) == .transient(reason: "HTTP 503"))
         #expect(check(status: 429) == .transient(reason: "HTTP 429"))

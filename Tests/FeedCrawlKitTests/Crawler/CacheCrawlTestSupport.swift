@@ -104,9 +104,9 @@ enum CrawlFixture {
     static func png(side: Int, bytes: Int = 1200, seed: UInt8 = 1) -> [UInt8] {
         let base = ImageFixtures.png(width: side, height: side)
         let padding = max(0, bytes - base.count - 12)
-        let text = ImageFixtures.ascii("tEXt") + [UInt8](repeating: seed, count: padding)
         // Insert the padding chunk before IEND (the last 12 bytes).
-        return Array(base.dropLast(12)) + ImageFixtures.be32(padding) + text + [0, 0, 0, 0] + Array(base.suffix(12))
+        return Array(base.dropLast(12)) + ImageFixtures.pngChunk("tEXt", [UInt8](repeating: seed, count: padding))
+            + Array(base.suffix(12))
     }
 
     static func sha256(_ bytes: [UInt8]) -> String { SHA256.hex(bytes) }

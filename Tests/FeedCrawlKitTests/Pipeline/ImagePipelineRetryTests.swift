@@ -49,9 +49,10 @@ struct ImagePipelineRetryTests {
         }
     }
 
-    @Test func retryAfterIsHonouredUpToThePolicysCap() async throws {
+    @Test func retryAfterIsHonouredUpToMaxRetryWaitAndMoreFailsAtOnce() async throws {
         let times = Locked<[String: [ContinuousClock.Instant]]>([:])
-        let harness = try Self.harness(retry: RetryPolicy(retries: 2, baseDelay: 0.01, maxDelay: 0.3)) { path, attempt in
+        let policy = RetryPolicy(retries: 2, baseDelay: 0.01, maxDelay: 0.3, maxRetryWait: 2)
+        let harness = try Self.harness(retry: policy) { path, attempt in
             times.withLock { $0[path, default: []].append(.now) }
             guard attempt == 1 else { return nil }
             switch path {
@@ -63,17 +64,35 @@ struct ImagePipelineRetryTests {
         _ = await harness.pipeline.submit(
             [harness.item("later", [("image", "/later.png")]), harness.item("much", [("image", "/much-later.png")])],
             group: 0)
+        let started = ContinuousClock.now
         let items = try await harness.finish()
         #expect(items["later"]?.status == .downloaded)
-        #expect(items["much"]?.status == .downloaded)
+        // Asked for an hour with --max-retry-wait 2s: failed at once, saying what was asked.
+        #expect(items["much"]?.status == .failed)
+        #expect(items["much"]?.soleImage?.error
+            == "HTTP 429: the server asked to retry after 1h (Retry-After: 3600), more than --max-retry-wait 2s")
+        #expect(times.withLock { $0["/much-later.png"]?.count } == 1)
         let delays = Dictionary(harness.retries.map { (String($0.url.split(separator: "/").last ?? ""), $0.delay) },
                                 uniquingKeysWith: { a, _ in a })
-        // The policy caps every wait at 0.3 s, a Retry-After of 1 s included.
-        #expect(delays["later.png"] == 0.3)
-        #expect(delays["much-later.png"] == 0.3)
+        // A Retry-After of 1 s is waited in full, although backoff steps are capped at 0.3 s.
+        #expect(delays["later.png"] == 1)
+        #expect(delays["much-later.png"] == nil)
         let later = times.withLock { $0["/later.png"] ?? [] }
         #expect(later.count == 2)
-        if later.count == 2 { #expect(later[1] - later[0] >= .milliseconds(290), "the wait was kept") }
+        if later.count == 2 { #expect(later[1] - later[0] >= .milliseconds(990), "the wait was kept") }
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    @Test func noRetryWaitRunsPastTheDeadline() async throws {
+        let policy = RetryPolicy(retries: 2, baseDelay: 0.01, maxRetryWait: 300, deadline: .now + .seconds(3))
+        let harness = try Self.harness(retry: policy) { path, attempt in
+            attempt == 1 && path == "/slow.png"
+                ? ServerResponse(status: 503, headers: [("Retry-After", "120")], body: .bytes([])) : nil
+        }
+        _ = await harness.pipeline.submit([harness.item("slow", [("image", "/slow.png")])], group: 0)
+        let items = try await harness.finish()
+        #expect(items["slow"]?.status == .failed)
+        #expect(items["slow"]?.soleImage?.error == "HTTP 503: a retry after 2m (Retry-After: 120) would pass --deadline")
     }
 
     @Test func aRetryAfterWithinTheCapIsWaitedInFull() async throws {

@@ -19,9 +19,11 @@ final class PipelineHarness: @unchecked Sendable {
     let requests = RequestLog()
     private let eventList = Locked<[CrawlEvent]>([])
 
-    /// Settings as the crawler's defaults, with two retries 10 ms apart.
+    /// Settings as the crawler's defaults, with two retries 10 ms apart, and loopback addresses
+    /// allowed (the test server is on one, as a feed on loopback would be).
     static var settings: ImagePipeline.Settings {
         var settings = ImagePipeline.Settings()
+        settings.privateAddresses = PrivateAddressScope(allowed: true)
         settings.retry = RetryPolicy(retries: 2, baseDelay: 0.01)
         return settings
     }

@@ -7,11 +7,23 @@ import Foundation
 final class SlowFeed: @unchecked Sendable {
     static let image: [UInt8] = {
         func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((v >> $0) & 0xFF) } }
+        func crc32(_ data: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in data {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+            }
+            return ~crc
+        }
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            be32(data.count) + Array(type.utf8) + data + be32(Int(crc32(Array(type.utf8) + data)))
+        }
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        let header = be32(13) + Array("IHDR".utf8) + be32(12) + be32(12) + [8, 6, 0, 0, 0] + [0, 0, 0, 0]
-        let padding = be32(1100) + Array("tEXt".utf8) + [UInt8](repeating: 0x61, count: 1100) + [0, 0, 0, 0]
-        let end = be32(0) + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
-        return signature + header + padding + end
+        // A whole 12 x 12 RGBA PNG (its IDAT a zlib stream of one empty stored block), padded
+        // with a text chunk: a stored image must be complete.
+        return signature + chunk("IHDR", be32(12) + be32(12) + [8, 6, 0, 0, 0])
+            + chunk("tEXt", [UInt8](repeating: 0x61, count: 1100))
+            + chunk("IDAT", [0x78, 0x01, 0x01, 0x00, 0x00, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01]) + chunk("IEND", [])
     }()
     static var imageSHA256: String { SHA256.hex(image) }
 

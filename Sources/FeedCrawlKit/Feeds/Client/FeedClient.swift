@@ -43,6 +43,10 @@ final class FeedClient: Sendable {
         var maxBytes: Int64 = 16 << 20
         var connectTimeoutMs = 10_000
         var lowSpeedTimeSeconds = 15
+        var totalTimeoutMs: Int? = nil
+        /// Opened when a feed answers from a loopback or private address (images from such
+        /// addresses may then be fetched).
+        var privateAddresses = PrivateAddressScope()
     }
 
     let source: String
@@ -114,6 +118,7 @@ final class FeedClient: Sendable {
         request.maxBytes = limits.maxBytes
         request.connectTimeoutMs = limits.connectTimeoutMs
         request.lowSpeedTimeSeconds = limits.lowSpeedTimeSeconds
+        request.totalTimeoutMs = limits.totalTimeoutMs
         let shownURL = redactor.redactURL(request.url)
         var attempt = 1
         while true {
@@ -129,6 +134,7 @@ final class FeedClient: Sendable {
                     throw error
                 }
                 gate.received(response)
+                if let ip = response.primaryIP { limits.privateAddresses.noteFeed(host: ip) }
                 guard RetryPolicy.isTransient(status: response.status) else { return response }
                 reason = "HTTP \(response.status)"
                 retryAfter = response.retryAfterSeconds
@@ -143,7 +149,13 @@ final class FeedClient: Sendable {
                 reason = text
             }
             // A 429 is paced by the gate (it waits as `Retry-After` says); others back off here.
-            let delay = limits.retry.delay(beforeRetry: attempt, retryAfter: retryAfter, jitter: Double.random(in: 0..<1))
+            let delay: Double
+            switch limits.retry.decide(beforeRetry: attempt, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
+            case .wait(let seconds):
+                delay = seconds
+            case .giveUp(let why):
+                throw Failure(description: "\(shownURL): \(reason): \(why)")
+            }
             events(.retrying(url: shownURL, attempt: attempt, delay: delay, reason: reason))
             try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             attempt += 1

@@ -93,7 +93,8 @@ enum FeedText {
         case invalid(String, String)
     }
 
-    /// Accepts absolute http(s) URLs without spaces or control characters; `""` is absent.
+    /// Accepts absolute http(s) URLs, made valid as a browser would (`URLCheck.fetchable`:
+    /// spaces and non-ASCII percent-encoded, surrounding whitespace removed); `""` is absent.
     static func checkImageURL(_ raw: String?) -> URLCheck {
         guard let raw else { return .absent }
         if plainHTTPURL(raw) { return .ok(raw) }
@@ -102,30 +103,31 @@ enum FeedText {
         if trimmed.utf8.count > maxURLBytes {
             return .invalid("image URL too long (\(trimmed.utf8.count) bytes)", clip(collapsingControls(trimmed), to: 200))
         }
-        let lower = trimmed.lowercased()
-        let hasScheme = lower.hasPrefix("http://") || lower.hasPrefix("https://")
-        let schemeLength = lower.hasPrefix("https://") ? 8 : 7
-        let hasHost = trimmed.utf8.count > schemeLength
-        let clean = !trimmed.unicodeScalars.contains {
-            $0.value <= 0x20 || $0.value == 0x7F
+        switch FeedCrawlKit.URLCheck.fetchable(trimmed) {
+        case .success(let url):
+            return .ok(url)
+        case .failure(let problem):
+            let shown = clip(collapsingControls(trimmed), to: 80)
+            let reason = problem.isScheme ? "image URL is not an http(s) URL: \(shown)"
+                : "image URL cannot be made valid (\(problem)): \(shown)"
+            return .invalid(reason, clip(collapsingControls(trimmed), to: 200))
         }
-        guard hasScheme, hasHost, clean else {
-            return .invalid(
-                "image URL is not an http(s) URL: \(clip(collapsingControls(trimmed), to: 80))",
-                clip(collapsingControls(trimmed), to: 200))
-        }
-        return .ok(trimmed)
     }
 
-    /// The common case of `checkImageURL` without allocating: printable ASCII (no space),
-    /// `http://` or `https://` in any case, something after it, not too long.
+    /// The common case of `checkImageURL` without allocating: printable ASCII (no space, none of
+    /// `"<>\`` which a browser would encode or read otherwise, no `@`), `http://` or `https://` in
+    /// any case, a host after it, not too long.
     private static func plainHTTPURL(_ s: String) -> Bool {
         var s = s
         return s.withUTF8 { b in
             guard b.count > 7, b.count <= maxURLBytes else { return false }
-            for byte in b where byte <= 0x20 || byte >= 0x7F { return false }
-            guard let scheme = FeedCrawlKit.URLCheck.httpSchemeLength(b) else { return false }
-            return b.count > scheme
+            for byte in b where byte <= 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x3C || byte == 0x3E
+                || byte == 0x5C || byte == 0x60 || byte == 0x40 { return false }
+            guard let scheme = FeedCrawlKit.URLCheck.httpSchemeLength(b), b.count > scheme else { return false }
+            // A host must follow (`https:///x`, `https://:80` have none).
+            let first = b[scheme]
+            return first != UInt8(ascii: "/") && first != UInt8(ascii: "?") && first != UInt8(ascii: "#")
+                && first != UInt8(ascii: ":")
         }
     }
 

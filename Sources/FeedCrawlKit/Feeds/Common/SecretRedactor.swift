@@ -39,10 +39,10 @@ public struct SecretRedactor: Sendable, Equatable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Returns `bytes` with every occurrence of every secret form replaced by `***`; works on
-    /// bodies that are not valid UTF-8 too.
+    /// Returns `bytes` with every occurrence of every secret form replaced by `***`, and every
+    /// URL's `user:password@` removed; works on bodies that are not valid UTF-8 too.
     public func redact(bytes: [UInt8]) -> [UInt8] {
-        var out = bytes
+        var out = URLCheck.removingUserInfo(bytes: bytes)
         for pattern in patterns {
             out = Self.replacing(pattern, in: out)
         }
@@ -55,9 +55,11 @@ public struct SecretRedactor: Sendable, Equatable {
     /// Whether no secret is configured (redaction changes nothing).
     public var isEmpty: Bool { patterns.isEmpty }
 
-    /// Removes every `key` query parameter (name compared case-insensitively) from `url`,
-    /// then redacts the remaining text. Drops the `?` when nothing is left of the query.
+    /// Removes the `user:password@` of the authority and every `key` query parameter (name
+    /// compared case-insensitively) from `url`, then redacts the remaining text. Drops the `?`
+    /// when nothing is left of the query.
     public func redactURL(_ url: String) -> String {
+        let url = URLCheck.removingUserInfo(url)
         // Most URLs (every image URL) have no `key` parameter: one pass over the bytes decides.
         guard Self.mayHaveKeyParameter(url) else { return redact(url) }
         var rest = url[...]
