@@ -34,4 +34,14 @@ static inline int fc_set_thread_name(const char *name) { return prctl(PR_SET_NAM
 
 static inline curl_version_info_data *fc_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
 
+/* The commit this build was made from, when the build was given it (scripts/run passes
+   -Xcc -DFEEDCRAWL_COMMIT="\"<hash>\""); "" otherwise. */
+static inline const char *fc_build_commit(void) {
+#ifdef FEEDCRAWL_COMMIT
+    return FEEDCRAWL_COMMIT;
+#else
+    return "";
+#endif
+}
+
 #endif

@@ -47,6 +47,12 @@ struct CommandLineOptions {
     /// `--allow-private-addresses`: fetch images from loopback and private addresses although
     /// the feed is not on one; default off.
     var allowPrivateAddresses = false
+    /// `--user-agent`: the User-Agent of every request; default `feedcrawl/<version>`.
+    var userAgent: String?
+    /// `--proxy`: the proxy; default: the environment's, as curl.
+    var proxy: String?
+    /// `--noproxy`: hosts reached directly; default: `no_proxy`, as curl.
+    var noProxy: String?
     /// `--cache-max`: cache size cap in bytes; default 2 GiB.
     var cacheMaxBytes: Int64 = 2 << 30
     /// `--shard K/N`: run one of N parts of the crawl.
@@ -196,6 +202,20 @@ struct CommandLineOptions {
                     throw UsageError(description: "--connect-timeout must be more than 0s")
                 }
             case "--allow-private-addresses": options.allowPrivateAddresses = true
+            case "--user-agent":
+                let text = try list.value(for: argument)
+                guard !text.isEmpty, text.utf8.count <= 256, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                    throw UsageError(description: "--user-agent takes 1 to 256 printable characters")
+                }
+                options.userAgent = text
+            case "--proxy":
+                let text = try list.value(for: argument)
+                guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+                    throw UsageError(description: "--proxy takes a proxy URL such as http://proxy.example:3128")
+                }
+                options.proxy = text
+            case "--noproxy":
+                options.noProxy = try list.value(for: argument)
             case "--cache-max":
                 let text = try list.value(for: argument)
                 do {
@@ -250,6 +270,9 @@ struct CommandLineOptions {
         configuration.maxTransferSeconds = maxTransferSeconds
         configuration.connectTimeoutMs = Int(connectTimeoutSeconds * 1000)
         configuration.allowPrivateAddresses = allowPrivateAddresses
+        if let userAgent { configuration.userAgent = userAgent }
+        configuration.proxy = proxy
+        configuration.noProxy = noProxy
         configuration.shard = shard
         if let url = pixabayURL ?? demoPixabayURL {
             var source = PixabaySourceConfiguration(url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)

@@ -1,5 +1,7 @@
+import FeedCrawlKit
+
 enum HelpText {
-    static let version = "feedcrawl 0.1.0"
+    static var version: String { BuildInfo.versionText }
 
     static let main = """
     USAGE: feedcrawl [options]
@@ -56,6 +58,11 @@ enum HelpText {
                               e.g. 90s, 10m, 24h, 7d (default 24h).
       --max-image-bytes SIZE  Largest image accepted, e.g. 500K, 20M (default 20M).
       --cacert FILE           Trust the CA certificates in FILE for HTTPS, as curl's option does.
+      --proxy URL             Send requests through this proxy (default: http_proxy,
+                              https_proxy and all_proxy from the environment, as curl does).
+      --noproxy LIST          Hosts reached without a proxy, comma-separated (default: no_proxy
+                              from the environment). Loopback is never proxied.
+      --user-agent TEXT       The User-Agent of every request (default feedcrawl/VERSION).
       --page-ttl DURATION     Reuse feed pages fetched less than this ago, kept in OUT/pages/
                               (default 24h for Pixabay, as its terms ask; 0 for the others).
       --refresh               Ignore the kept feed pages: fetch every page anew.
@@ -67,7 +74,8 @@ enum HelpText {
                               flight, write the manifest; unfinished items are 'cancelled'.
       --cache-max SIZE        After the run, evict least-recently-used images this run did not
                               use until the cache is at most SIZE, e.g. 500M (default 2G).
-      --version               Print the version and exit.
+      --version               Print the version, the commit it was built from and libcurl's
+                              version and features, and exit.
       -h, --help              Show this help and exit.
 
     \(outputOptions)

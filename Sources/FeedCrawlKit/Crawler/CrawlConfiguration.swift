@@ -40,6 +40,14 @@ public struct CrawlConfiguration: Sendable {
     /// (`--max-time`); past it the attempt fails as transient and is retried. Default 300 (5m):
     /// a 20 MB image at 1 Mbit/s needs about 160 s.
     public var maxTransferSeconds: Double = 300
+    /// The `User-Agent` of every request (`--user-agent`); default `BuildInfo.userAgent`
+    /// (`feedcrawl/0.2.0`).
+    public var userAgent: String = BuildInfo.userAgent
+    /// The proxy (`--proxy`); default nil: `http_proxy`, `https_proxy`, `all_proxy` as curl.
+    public var proxy: String? = nil
+    /// Hosts reached without a proxy (`--noproxy`); default nil: `no_proxy` as curl. Loopback
+    /// is always reached directly.
+    public var noProxy: String? = nil
     /// Fetch images from loopback and private addresses (127/8, 10/8, 172.16/12, 192.168/16,
     /// ::1, fc00::/7) even when no feed is on such an address (`--allow-private-addresses`).
     /// Link-local addresses (169.254/16, fe80::/10) are never fetched. Default false.

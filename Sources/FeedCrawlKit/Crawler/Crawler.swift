@@ -33,6 +33,11 @@ public final class Crawler: Sendable {
         self.events = events
         let scope = PrivateAddressScope(allowed: configuration.allowPrivateAddresses)
         for source in configuration.sources { scope.noteFeed(host: URLCheck.host(of: source.url)) }
+        // Through a proxy the address checked is the proxy's: one on this machine's network
+        // must not turn every image away (the proxy decides where requests go).
+        if let proxy = configuration.proxy ?? Self.environmentProxy() {
+            scope.noteFeed(host: URLCheck.host(of: proxy.contains("://") ? proxy : "http://" + proxy))
+        }
         privateAddresses = scope
     }
 
@@ -75,7 +80,8 @@ public final class Crawler: Sendable {
             inOrder: archive?.inOrder[layout.manifestPath])
         let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(
-            maxConcurrentTransfers: configuration.concurrency, caInfo: configuration.caInfo))
+            maxConcurrentTransfers: configuration.concurrency, userAgent: configuration.userAgent,
+            caInfo: configuration.caInfo, proxy: configuration.proxy, noProxy: configuration.noProxy))
         defer { engine.shutdown() }
         let redactor = SecretRedactor(secrets: configuration.sources.compactMap(\.key))
         let events = redactingEvents(redactor)
@@ -210,6 +216,15 @@ public final class Crawler: Sendable {
         settings.removesReplacedFiles = configuration.shard == nil
         settings.privateAddresses = privateAddresses
         return settings
+    }
+
+    /// The proxy libcurl takes from the environment, if any (`https_proxy`, `http_proxy`,
+    /// `all_proxy`, either case).
+    static func environmentProxy() -> String? {
+        for name in ["https_proxy", "HTTPS_PROXY", "http_proxy", "all_proxy", "ALL_PROXY"] {
+            if let value = getenv(name), value.pointee != 0 { return String(cString: value) }
+        }
+        return nil
     }
 
     /// The retry rules of feeds and images: `--retries`, `--max-retry-wait`, and no wait past

@@ -62,7 +62,9 @@ final class CurlLoop: @unchecked Sendable {
         wakeRead = pipeEnds[0]
         wakeWrite = pipeEnds[1]
         let concurrency = max(1, configuration.maxConcurrentTransfers)
-        defaults = TransferDefaults(userAgent: configuration.userAgent, caInfo: configuration.caInfo)
+        defaults = TransferDefaults(
+            userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
+            noProxy: TransferDefaults.noProxy(configuration.noProxy, environment: nil))
         poolLimit = concurrency + 4
         active.reserveCapacity(concurrency)
         inbox.reserveCapacity(concurrency)

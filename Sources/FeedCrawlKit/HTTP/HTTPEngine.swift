@@ -15,16 +15,29 @@ public final class HTTPEngine: @unchecked Sendable {
         /// The most transfers the caller will run at once; sizes the connection cache
         /// (`CURLMOPT_MAXCONNECTS` = 2 × this, at least 8). Default 16.
         public var maxConcurrentTransfers: Int = 16
-        /// The `User-Agent` header. Default `"feedcrawl/0.1"`.
-        public var userAgent: String = "feedcrawl/0.1"
+        /// The `User-Agent` header. Default `BuildInfo.userAgent` (`feedcrawl/0.2.0`).
+        public var userAgent: String = BuildInfo.userAgent
         /// A CA bundle file for TLS verification (`--cacert`); `nil` (default) uses the system store.
         public var caInfo: String? = nil
+        /// The proxy for every request (`--proxy`, curl's `-x` syntax); `nil` (default) takes
+        /// `http_proxy`, `https_proxy` and `all_proxy` from the environment, as curl does.
+        public var proxy: String? = nil
+        /// Hosts reached without a proxy (`--noproxy`, curl's syntax: comma-separated names,
+        /// domains, addresses, `*`); `nil` (default) takes `no_proxy` or `NO_PROXY` from the
+        /// environment. Loopback (`localhost`, `127.0.0.1`, `::1`) is always reached directly:
+        /// the built-in demo feed and anything on this machine never go through a proxy.
+        public var noProxy: String? = nil
 
         /// Creates a configuration; every argument has the default documented on its property.
-        public init(maxConcurrentTransfers: Int = 16, userAgent: String = "feedcrawl/0.1", caInfo: String? = nil) {
+        public init(
+            maxConcurrentTransfers: Int = 16, userAgent: String = BuildInfo.userAgent, caInfo: String? = nil,
+            proxy: String? = nil, noProxy: String? = nil
+        ) {
             self.maxConcurrentTransfers = maxConcurrentTransfers
             self.userAgent = userAgent
             self.caInfo = caInfo
+            self.proxy = proxy
+            self.noProxy = noProxy
         }
     }
 

@@ -1,9 +1,31 @@
 import CCurl
+import Glibc
 
 /// Engine-wide settings applied to every transfer.
 struct TransferDefaults: Sendable {
     var userAgent: String
     var caInfo: String?
+    /// `CURLOPT_PROXY`, or nil to leave the environment's proxy variables to libcurl.
+    var proxy: String? = nil
+    /// `CURLOPT_NOPROXY`: loopback plus the configured or environment's list.
+    var noProxy: String = TransferDefaults.noProxy(nil, environment: nil)
+
+    /// Loopback hosts, then `configured` (or the environment's `no_proxy`/`NO_PROXY` when nil).
+    /// Setting `CURLOPT_NOPROXY` replaces libcurl's own reading of the environment, hence both.
+    static func noProxy(_ configured: String?, environment: [String: String]?) -> String {
+        let environment = environment ?? Self.environment()
+        let rest = configured ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
+        let loopback = "localhost,127.0.0.1,::1"
+        return rest.trimmingASCIIWhitespace().isEmpty ? loopback : loopback + "," + rest
+    }
+
+    private static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        for name in ["no_proxy", "NO_PROXY"] {
+            if let value = getenv(name) { result[name] = String(cString: value) }
+        }
+        return result
+    }
 }
 
 extension Transfer {
@@ -51,6 +73,10 @@ extension Transfer {
             check(fc_setopt_long(h, CURLOPT_PIPEWAIT, 1))
         }
         check(fc_setopt_str(h, CURLOPT_USERAGENT, defaults.userAgent))
+        if let proxy = defaults.proxy {
+            check(fc_setopt_str(h, CURLOPT_PROXY, proxy))
+        }
+        check(fc_setopt_str(h, CURLOPT_NOPROXY, defaults.noProxy))
         if let caInfo = defaults.caInfo {
             check(fc_setopt_str(h, CURLOPT_CAINFO, caInfo))
         }

@@ -13,9 +13,9 @@ struct ImagePipelineWholeImageTests {
     static let png = PipelineImages.png("/whole.png")
 
     @Test func anImageCutByAClosedConnectionIsRetriedUntilWhole() async throws {
-        let attempts = Locked(0)
+        let attempts = Locked<[String: Int]>([:])
         let harness = try PipelineHarness { request in
-            let attempt = attempts.withLock { $0 += 1; return $0 }
+            let attempt = attempts.withLock { $0[request.path, default: 0] += 1; return $0[request.path]! }
             switch request.path {
             case "/once.png" where attempt == 1:
                 // No Content-Length, no chunked coding: HTTP cannot tell the body was cut.
