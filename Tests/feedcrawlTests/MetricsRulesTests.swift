@@ -3,9 +3,16 @@ import FeedCrawlKit
 import Foundation
 import Testing
 
-/// `--metrics-file` writes every series whatever failed.
+/// `--metrics-file` writes every series whatever failed, and the alerting rules in
+/// `scripts/prometheus/` (checked by `scripts/test-prometheus` with promtool) use the metric and
+/// label names a real run writes.
 @Suite("Metrics for alerting (binary)", .serialized)
 struct MetricsRulesTests {
+    static var repoRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }
+
     /// The samples of a metrics file as Prometheus' parser reads them: `name{k=v,…}` (labels
     /// sorted; `name` alone without labels) to value.
     static func samples(_ path: String) throws -> [String: Double] {
@@ -32,6 +39,25 @@ struct MetricsRulesTests {
             families[String(key[..<brace]), default: []].formUnion(names)
         }
         return families
+    }
+
+    /// The `feedcrawl_…` metric names a rules or rules-test file uses, and the label names in
+    /// their `{…}` selectors (but `instance` and `job`, which the scrape adds).
+    static func ruleSelectors(_ text: String) -> [String: Set<String>] {
+        var used: [String: Set<String>] = [:]
+        let pattern = /feedcrawl_[a-z_]+(\{[^}]*\})?/
+        for match in text.matches(of: pattern) {
+            let name = String(match.output.0.prefix { $0 != "{" })
+            var labels: Set<String> = []
+            if let selector = match.output.1 {
+                for part in selector.dropFirst().dropLast().split(separator: ",") {
+                    let label = part.prefix { $0 != "=" && $0 != "!" }.trimmingCharacters(in: .whitespaces)
+                    if !label.isEmpty, label != "instance", label != "job" { labels.insert(label) }
+                }
+            }
+            used[name, default: []].formUnion(labels)
+        }
+        return used
     }
 
     static func runArguments(_ feed: DemoFeedServer, launchesURL: String, out: String) -> [String] {
@@ -136,6 +162,33 @@ struct MetricsRulesTests {
             #expect(samples["feedcrawl_last_success_timestamp_seconds"] == 0)
             #expect(samples["feedcrawl_source_failed{source=pixabay}"] == 1)
             #expect(samples["feedcrawl_run_images{source=launches,status=failed}"] == 0)
+        }
+    }
+
+    @Test func alertingRulesUseTheNamesFeedcrawlWrites() async throws {
+        try await BinaryTestGate.run {
+            let feed = try DemoFeedServer(options: .small(hits: 30, launches: 10))
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let run = try await BinaryProcess.run(
+                Self.runArguments(feed, launchesURL: feed.launchesURL, out: out), environment: ["PIXABAY_KEY": "demo-key"],
+                timeout: 120)
+            #expect(run.status == 0, "\(run.stderr)")
+            let written = Self.families(try Self.samples(out + "/feedcrawl.prom"))
+            let plain = Set(try Self.samples(out + "/feedcrawl.prom").keys.filter { !$0.contains("{") })
+            for file in ["feedcrawl.rules.yml", "feedcrawl.rules.test.yml"] {
+                let path = Self.repoRoot.appendingPathComponent("scripts/prometheus/" + file)
+                let used = Self.ruleSelectors(String(decoding: try Data(contentsOf: path), as: UTF8.self))
+                #expect(used.count >= 3, "\(file): \(used)")
+                for (name, labels) in used {
+                    let known = written[name] ?? (plain.contains(name) ? [] : nil)
+                    #expect(known != nil, "\(file) uses \(name), which feedcrawl does not write")
+                    // A shard's run adds `shard`.
+                    let extra = labels.subtracting(known ?? []).subtracting(["shard"])
+                    #expect(extra.isEmpty, "\(file): \(name) with labels \(extra) feedcrawl does not write")
+                }
+            }
         }
     }
 }
