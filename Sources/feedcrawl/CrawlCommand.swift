@@ -112,7 +112,8 @@ enum CrawlCommand {
         if let base = options.metricsFile {
             let path = MetricsFile.path(base, shard: options.shard)
             do {
-                try MetricsFile.crawl(report, exitStatus: Int(status), previous: path).write(to: path)
+                try MetricsFile.crawl(report, exitStatus: Int(status), previous: path, version: HelpText.versionNumber)
+                    .write(to: path)
             } catch {
                 warnings.append("cannot write the metrics file: \(error)")
             }

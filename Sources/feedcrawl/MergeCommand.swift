@@ -36,7 +36,9 @@ enum MergeCommand {
         if let problem = report.storageProblem { lines.append("feedcrawl: error: \(problem)") }
         if let path = options.metricsFile {
             do {
-                try MetricsFile.merge(report, exitStatus: Int(status.rawValue), previous: path).write(to: path)
+                try MetricsFile.merge(
+                    report, exitStatus: Int(status.rawValue), previous: path, version: HelpText.versionNumber
+                ).write(to: path)
             } catch {
                 lines.append("feedcrawl: warning: cannot write the metrics file: \(error)")
             }

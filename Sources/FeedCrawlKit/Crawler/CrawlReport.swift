@@ -31,8 +31,15 @@ public struct CrawlReport: Sendable {
     public var evictedBytes: Int64 = 0
     /// Files no manifest entry referenced (and `.part` files) removed from the cache.
     public var orphansRemoved: Int = 0
-    /// Bytes of the files the manifest references after the run.
+    /// Bytes of the distinct files the manifest references after the run (as its items record
+    /// them); 0 when the manifest could not be written.
     public var cacheBytes: Int64 = 0
+    /// How many distinct files the manifest references after the run; 0 when the manifest could
+    /// not be written.
+    public var cacheFiles: Int = 0
+    /// The names of the sources this run was configured with (a shard's: all of them), in
+    /// configuration order, whether or not they listed anything; default empty.
+    public var sourceNames: [String] = []
     /// Set when the files this run uses alone exceed `cacheMaxBytes`.
     public var overCacheMax: Bool = false
     /// The most image requests that ever waited in the prefetch queue at once.

@@ -17,7 +17,9 @@ extension Crawler {
         var manifestBySource: [String: StatusCounts] = [:]
         var evictedFiles = 0
         var evictedBytes: Int64 = 0
+        /// Bytes and number of the distinct files the new manifest references.
         var cacheBytes: Int64 = 0
+        var cacheFiles = 0
         var overCap = false
         var orphansRemoved = 0
         var storageProblem: String?
@@ -101,6 +103,8 @@ extension Crawler {
                 result.runBySource = merged.runBySource
                 result.manifestBySource = merged.bySource
                 result.referenced = merged.referenced
+                result.cacheBytes = merged.referencedBytes
+                result.cacheFiles = merged.referenced.count
                 result.unreferencedPresent = unreferenced
             }
         } catch {

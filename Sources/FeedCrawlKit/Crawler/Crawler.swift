@@ -135,6 +135,8 @@ public final class Crawler: Sendable {
         report.evictedBytes = done.evictedBytes
         report.orphansRemoved = done.orphansRemoved + leftovers
         report.cacheBytes = done.cacheBytes
+        report.cacheFiles = done.cacheFiles
+        report.sourceNames = configuration.sources.map(\.name)
         report.overCacheMax = done.overCap
         report.peakWaiting = pipeline.peakWaiting
         return report

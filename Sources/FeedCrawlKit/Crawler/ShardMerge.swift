@@ -28,6 +28,12 @@ public struct ShardMerge: Sendable {
         public var evictedBytes: Int64 = 0
         public var orphansRemoved = 0
         public var overCacheMax = false
+        /// Bytes and number of the distinct files the merged manifest references; 0 when it
+        /// could not be written.
+        public var cacheBytes: Int64 = 0
+        public var cacheFiles = 0
+        /// The sources the shards' last runs crawled (as their parts record them); default empty.
+        public var sourceNames: [String] = []
         public var manifestPath: String
         public var startedAt: Date
         public var finishedAt: Date
@@ -105,6 +111,9 @@ public struct ShardMerge: Sendable {
             record.evicted = plan.evicted.count
             record.evictedBytes = plan.evictedBytes
             record.sources = parts.flatMap { $0.header?.run?.sources ?? [] }
+            for summary in record.sources where !report.sourceNames.contains(summary.source) {
+                report.sourceNames.append(summary.source)
+            }
             record.merge = .init(
                 shards: count, complete: complete, parts: startTimes,
                 reference: complete ? startTimes : reference, problems: problems.isEmpty ? nil : problems)
@@ -125,6 +134,8 @@ public struct ShardMerge: Sendable {
                 try writer.finish(run: record, to: &out)
                 report.counts = merged.total
                 report.bySource = merged.bySource
+                report.cacheBytes = merged.referencedBytes
+                report.cacheFiles = merged.referenced.count
                 referenced = merged.referenced
             }
             report.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - evictedPresent)

@@ -4,7 +4,8 @@ import FoundationEssentials
 /// with the previous manifest's), the fold of a killed run's journal, and `manifest merge`
 /// (shard parts). Memory does not grow with the items: streams are read one item at a time and
 /// each output item is written at once; only the keys of referenced files are kept (8 bytes a
-/// file, for the orphan sweep that follows).
+/// file, for the orphan sweep that follows), and while the merge runs each image's key and bytes
+/// (16 bytes an image, to count the referenced bytes once per file).
 ///
 /// For each key the winner is picked (`Precedence`). An item that is not the run's own (carried
 /// over) is first brought up to date with the run's outcome for a file it shares (`reconcile`),
@@ -49,7 +50,7 @@ struct ManifestMerge {
         var earlier = 0
         /// Every file an item written references.
         var referenced = CacheFiles()
-        /// With `planning`: bytes of those files, each counted once.
+        /// Bytes of those files, each counted once (as the items record them).
         var referencedBytes: Int64 = 0
         /// With `planning`: the files carried items reference, and input 0's (protected).
         var candidates: [EvictionPlan.Candidate] = []
@@ -114,8 +115,8 @@ struct ManifestMerge {
             for image in item.item.images {
                 guard let file = image.file, let key = CacheFiles.key(file) else { continue }
                 result.referenced.insert(key: key)
-                guard planning else { continue }
                 fileBytes.append((key, image.bytes ?? 0))
+                guard planning else { continue }
                 if recent {
                     protectedFiles.append((key, image.bytes ?? 0))
                 } else {

@@ -6,12 +6,30 @@ import FoundationEssentials
 /// `feedcrawl.prom` becomes `feedcrawl-shard-2-of-4.prom` (so shards on one node do not
 /// overwrite each other; the collector reads every `*.prom` file).
 ///
-/// Metrics (all gauges): `feedcrawl_run_items` and `feedcrawl_run_images` (this run's, by source
-/// and status), `feedcrawl_manifest_items` (the manifest after the run, by source and status),
-/// `feedcrawl_run_downloaded_bytes`, `feedcrawl_run_duration_seconds`,
-/// `feedcrawl_run_exit_status`, `feedcrawl_run_end_timestamp_seconds`,
-/// `feedcrawl_last_success_timestamp_seconds` (the last run that ended with status 0, kept from
-/// the previous file when this run did not), and for merges `feedcrawl_merge_complete` and
+/// Every metric is a gauge, and a run writes the same families and series whatever failed, so an
+/// alert can fire on a rise from 0. A run (a crawl, or a shard's part) writes:
+/// - `feedcrawl_build_info{version,libcurl}` 1;
+/// - `feedcrawl_run_items{source,status}`: this run's items, one series for every configured
+///   source and every item status (`downloaded`, `fresh`, `revalidated`, `failed`, `rejected`,
+///   `no-image`, `cancelled`), 0 included;
+/// - `feedcrawl_run_images{source,status}`: this run's images, every source and every image
+///   status (the item statuses but `no-image`), 0 included;
+/// - `feedcrawl_manifest_items{source,status}`: the manifest after the run, every source (the
+///   configured ones and any other the manifest holds) and every item status, 0 included;
+/// - `feedcrawl_source_failed{source}`: 1 when the source could not be crawled at all, else 0;
+/// - `feedcrawl_source_failed_pages{source}`: its feed pages that could not be read;
+/// - `feedcrawl_cache_bytes` and `feedcrawl_cache_files`: the distinct cache files the manifest
+///   references after the run (0 when it could not be written);
+/// - `feedcrawl_run_downloaded_bytes`, `feedcrawl_run_duration_seconds`,
+///   `feedcrawl_run_exit_status`, `feedcrawl_run_start_timestamp_seconds`,
+///   `feedcrawl_run_end_timestamp_seconds`;
+/// - `feedcrawl_last_success_timestamp_seconds`: when the last run that ended with status 0
+///   ended, kept from the previous file when this run did not; 0 when no run has.
+///
+/// A merge writes `feedcrawl_build_info`, `feedcrawl_manifest_items` (every source the shards'
+/// parts record, every status), `feedcrawl_cache_bytes`, `feedcrawl_cache_files`, the run
+/// metrics above but `feedcrawl_run_items`, `feedcrawl_run_images` and the `feedcrawl_source_*`
+/// ones, `feedcrawl_last_success_timestamp_seconds`, `feedcrawl_merge_complete` and
 /// `feedcrawl_merge_shards`.
 public struct MetricsFile: Sendable {
     /// One sample: a metric name, its labels (in order) and a value.
@@ -34,14 +52,20 @@ public struct MetricsFile: Sendable {
 
     /// Each metric's help text, in the order the file lists them.
     static let help: [(String, String)] = [
+        ("feedcrawl_build_info", "Always 1; labels: the feedcrawl and libcurl versions."),
         ("feedcrawl_run_items", "Items this run listed, by source and status."),
         ("feedcrawl_run_images", "Images of the items this run listed, by source and status."),
         ("feedcrawl_manifest_items", "Items in the manifest after the run, by source and status."),
+        ("feedcrawl_source_failed", "1 when the source could not be crawled at all, else 0."),
+        ("feedcrawl_source_failed_pages", "Feed pages of the source that could not be read."),
+        ("feedcrawl_cache_bytes", "Bytes of the distinct cache files the manifest references after the run."),
+        ("feedcrawl_cache_files", "Distinct cache files the manifest references after the run."),
         ("feedcrawl_run_downloaded_bytes", "Bytes this run downloaded into the cache."),
         ("feedcrawl_run_duration_seconds", "How long the run took."),
         ("feedcrawl_run_exit_status", "The run's exit status (0 = every item fine)."),
+        ("feedcrawl_run_start_timestamp_seconds", "When the run started, in seconds since 1970."),
         ("feedcrawl_run_end_timestamp_seconds", "When the run ended, in seconds since 1970."),
-        ("feedcrawl_last_success_timestamp_seconds", "When the last run that ended with status 0 ended, in seconds since 1970."),
+        ("feedcrawl_last_success_timestamp_seconds", "When the last run that ended with status 0 ended, in seconds since 1970 (0: none yet)."),
         ("feedcrawl_merge_complete", "1 when the merge joined a part of every shard, newer than at the last complete merge."),
         ("feedcrawl_merge_shards", "The number of shards the merge joined."),
     ]
@@ -68,11 +92,18 @@ public struct MetricsFile: Sendable {
         return path.contains("/") ? directory + "/" + renamed : renamed
     }
 
-    /// Samples of counts by source and status under `name`.
-    public mutating func add(_ name: String, bySource: [String: [ItemStatus: Int]], labels: [(String, String)]) {
-        for source in bySource.keys.sorted() {
-            for status in ItemStatus.allCases {
-                guard let count = bySource[source]?[status] else { continue }
+    /// The statuses an image can have: every `ItemStatus` but `noImage` (which only items have).
+    public static let imageStatuses = ItemStatus.allCases.filter { $0 != .noImage }
+
+    /// Samples of counts by source and status under `name`: one for every source in `sources`
+    /// and every status in `statuses` (default every `ItemStatus`), 0 when `bySource` has none.
+    public mutating func add(
+        _ name: String, bySource: [String: [ItemStatus: Int]], sources: [String],
+        statuses: [ItemStatus] = ItemStatus.allCases, labels: [(String, String)]
+    ) {
+        for source in sources {
+            for status in statuses {
+                let count = bySource[source]?[status] ?? 0
                 samples.append(Sample(name, [("source", source), ("status", status.rawValue)] + labels, Double(count)))
             }
         }
@@ -143,41 +174,89 @@ public struct MetricsFile: Sendable {
 
 extension MetricsFile {
     /// The metrics of a crawl that ended with `exitStatus`; `previous` is the file it replaces
-    /// (for the last success time when this run failed).
-    public static func crawl(_ report: CrawlReport, exitStatus: Int, previous: String?) -> MetricsFile {
+    /// (for the last success time when this run failed); `version` is feedcrawl's version
+    /// number for `feedcrawl_build_info`.
+    public static func crawl(_ report: CrawlReport, exitStatus: Int, previous: String?, version: String) -> MetricsFile {
         var file = MetricsFile()
         let labels: [(String, String)] = report.shard.map { [("shard", $0.description)] } ?? []
-        file.add("feedcrawl_run_items", bySource: report.runBySource.mapValues(\.items), labels: labels)
-        file.add("feedcrawl_run_images", bySource: report.runBySource.mapValues(\.images), labels: labels)
-        file.add("feedcrawl_manifest_items", bySource: report.manifestBySource.mapValues(\.items), labels: labels)
+        file.addBuildInfo(version: version, labels: labels)
+        var sources = report.sourceNames
+        for source in report.sources.map(\.name) + report.runBySource.keys.sorted()
+        where !sources.contains(source) {
+            sources.append(source)
+        }
+        var manifestSources = sources
+        for source in report.manifestBySource.keys.sorted() where !manifestSources.contains(source) {
+            manifestSources.append(source)
+        }
+        file.add("feedcrawl_run_items", bySource: report.runBySource.mapValues(\.items), sources: sources, labels: labels)
+        file.add(
+            "feedcrawl_run_images", bySource: report.runBySource.mapValues(\.images), sources: sources,
+            statuses: imageStatuses, labels: labels)
+        file.add(
+            "feedcrawl_manifest_items", bySource: report.manifestBySource.mapValues(\.items), sources: manifestSources,
+            labels: labels)
+        for source in sources {
+            let outcome = report.sources.first { $0.name == source }
+            file.samples.append(Sample(
+                "feedcrawl_source_failed", [("source", source)] + labels, outcome?.failure != nil ? 1 : 0))
+        }
+        for source in sources {
+            let outcome = report.sources.first { $0.name == source }
+            file.samples.append(Sample(
+                "feedcrawl_source_failed_pages", [("source", source)] + labels, Double(outcome?.failedPages ?? 0)))
+        }
+        file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, labels: labels)
         file.addRun(
-            bytes: report.bytesDownloaded, seconds: report.seconds, exitStatus: exitStatus, end: report.finishedAt,
-            previous: previous, labels: labels)
+            bytes: report.bytesDownloaded, seconds: report.seconds, exitStatus: exitStatus, start: report.startedAt,
+            end: report.finishedAt, previous: previous, labels: labels)
         return file
     }
 
-    /// The metrics of a merge that ended with `exitStatus`.
-    public static func merge(_ report: ShardMerge.Report, exitStatus: Int, previous: String?) -> MetricsFile {
+    /// The metrics of a merge that ended with `exitStatus`; `version` is feedcrawl's version
+    /// number for `feedcrawl_build_info`.
+    public static func merge(_ report: ShardMerge.Report, exitStatus: Int, previous: String?, version: String) -> MetricsFile {
         var file = MetricsFile()
-        file.add("feedcrawl_manifest_items", bySource: report.bySource.mapValues(\.items), labels: [])
+        file.addBuildInfo(version: version, labels: [])
+        var sources = report.sourceNames
+        for source in report.bySource.keys.sorted() where !sources.contains(source) { sources.append(source) }
+        file.add("feedcrawl_manifest_items", bySource: report.bySource.mapValues(\.items), sources: sources, labels: [])
+        file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, labels: [])
         file.addRun(
             bytes: 0, seconds: report.finishedAt.timeIntervalSince(report.startedAt), exitStatus: exitStatus,
-            end: report.finishedAt, previous: previous, labels: [])
+            start: report.startedAt, end: report.finishedAt, previous: previous, labels: [])
         file.samples.append(Sample("feedcrawl_merge_complete", [], report.complete ? 1 : 0))
         file.samples.append(Sample("feedcrawl_merge_shards", [], Double(report.shards)))
         return file
     }
 
+    /// libcurl's version, as `feedcrawl_build_info` labels it.
+    public static var libcurlVersion: String { CurlGlobal.version }
+
+    private mutating func addBuildInfo(version: String, labels: [(String, String)]) {
+        samples.append(Sample("feedcrawl_build_info", [("version", version), ("libcurl", Self.libcurlVersion)] + labels, 1))
+    }
+
+    private mutating func addCache(bytes: Int64, files: Int, labels: [(String, String)]) {
+        samples.append(Sample("feedcrawl_cache_bytes", labels, Double(bytes)))
+        samples.append(Sample("feedcrawl_cache_files", labels, Double(files)))
+    }
+
     private mutating func addRun(
-        bytes: Int64, seconds: Double, exitStatus: Int, end: Date, previous: String?, labels: [(String, String)]
+        bytes: Int64, seconds: Double, exitStatus: Int, start: Date, end: Date, previous: String?,
+        labels: [(String, String)]
     ) {
-        let endTime = (end.timeIntervalSince1970 * 1000).rounded() / 1000
+        let endTime = Self.milliseconds(end)
         samples.append(Sample("feedcrawl_run_downloaded_bytes", labels, Double(bytes)))
         samples.append(Sample("feedcrawl_run_duration_seconds", labels, (seconds * 1000).rounded() / 1000))
         samples.append(Sample("feedcrawl_run_exit_status", labels, Double(exitStatus)))
+        samples.append(Sample("feedcrawl_run_start_timestamp_seconds", labels, Self.milliseconds(start)))
         samples.append(Sample("feedcrawl_run_end_timestamp_seconds", labels, endTime))
-        if let last = exitStatus == 0 ? endTime : previous.flatMap(Self.lastSuccess(in:)) {
-            samples.append(Sample("feedcrawl_last_success_timestamp_seconds", labels, last))
-        }
+        let last = exitStatus == 0 ? endTime : previous.flatMap(Self.lastSuccess(in:)) ?? 0
+        samples.append(Sample("feedcrawl_last_success_timestamp_seconds", labels, last))
+    }
+
+    private static func milliseconds(_ date: Date) -> Double {
+        (date.timeIntervalSince1970 * 1000).rounded() / 1000
     }
 }
