@@ -49,7 +49,31 @@ extension BinaryTests {
             for item in pixabay {
                 let page = try #require(item["pageURL"] as? String)
                 let user = try #require(item["author"] as? String)
-                #expect(html.contains("<a href=\"\(page)\" rel=\"noopener noreferrer\">Image by \(user) on Pixabay</a>"), "\(page)")
+                #expect(html.contains("<a href=\"\(page)\" rel=\"noopener noreferrer\">Pixabay image by \(user)</a>"), "\(page)")
+            }
+        }
+
+        /// The sheet of a first run into an empty folder: nothing is faded (every item was listed
+        /// by that run), one page is "1 page", every credit line starts with "Pixabay".
+        @Test func theSheetOfAFirstRunFadesNothing() throws {
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let result = try BinaryRunner.run(["--pages", "1", "--per-page", "20", "--out", out])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+            let items = try Output.manifestItems(out)
+            #expect(!items.isEmpty)
+            #expect(!html.contains(" old\""))
+            #expect(!html.contains("not listed by the last run"))
+            #expect(html.contains("holds \(items.count) items;"))
+            #expect(html.contains("<b>pixabay</b>: 1 page, 20 items"))
+            #expect(html.contains("<b>launches</b>: 1 page, "))
+            #expect(!html.contains("1 pages"))
+            let credits = html.split(separator: "<p class=\"cr\"").dropFirst()
+            #expect(credits.count == 20)
+            for credit in credits {
+                let text = credit.prefix { $0 != "\n" }.replacing(/<[^>]*>/, with: "")
+                #expect(text.drop { $0 != ">" }.dropFirst().hasPrefix("Pixabay image"), "\(text.prefix(80))")
             }
         }
     }

@@ -45,7 +45,7 @@ public final class Crawler: Sendable {
     /// more is scheduled, transfers in flight are cancelled (leaving no partial file), their
     /// images are `cancelled`, and the manifest is still written.
     public func run() async throws -> CrawlReport {
-        let started = Date()
+        let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
         let layout = CacheLayout(outDirectory: configuration.outDirectory, shard: configuration.shard)
         let lock = try Self.lock(layout)
         defer { withExtendedLifetime(lock) {} }

@@ -39,6 +39,7 @@ extension SourceReport {
     var summary: RunRecord.SourceSummary {
         var summary = RunRecord.SourceSummary(source: name, pages: pages, items: items, error: failure)
         summary.warnings = warnings.isEmpty ? nil : warnings
+        summary.failedPages = failedPages > 0 ? failedPages : nil
         return summary
     }
 }

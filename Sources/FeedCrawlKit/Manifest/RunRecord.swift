@@ -15,6 +15,10 @@ public struct RunRecord: Codable, Sendable, Equatable {
         /// Problems that did not stop the source (a bad page, a repeated cursor, partial
         /// GraphQL data); nil when there were none.
         public var warnings: [String]?
+        /// Feed pages that could not be read (an error after retries, a body that is not a
+        /// page): their items are missing from this run. Nil when none were lost, and in
+        /// manifests written before it was recorded (their `warnings` still name such pages).
+        public var failedPages: Int?
 
         /// Creates a summary; `error` defaults to nil.
         public init(source: String, pages: Int, items: Int, error: String? = nil) {
@@ -77,6 +81,24 @@ public struct RunRecord: Codable, Sendable, Equatable {
             self.reference = reference
             self.problems = problems
         }
+    }
+
+    /// The earliest `lastSeen` an item this run listed can have, at the manifest's precision:
+    /// items' `lastSeen` is written in whole seconds (rounded down) while `startedAt` keeps
+    /// milliseconds, so this is `startedAt` rounded down to the second; for a merge of shard
+    /// parts (`merge` set), the earliest joined part's start, rounded down the same way. An item
+    /// last seen before it was not listed by the last run (or by any part of the merge). Two runs
+    /// started in the same second cannot be told apart.
+    public var listedSince: Date {
+        let start = merge.flatMap { $0.parts.compactMap { $0 }.min() } ?? startedAt
+        return start.wholeSeconds
+    }
+
+    /// Whether `item` was listed by this run: its `lastSeen`, rounded down to the second as the
+    /// manifest writes it, is not before `listedSince`. False for an item never seen.
+    public func listed(_ item: ManifestItem) -> Bool {
+        guard let seen = item.lastSeen else { return false }
+        return seen.wholeSeconds >= listedSince
     }
 
     /// Creates a record; everything but `startedAt` has an empty or zero default.

@@ -25,7 +25,7 @@ extension ContactSheet {
             let total = run.counts.values.reduce(0, +)
             out += "<p class=\"run\">Last run \(Self.time(run.startedAt))"
             if let seconds { out += " (\(seconds) s)" }
-            out += ": <b>\(total) items</b>"
+            out += ": <b>\(Self.count(total, "item"))</b>"
             let counts = ItemStatus.allCases.compactMap { status -> String? in
                 guard let count = run.counts[status.rawValue], count > 0 else { return nil }
                 return "<span class=\"c st-\(status.rawValue)\">\(count) \(status.rawValue)</span>"
@@ -37,8 +37,14 @@ extension ContactSheet {
             if !run.sources.isEmpty {
                 out += "<ul class=\"sources\">\n"
                 for source in run.sources {
-                    out += "<li><b>\(HTMLText.escape(source.source, limit: 80))</b>: \(source.pages) pages, \(source.items) items"
+                    out += "<li><b>\(HTMLText.escape(source.source, limit: 80))</b>: "
+                    out += Self.count(source.pages, "page") + ", " + Self.count(source.items, "item")
                     if let error = source.error { out += " <span class=\"e\">— could not be crawled: \(HTMLText.escape(error))</span>" }
+                    if let lost = source.failedPages, lost > 0 {
+                        out += " <span class=\"e\">— \(Self.count(lost, "page")) lost to an error"
+                        out += lost == 1 ? ": its items are missing</span>" : ": their items are missing</span>"
+                    }
+                    warnings(source.warnings ?? [], into: &out)
                     out += "</li>\n"
                 }
                 out += "</ul>\n"
@@ -46,7 +52,7 @@ extension ContactSheet {
         } else {
             out += "<p class=\"run\">No run recorded.</p>\n"
         }
-        out += "<p>The <a href=\"manifest.json\">manifest</a> holds \(outline.count) items"
+        out += "<p>The <a href=\"manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
         if outline.earlier > 0 { out += " (\(outline.earlier) not listed by the last run, shown faded)" }
         out += "; generated \(Self.time(generatedAt)).</p>\n"
         if outline.groups.contains(where: { pixabaySources.contains($0.source) }) {
@@ -67,6 +73,28 @@ extension ContactSheet {
         return out
     }
 
+    /// Most warnings a source lists on the sheet; the rest are counted.
+    static let warningsShown = 20
+
+    /// A source's warnings (pages lost to an error, partial data, a repeated cursor) as a list,
+    /// the first `warningsShown`; nothing when there are none.
+    private func warnings(_ warnings: [String], into out: inout String) {
+        guard !warnings.isEmpty else { return }
+        out += "\n<ul class=\"w\">\n"
+        for warning in warnings.prefix(Self.warningsShown) {
+            out += "<li>" + HTMLText.escape(warning, limit: 300) + "</li>\n"
+        }
+        if warnings.count > Self.warningsShown {
+            out += "<li>and \(warnings.count - Self.warningsShown) more (the run's log lists them all)</li>\n"
+        }
+        out += "</ul>"
+    }
+
+    /// "1 page", "2 pages", "0 items".
+    static func count(_ n: Int, _ noun: String) -> String {
+        "\(n) \(noun)" + (n == 1 ? "" : "s")
+    }
+
     /// Appends one item's `<figure>` to `out`, piece by piece (this runs for every item).
     func figure(_ item: ManifestItem, into out: inout String) {
         let status = item.status
@@ -75,7 +103,7 @@ extension ContactSheet {
         out += "<figure class=\"st-"
         out += status.rawValue
         if tile != nil { out += " ok" }
-        if let run, (item.lastSeen ?? .distantPast) < run.startedAt { out += " old" }
+        if let run, !run.listed(item) { out += " old" }
         out += "\">"
         if let tile, let file = tile.file {
             out += "<a href=\""
@@ -146,19 +174,24 @@ extension ContactSheet {
         out += "</figcaption></figure>\n"
     }
 
-    /// "Image from Pixabay by USER", the user linking the item's Pixabay page when it has an
-    /// http(s) one; text only otherwise.
+    /// "Pixabay image by USER" ("Pixabay image" without a user), linking the item's Pixabay page
+    /// when it has an http(s) one; text only otherwise. "Pixabay" comes first and the user's name
+    /// last, so a line too long for its tile (cut at its end, `text-overflow: ellipsis`) or a
+    /// name longer than 60 characters (cut with `…`) never loses "Pixabay"; the `title`
+    /// attribute holds the whole line.
     private func credit(_ item: ManifestItem, into out: inout String) {
-        out += "<p class=\"cr\">"
-        let user = item.author.map { HTMLText.escape($0, limit: 60) }
+        let text = item.author.map { "Pixabay image by " + HTMLText.escape($0, limit: 60) } ?? "Pixabay image"
+        out += "<p class=\"cr\" title=\""
+        out += item.author.map { "Pixabay image by " + HTMLText.escape($0) } ?? "Pixabay image"
+        out += "\">"
         if let page = item.pageURL, URLCheck.isHTTP(page) {
             out += "<a href=\""
             out += HTMLText.escape(page, limit: URLCheck.maxLength)
             out += "\" rel=\"noopener noreferrer\">"
-            out += user.map { "Image by " + $0 + " on Pixabay" } ?? "Image on Pixabay"
+            out += text
             out += "</a>"
         } else {
-            out += user.map { "Image by " + $0 + " from Pixabay" } ?? "Image from Pixabay"
+            out += text
         }
         out += "</p>"
     }

@@ -35,6 +35,8 @@ extension ContactSheet {
     .st{font-size:11px;text-transform:uppercase;letter-spacing:.03em;color:#555}
     .id{color:#999;font-size:11px}
     .e{color:var(--bad);white-space:normal!important}
+    header .e{color:#ff9e9e}
+    header ul.w{margin:2px 0 4px;color:#ffcc80}
     .u{color:#888;font-size:11px}
     .pf{position:absolute;opacity:0}
     .pfl{cursor:pointer;text-decoration:underline}

@@ -36,7 +36,7 @@ public struct ContactSheet {
             if a.page != b.page { return a.page < b.page }
             return ManifestItem.compareIDs(a.id, b.id) < 0
         }
-        let earlier = manifest.run.map { run in items.filter { ($0.lastSeen ?? .distantPast) < run.startedAt }.count } ?? 0
+        let earlier = manifest.run.map { run in items.filter { !run.listed($0) }.count } ?? 0
         var out = ""
         let tiles = items.lazy.map { item in
             var tile = ""
@@ -59,7 +59,8 @@ public struct ContactSheet {
         private var buffer = ""
         /// Items by source (keyed by its bytes, as the sorter compares them) and page.
         private var pages: [[UInt8]: (source: String, counts: [Int: Int])] = [:]
-        private var seen: [Date: Int] = [:]  // items by lastSeen (a run start): few distinct values
+        /// Items by `lastSeen` rounded down to the second (a run's start): few distinct values.
+        private var seen: [Date: Int] = [:]
         /// The last item's source and its bytes (items come sorted by source: one array a source).
         private var lastSource: (name: String, bytes: [UInt8]) = ("", [])
 
@@ -76,13 +77,13 @@ public struct ContactSheet {
             sorter.add(source: item.source, id: item.id, page: item.page, location: tiles.put(buffer))
             if !lastSource.name.utf8.elementsEqual(item.source.utf8) { lastSource = (item.source, Array(item.source.utf8)) }
             pages[lastSource.bytes, default: (item.source, [:])].counts[item.page, default: 0] += 1
-            seen[item.lastSeen ?? .distantPast, default: 0] += 1
+            seen[item.lastSeen?.wholeSeconds ?? .distantPast, default: 0] += 1
         }
 
         /// The groups in the order the sorter gives the items (sources by their bytes, then
-        /// pages), and how many items were last seen before `runStarted`.
-        fileprivate func outline(runStarted: Date?) -> Outline {
-            let earlier = runStarted.map { start in seen.filter { $0.key < start }.values.reduce(0, +) } ?? 0
+        /// pages), and how many items `run` did not list (`RunRecord.listed`).
+        fileprivate func outline(run: RunRecord?) -> Outline {
+            let earlier = run.map { run in seen.filter { $0.key < run.listedSince }.values.reduce(0, +) } ?? 0
             var outline = Outline(keys: [(String, Int)](), earlier: earlier)
             for key in pages.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 guard let (source, counts) = pages[key] else { continue }
@@ -171,7 +172,7 @@ public struct ContactSheet {
     /// Without a manifest nothing is written.
     static func write(index: Index, manifestPath: String, outDirectory: String) throws {
         guard let header = try ManifestReader.header(path: manifestPath) else { return }
-        let outline = index.outline(runStarted: header.run?.startedAt)
+        let outline = index.outline(run: header.run)
         let writer = try ChunkedFileWriter(path: outDirectory + "/" + fileName)
         ContactSheet(generatedAt: header.generatedAt, run: header.run)
             .render(outline: outline, tiles: index.sorter.sorted().lazy.map(index.tile)) { writer.append($0) }
@@ -187,9 +188,9 @@ public struct ContactSheet {
         var iterator = tiles.makeIterator()
         for (sourceIndex, group) in outline.groups.enumerated() {
             let count = group.pages.reduce(0) { $0 + $1.count }
-            emit("<section id=\"s\(sourceIndex)\"><h2>\(HTMLText.escape(group.source, limit: 80)) <small>\(count) items</small></h2>\n")
+            emit("<section id=\"s\(sourceIndex)\"><h2>\(HTMLText.escape(group.source, limit: 80)) <small>\(Self.count(count, "item"))</small></h2>\n")
             for page in group.pages {
-                emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(page.count) items</small></h3>\n<div class=\"grid\">\n")
+                emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(Self.count(page.count, "item"))</small></h3>\n<div class=\"grid\">\n")
                 for _ in 0..<page.count {
                     guard let tile = iterator.next() else { break }
                     emit(tile)

@@ -107,12 +107,12 @@ struct ContactSheetTests {
         ]
         let html = ContactSheet.html(Self.manifest(items))
         #expect(Self.figure("1", in: html).contains(
-            "<p class=\"cr\"><a href=\"https://pixabay.com/photos/flower-195893/\" rel=\"noopener noreferrer\">Image by Josch&lt;13&gt; on Pixabay</a></p>"))
-        #expect(Self.figure("2", in: html).contains("<p class=\"cr\">Image by Mia from Pixabay</p>"))
-        #expect(Self.figure("3", in: html).contains("<p class=\"cr\">Image by Leo from Pixabay</p>"))
+            "<p class=\"cr\" title=\"Pixabay image by Josch&lt;13&gt;\"><a href=\"https://pixabay.com/photos/flower-195893/\" rel=\"noopener noreferrer\">Pixabay image by Josch&lt;13&gt;</a></p>"))
+        #expect(Self.figure("2", in: html).contains("<p class=\"cr\" title=\"Pixabay image by Mia\">Pixabay image by Mia</p>"))
+        #expect(Self.figure("3", in: html).contains("<p class=\"cr\" title=\"Pixabay image by Leo\">Pixabay image by Leo</p>"))
         #expect(Self.figure("4", in: html).contains(
-            "<a href=\"http://pixabay.com/p/4&quot;onclick=&quot;x\" rel=\"noopener noreferrer\">Image on Pixabay</a>"))
-        #expect(Self.figure("5", in: html).contains("<p class=\"cr\">Image by Ann from Pixabay</p>"))
+            "<a href=\"http://pixabay.com/p/4&quot;onclick=&quot;x\" rel=\"noopener noreferrer\">Pixabay image</a>"))
+        #expect(Self.figure("5", in: html).contains("<p class=\"cr\" title=\"Pixabay image by Ann\">Pixabay image by Ann</p>"))
         // Other sources get no credit line, and their page URL is no link.
         #expect(!Self.figure("6", in: html).contains("class=\"cr\""))
         #expect(Self.figure("6", in: html).contains("<p>KSC · "))
@@ -138,7 +138,7 @@ struct ContactSheetTests {
         let named = Self.manifest([Self.item("flowers", "1", page: 1, author: "U", [Self.stored("preview", 1)])], options: ["flowers.type": "pixabay"])
         let html = ContactSheet.html(named)
         #expect(html.contains(credit))
-        #expect(Self.figure("1", in: html).contains("Image by U from Pixabay"))
+        #expect(Self.figure("1", in: html).contains(">Pixabay image by U</p>"))
         let other = Self.manifest([Self.item("flowers", "1", page: 1, [Self.stored("preview", 1)])], options: ["flowers.type": "array"])
         #expect(!ContactSheet.html(other).contains(credit))
     }
@@ -229,5 +229,110 @@ struct ContactSheetTests {
         #expect(pieces > 10_000)        // streamed item by item, never one giant string
         let html = ContactSheet.html(Self.manifest(Array(items.prefix(100))))
         #expect(html.split(separator: "loading=\"lazy\"", omittingEmptySubsequences: false).count - 1 == Self.values(of: "src", in: html).count)
+    }
+}
+
+/// What the sheet says must be true: which items the last run did not list, the credit line,
+/// counts in words, the pages a source lost.
+extension ContactSheetTests {
+    /// Items' `lastSeen` is written in whole seconds, the run's start with milliseconds: an item
+    /// the run listed is seen in the second the run started, and is not faded.
+    @Test func itemsAreComparedWithTheRunAtTheManifestsPrecision() throws {
+        let items = [
+            Self.item("pixabay", "1", page: 1, seen: Self.runStart, [Self.stored("preview", 1)]),
+            Self.item("pixabay", "2", page: 1, seen: Self.runStart.addingTimeInterval(-1), [Self.stored("preview", 2)]),
+        ]
+        var manifest = Self.manifest(items)
+        manifest.run?.startedAt = Self.runStart.addingTimeInterval(0.731)
+        let html = ContactSheet.html(manifest)
+        #expect(html.contains("(1 not listed by the last run, shown faded)"))
+        #expect(!Self.figure("1", in: html).contains(" old\""))
+        #expect(Self.figure("2", in: html).contains(" old\""))
+        // The same page when streamed, its run record read back from the file (milliseconds).
+        let (streamed, _) = try ContactSheetWriteTests.written(manifest, spill: false)
+        #expect(streamed == html)
+        // Every item listed: nothing faded, not even the note.
+        var all = Self.manifest([items[0]])
+        all.run?.startedAt = Self.runStart.addingTimeInterval(0.999)
+        #expect(!ContactSheet.html(all).contains("shown faded"))
+        #expect(!ContactSheet.html(all).contains(" old\""))
+    }
+
+    /// A merge's items were listed by the shards' runs, which started before the merge.
+    @Test func aMergeListsWhatItsPartsListed() {
+        var record = RunRecord(startedAt: Self.runStart.addingTimeInterval(600.5))
+        let parts = [Self.runStart.addingTimeInterval(0.4), Self.runStart.addingTimeInterval(30.2), nil]
+        record.merge = .init(shards: 3, complete: false, parts: parts, reference: nil, problems: nil)
+        #expect(record.listedSince == Self.runStart)
+        #expect(record.listed(Self.item("a", "1", page: 1, seen: Self.runStart, [])))
+        #expect(!record.listed(Self.item("a", "2", page: 1, seen: Self.runStart.addingTimeInterval(-0.5), [])))
+        #expect(!record.listed(ManifestItem(source: "a", id: "3", page: 1)))  // never seen
+        #expect(RunRecord(startedAt: Self.runStart.addingTimeInterval(0.9)).listedSince == Self.runStart)
+    }
+
+    /// However long the user's name or the title, "Pixabay" leads the credit line: a cut (`…` in
+    /// the text, an ellipsis at the tile's edge) only ever takes the end of the name.
+    @Test func theCreditLineNeverLosesPixabay() {
+        let long = String(repeating: "Verylongusername ", count: 20)  // 340 characters
+        let items = [
+            Self.item("pixabay", "1", page: 1, title: String(repeating: "tag, ", count: 200), author: long,
+                      pageURL: "https://pixabay.com/photos/x-1/", [Self.stored("preview", 1)]),
+            Self.item("pixabay", "2", page: 1, author: long, [Self.stored("preview", 2)]),
+            Self.item("pixabay", "3", page: 1, author: String(repeating: "é", count: 300), [Self.stored("preview", 3)]),
+        ]
+        let html = ContactSheet.html(Self.manifest(items))
+        for id in ["1", "2", "3"] {
+            let figure = Self.figure(id, in: html)
+            let start = figure.firstRange(of: "<p class=\"cr\"")!.lowerBound
+            let end = figure[start...].firstRange(of: "</p>")!.upperBound
+            let shown = String(figure[start..<end]).replacing(/<[^>]*>/, with: "")
+            #expect(shown.hasPrefix("Pixabay image by "), "\(shown.prefix(40))")
+            #expect(shown.hasSuffix("…"), "\(shown.suffix(20))")
+            #expect(shown.count <= "Pixabay image by ".count + 61)
+        }
+        // The whole name stays in the title attribute.
+        #expect(Self.figure("2", in: html).contains("title=\"Pixabay image by \(long)\""))
+        // The style cuts lines at their end only.
+        #expect(ContactSheet.style.contains("text-overflow:ellipsis"))
+        #expect(!ContactSheet.style.contains("direction:rtl"))
+    }
+
+    @Test func oneIsSingular() {
+        let run = RunRecord(
+            startedAt: Self.runStart, counts: ["downloaded": 1],
+            sources: [.init(source: "pixabay", pages: 1, items: 1), .init(source: "launches", pages: 2, items: 0)])
+        let manifest = Manifest(generatedAt: Self.runStart, run: run, items: [Self.item("pixabay", "1", page: 1, [Self.stored("preview", 1)])])
+        let html = ContactSheet.html(manifest)
+        #expect(html.contains("<b>pixabay</b>: 1 page, 1 item"))
+        #expect(html.contains("<b>launches</b>: 2 pages, 0 items"))
+        #expect(html.contains("<b>1 item</b>"))
+        #expect(html.contains("holds 1 item;"))
+        #expect(html.contains("<h2>pixabay <small>1 item</small></h2>"))
+        #expect(html.contains("page 1 <small>1 item</small></h3>"))
+        #expect(!html.contains(" 1 items") && !html.contains(" 1 pages"))
+    }
+
+    /// A feed page lost to an error is on the sheet: how many, and each warning (escaped, the
+    /// first 20).
+    @Test func pagesLostToAnErrorAreShown() {
+        var pixabay = RunRecord.SourceSummary(source: "pixabay", pages: 2, items: 40)
+        pixabay.failedPages = 1
+        pixabay.warnings = ["page 2: HTTP 500 <b>Internal</b> after 3 tries"]
+        var launches = RunRecord.SourceSummary(source: "launches", pages: 30, items: 300)
+        launches.failedPages = 25
+        launches.warnings = (1...25).map { "page \($0 + 30): HTTP 503" }
+        let run = RunRecord(startedAt: Self.runStart, sources: [pixabay, launches])
+        let html = ContactSheet.html(Manifest(generatedAt: Self.runStart, run: run, items: []))
+        #expect(html.contains("<b>pixabay</b>: 2 pages, 40 items <span class=\"e\">— 1 page lost to an error: its items are missing</span>"))
+        #expect(html.contains("<li>page 2: HTTP 500 &lt;b&gt;Internal&lt;/b&gt; after 3 tries</li>"))
+        #expect(html.contains("<span class=\"e\">— 25 pages lost to an error: their items are missing</span>"))
+        #expect(html.contains("<li>page 50: HTTP 503</li>"))
+        #expect(!html.contains("<li>page 51: HTTP 503</li>"))
+        #expect(html.contains("<li>and 5 more (the run's log lists them all)</li>"))
+        // A source without problems says nothing more.
+        let clean = ContactSheet.html(Manifest(generatedAt: Self.runStart, run: RunRecord(
+            startedAt: Self.runStart, sources: [.init(source: "pixabay", pages: 2, items: 40)]), items: []))
+        #expect(clean.contains("<b>pixabay</b>: 2 pages, 40 items</li>"))
+        #expect(!clean.contains("class=\"w\""))
     }
 }

@@ -1,0 +1,72 @@
+import DemoFeed
+import FoundationEssentials
+import Glibc
+import Testing
+@testable import FeedCrawlKit
+
+extension CrawlerTests {
+    /// The sheet real crawls write: which items are faded, and the pages a source lost.
+    @Suite("Contact sheet of a crawl")
+    struct ContactSheetRunTests {
+        static func sheet(_ out: String) throws -> String {
+            String(decoding: try FileIO.read(out + "/" + ContactSheet.fileName), as: UTF8.self)
+        }
+
+        /// The ids of the faded (`old`) tiles.
+        static func faded(_ html: String) -> Set<String> {
+            Set(html.split(separator: "<figure ").dropFirst().filter { $0.hasPrefix("class=\"") && $0.prefix { $0 != ">" }.contains(" old\"") }
+                .compactMap { figure in
+                    figure.firstRange(of: "<span class=\"id\">#").map { String(figure[$0.upperBound...].prefix { $0 != "<" }) }
+                })
+        }
+
+        /// Waits for the next whole second: items' `lastSeen` has one-second precision, so runs
+        /// started in the same second cannot be told apart (`RunRecord.listedSince`).
+        static func nextSecond() {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            usleep(useconds_t((1_000_000_000 - now.tv_nsec) / 1000 + 20_000))
+        }
+
+        @Test func aFirstRunFadesNothingAndALaterOneFadesExactlyWhatItNoLongerListed() async throws {
+            let feed = try DemoFeedServer(options: .observing(RequestLog()))
+            defer { feed.stop() }
+            let out = CrawlDirectory()
+            let first = try await runCrawl([pixabaySource(feed, pages: 3, perPage: 5)], out: out.path)
+            #expect(first.items.count == 15)
+            let html = try Self.sheet(out.path)
+            #expect(Self.faded(html).isEmpty)
+            #expect(!html.contains("shown faded"))
+            #expect(html.contains("holds 15 items;"))
+
+            Self.nextSecond()
+            let second = try await runCrawl([pixabaySource(feed, pages: 1, perPage: 5)], out: out.path)
+            #expect(second.items.count == 15)
+            let notListed = Set(second.items.filter { $0.page > 1 }.map(\.id))
+            #expect(notListed.count == 10)
+            let again = try Self.sheet(out.path)
+            #expect(Self.faded(again) == notListed)
+            #expect(again.contains("(10 not listed by the last run, shown faded)"))
+            #expect(again.contains("<b>pixabay</b>: 1 page, 5 items"))
+        }
+
+        @Test func aPageLostToAnErrorIsOnTheSheet() async throws {
+            let options = DemoFeedOptions.observing(RequestLog()) { request in
+                guard request.path == "/api/", request.query["page"] == "2" else { return nil }
+                return .text("<html><body>Application error</body></html>", contentType: "text/html; charset=utf-8")
+            }
+            let feed = try DemoFeedServer(options: options)
+            defer { feed.stop() }
+            let out = CrawlDirectory()
+            let run = try await runCrawl([pixabaySource(feed, pages: 3, perPage: 5)], out: out.path)
+            #expect(run.report("pixabay")?.failedPages == 1)
+            #expect(run.manifest.run?.sources.first?.failedPages == 1)
+            let html = try Self.sheet(out.path)
+            #expect(html.contains("<b>pixabay</b>: 2 pages, 10 items <span class=\"e\">— 1 page lost to an error: its items are missing</span>"))
+            let warning = try #require(run.report("pixabay")?.warnings.first)
+            #expect(warning.hasPrefix("page 2: "))
+            #expect(html.contains("<li>" + HTMLText.escape(warning, limit: 300) + "</li>"))
+            #expect(Self.faded(html).isEmpty)
+        }
+    }
+}
