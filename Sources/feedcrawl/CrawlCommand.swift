@@ -80,8 +80,11 @@ enum CrawlCommand {
         do {
             report = try await crawl.value
         } catch Crawler.SetupError.locked(let path) {
-            output.fail("\(path) is held by another feedcrawl run; nothing was changed", status: ExitStatus.locked.rawValue)
+            output.fail(lockedMessage(path), status: ExitStatus.locked.rawValue)
             exit(ExitStatus.locked.rawValue)
+        } catch Crawler.SetupError.damagedManifest(let damage) {
+            output.fail(damage.description, status: ExitStatus.damagedManifest.rawValue)
+            exit(ExitStatus.damagedManifest.rawValue)
         } catch {
             output.fail("\(error)", status: ExitStatus.usage.rawValue)
             exit(ExitStatus.usage.rawValue)
@@ -97,6 +100,7 @@ enum CrawlCommand {
         if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }
         var closingNotices: [String] = []
         var warnings: [String] = []
+        var outputProblems: [String] = []
         if report.deadlineReached, let seconds = options.deadlineSeconds {
             closingNotices.append("deadline of \(DurationParser.format(seconds)) reached: stopped scheduling and cancelled \(report.count(.cancelled)) items")
         }
@@ -109,17 +113,44 @@ enum CrawlCommand {
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal
         if receivedSignal != 0 { status = max(status, SignalWatcher.status(for: receivedSignal)) }
+        // What was asked for and is missing fails the run, also under --quiet.
+        if let problem = report.contactSheetProblem { outputProblems.append(problem) }
+        let logProblemBefore = output.logFileProblem
+        if let problem = logProblemBefore { outputProblems.append(problem) }
+        if !outputProblems.isEmpty { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if let base = options.metricsFile {
             let path = MetricsFile.path(base, shard: options.shard)
             do {
                 try MetricsFile.crawl(report, exitStatus: Int(status), previous: path, version: HelpText.versionNumber)
                     .write(to: path)
             } catch {
-                warnings.append("cannot write the metrics file: \(error)")
+                outputProblems.append("cannot write the metrics file: \(error)")
             }
         }
-        output.finish(report: report, status: status, notices: closingNotices, warnings: warnings)
+        if !outputProblems.isEmpty { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        // Failed or rejected images: say how to list them (a shard's are listed after the merge).
+        var hint: String?
+        if report.count(.failed) + report.count(.rejected) > 0, options.shard == nil {
+            hint = "list them: feedcrawl manifest --out \(DamagedManifest.shellQuoted(options.outDirectory)) --status failed,rejected"
+        }
+        output.finish(
+            report: report, status: status, notices: closingNotices, warnings: warnings, errors: outputProblems, hint: hint)
+        // The log file failing only while the run was ending.
+        if logProblemBefore == nil, let problem = output.logFileProblem {
+            Console.err("feedcrawl: error: \(problem)")
+            status = max(status, ExitStatus.itemsFailed.rawValue)
+        }
         exit(status)
+    }
+
+    /// What a run that finds `path` locked says: who holds it (the PID its lock file records,
+    /// when that process is alive) and what to do.
+    static func lockedMessage(_ path: String) -> String {
+        guard let pid = RunLock.livePID(path: path) else {
+            return "\(path) is held by another feedcrawl run; nothing was changed. Run again when it has finished"
+        }
+        return "\(path) is held by another feedcrawl run; nothing was changed. It is pid \(pid): "
+            + "run again when it has finished, or stop it first (kill \(pid))"
     }
 
     /// Exits with status 2 after a usage or configuration error (and its JSON line with --json).

@@ -8,6 +8,9 @@ enum ExitStatus: Int32 {
     case usage = 2
     /// A source could not be crawled at all (bad key, unreachable, invalid responses).
     case sourceFailed = 3
+    /// `manifest.json` is damaged (cannot be parsed); nothing was changed. The message names the
+    /// file, what was lost and how to recover (sysexits' `EX_DATAERR`).
+    case damagedManifest = 65
     /// Another run holds the output folder's lock; nothing was changed.
     case locked = 75
     /// Interrupted by SIGINT.

@@ -14,6 +14,7 @@ extension HelpText {
                               level, source, event, message and fields.
       --log-file PATH         Append log lines to PATH instead of stderr (text lines get a
                               timestamp); stderr still gets warnings, errors and the summary.
+                              Its folder is created if missing, as --metrics-file's is.
       --json                  Print the run summary as one JSON object on stdout (counts by
                               status, bytes, seconds, per-source pages and errors, exit status).
                               Nothing else is ever printed on stdout.

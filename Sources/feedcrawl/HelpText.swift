@@ -98,10 +98,12 @@ enum HelpText {
     EXIT STATUS:
       0    every item is fine (no-image counts as fine)
       1    finished, but some items failed, were rejected or were cancelled (--deadline),
-           or a feed page could not be read
+           a feed page could not be read, or a file asked for (the log file, the metrics
+           file, the contact sheet) could not be written (said even with --quiet)
       2    usage or configuration error
       3    a source could not be crawled at all (bad key, unreachable, invalid responses)
-      75   another run holds the output folder's lock
+      65   OUT/manifest.json is damaged; nothing was changed (the message says how to recover)
+      75   another run holds the output folder's lock (the message gives its pid)
       130  interrupted (SIGINT); 143 terminated (SIGTERM)
     """
 }

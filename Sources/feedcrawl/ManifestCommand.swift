@@ -71,15 +71,26 @@ enum ManifestCommand {
             Console.out(HelpText.manifest)
             exit(0)
         }
+        // The run holding OUT's lock, if any: its PID is in the lock file while it runs.
+        let running = RunLock.livePID(path: CacheLayout(outDirectory: options.outDirectory).lockPath)
         let snapshot: ManifestSnapshot
         do {
             snapshot = try ManifestSnapshot.load(outDirectory: options.outDirectory)
+        } catch .damaged(let damage) {
+            damaged(damage)
+        } catch .notFound(let path) where running != nil {
+            Console.err("feedcrawl: error: no manifest at \(TerminalText.sanitize(path)) yet: the first run (pid \(running ?? 0)) is in progress and has finished no item; look again later")
+            exit(ExitStatus.usage.rawValue)
         } catch {
             Console.err("feedcrawl: error: \(TerminalText.sanitize(error.description))")
             exit(ExitStatus.usage.rawValue)
         }
         if snapshot.journalItems > 0 {
-            Console.err("feedcrawl: note: including \(snapshot.journalItems) outcomes from the journal of an unfinished run (the next run folds them into the manifest)")
+            if let running {
+                Console.err("feedcrawl: note: a run is in progress (pid \(running)): including the \(snapshot.journalItems) outcomes it has journaled so far (it writes the manifest when it finishes)")
+            } else {
+                Console.err("feedcrawl: note: including \(snapshot.journalItems) outcomes from the journal of an unfinished run (the next run folds them into the manifest)")
+            }
         }
         if options.verify { verify(snapshot, format: options.format, repair: options.repair) }
         let text: String
@@ -90,11 +101,18 @@ enum ManifestCommand {
                 text = try ManifestSummary(snapshot).render(options.format, manifestPath: snapshot.layout.manifestPath)
             }
         } catch {
+            if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
             exit(ExitStatus.usage.rawValue)
         }
         Console.write(text)
         exit(0)
+    }
+
+    /// Reports a damaged manifest (the file, what was lost, how to recover) and exits 65.
+    static func damaged(_ damage: DamagedManifest) -> Never {
+        Console.err("feedcrawl: error: \(TerminalText.sanitize(damage.description))")
+        exit(ExitStatus.damagedManifest.rawValue)
     }
 
     /// Verifies under the run lock, so no run changes the cache meanwhile; with `repair`, then
@@ -106,7 +124,8 @@ enum ManifestCommand {
         do {
             lock = try RunLock(path: snapshot.layout.lockPath)
         } catch .held {
-            Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory); verify when it has finished")
+            let pid = RunLock.livePID(path: snapshot.layout.lockPath).map { " (pid \($0))" } ?? ""
+            Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
             exit(ExitStatus.locked.rawValue)
         } catch {
             Console.err("feedcrawl: error: \(error)")
@@ -116,6 +135,7 @@ enum ManifestCommand {
         do {
             result = try CacheVerifier.verify(snapshot)
         } catch {
+            if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
             exit(ExitStatus.usage.rawValue)
         }

@@ -26,7 +26,8 @@ enum MergeCommand {
         do {
             report = try merge.run()
         } catch Crawler.SetupError.locked(let path) {
-            fail("\(path) is held by a feedcrawl run or shard; merge when they have finished", status: .locked, json: options.ux.json)
+            let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
+            fail("\(path) is held by a feedcrawl run or shard\(pid); merge when they have finished", status: .locked, json: options.ux.json)
         } catch {
             fail("\(error)", status: .usage, json: options.ux.json)
         }
@@ -41,6 +42,7 @@ enum MergeCommand {
                 ).write(to: path)
             } catch {
                 lines.append("feedcrawl: warning: cannot write the metrics file: \(error)")
+                if status == .success { status = .itemsFailed }  // what was asked for is missing
             }
         }
         let counts = ItemStatus.allCases.compactMap { s in report.counts.items[s].map { "\($0) \(s.rawValue)" } }

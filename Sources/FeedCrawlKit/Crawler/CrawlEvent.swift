@@ -10,8 +10,9 @@ public enum CrawlEvent: Sendable {
     case warning(source: String, message: String)
     /// A source could not be crawled at all.
     case sourceFailed(source: String, message: String)
-    /// A feed or image request is retried after `delay` seconds.
-    case retrying(url: String, attempt: Int, delay: Double, reason: String)
+    /// A feed or image request is retried after `delay` seconds. `source`: the feed's source, or
+    /// for an image the source of the first item waiting for it; nil when unknown (default).
+    case retrying(url: String, attempt: Int, delay: Double, reason: String, source: String? = nil)
     /// An image transfer ended, retries included: one per URL actually requested (not for
     /// fresh cache hits or requests cancelled before they started). `url` is redacted.
     case imageFetched(url: String, outcome: ImageRecord.Outcome, seconds: Double)

@@ -20,6 +20,8 @@ public struct CrawlReport: Sendable {
     public var sources: [SourceReport]
     /// Set when the manifest could not be written, or the journal failed.
     public var storageProblem: String?
+    /// Set when the contact sheet (`index.html`) could not be written (default nil).
+    public var contactSheetProblem: String? = nil
     /// Whether the crawl was cut short by cancellation (a signal or the deadline).
     public var cancelled: Bool
     /// Path of the manifest written.

@@ -23,6 +23,8 @@ extension Crawler {
         var overCap = false
         var orphansRemoved = 0
         var storageProblem: String?
+        /// Why the contact sheet could not be written.
+        var contactSheetProblem: String?
         /// The files the new manifest references.
         var referenced: CacheFiles?
         /// Evicted files that were on disk (the sweep removes them with the orphans).
@@ -123,7 +125,7 @@ extension Crawler {
         do {
             if let sheet { try ContactSheet.write(index: sheet, manifestPath: layout.manifestPath, outDirectory: layout.outDirectory) }
         } catch {
-            events(.warning(source: "", message: "cannot write the contact sheet: \(error)"))
+            result.contactSheetProblem = "cannot write the contact sheet: \(error)"
         }
         return result
     }
@@ -163,6 +165,9 @@ extension Crawler {
             }
             try journal.remove()
         } catch {
+            if let damage = DamagedManifest.from(error, manifestPaths: [layout.manifestPath]) {
+                throw SetupError.damagedManifest(damage)
+            }
             throw SetupError.output("cannot fold the journal into the manifest: \(error)")
         }
     }

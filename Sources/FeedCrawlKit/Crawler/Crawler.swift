@@ -19,11 +19,14 @@ public final class Crawler: Sendable {
     public enum SetupError: Error, CustomStringConvertible {
         case locked(String)
         case output(String)
+        /// The manifest (or, for a shard, the merged one) cannot be parsed; nothing was changed.
+        case damagedManifest(DamagedManifest)
 
         public var description: String {
             switch self {
             case .locked(let path): return "another feedcrawl run holds \(path)"
             case .output(let message): return message
+            case .damagedManifest(let damage): return damage.description
             }
         }
     }
@@ -73,6 +76,9 @@ public final class Crawler: Sendable {
             archive = try ArchiveIndex(paths: sharded ? [layout.manifestPath, layout.mergedManifestPath] : [layout.manifestPath])
             journal = try Journal(path: layout.journalPath)
         } catch {
+            if let damage = DamagedManifest.from(error, manifestPaths: [layout.manifestPath, layout.mergedManifestPath]) {
+                throw SetupError.damagedManifest(damage)
+            }
             throw SetupError.output("\(error)")
         }
         let previous = Finish.Previous(
@@ -139,6 +145,7 @@ public final class Crawler: Sendable {
         report.sourceNames = configuration.sources.map(\.name)
         report.overCacheMax = done.overCap
         report.peakWaiting = pipeline.peakWaiting
+        report.contactSheetProblem = done.contactSheetProblem
         return report
     }
 
@@ -251,8 +258,9 @@ public final class Crawler: Sendable {
             switch event {
             case .imageFetched(let url, let outcome, let seconds):
                 events(.imageFetched(url: redactor.redactURL(url), outcome: outcome, seconds: seconds))
-            case .retrying(let url, let attempt, let delay, let reason):
-                events(.retrying(url: redactor.redactURL(url), attempt: attempt, delay: delay, reason: redactor.redact(reason)))
+            case .retrying(let url, let attempt, let delay, let reason, let source):
+                events(.retrying(
+                    url: redactor.redactURL(url), attempt: attempt, delay: delay, reason: redactor.redact(reason), source: source))
             case .pageFetched, .warning, .sourceFailed, .itemFinished, .hostSlowed:
                 events(event)
             }

@@ -10,11 +10,14 @@ public struct ManifestSnapshot: Sendable {
         case notFound(path: String)
         /// The manifest cannot be read or decoded.
         case unreadable(String)
+        /// The manifest cannot be parsed: damaged (`DamagedManifest` says how to recover).
+        case damaged(DamagedManifest)
 
         public var description: String {
             switch self {
             case .notFound(let path): "no manifest at \(path) (has feedcrawl run with this --out?)"
             case .unreadable(let reason): reason
+            case .damaged(let damage): damage.description
             }
         }
     }
@@ -24,6 +27,10 @@ public struct ManifestSnapshot: Sendable {
     public var header: ManifestHeader
     /// Items taken from `manifest.journal` (0 when a run finished cleanly), one per key.
     public var journalItems: Int { journaled.count }
+    /// Whether `manifest.json` exists: false before the first run has finished (the items then
+    /// come from the journal alone, and `header` is a placeholder).
+    public var hasManifest: Bool
+
     /// The journal's items, sorted (a killed run's journal holds at most one run's items).
     private var journaled: [ManifestItem]
 
@@ -34,6 +41,7 @@ public struct ManifestSnapshot: Sendable {
         do {
             reader = try ManifestReader.open(path: layout.manifestPath)
         } catch {
+            if let damage = DamagedManifest.from(error, manifestPaths: [layout.manifestPath]) { throw .damaged(damage) }
             throw .unreadable(error.description)
         }
         let variants = reader?.variants ?? .init()
@@ -43,7 +51,8 @@ public struct ManifestSnapshot: Sendable {
         var header = reader?.header ?? ManifestHeader(generatedAt: Date(timeIntervalSince1970: 0))
         if reader == nil { header.version = Manifest.currentVersion }
         return ManifestSnapshot(
-            layout: layout, header: header, journaled: byKey.values.sorted(by: ManifestItem.stableOrder))
+            layout: layout, header: header, hasManifest: reader != nil,
+            journaled: byKey.values.sorted(by: ManifestItem.stableOrder))
     }
 
     /// Calls `body` with every item in manifest order (a journal's item replaces the manifest's

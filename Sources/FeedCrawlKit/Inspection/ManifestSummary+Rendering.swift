@@ -24,7 +24,8 @@ extension ManifestSummary {
     }
 
     private func table(manifestPath: String) -> String {
-        var out = "Manifest \(TerminalText.sanitize(manifestPath)), written \(InspectionFormat.date(generatedAt))\n"
+        var out = "Manifest \(TerminalText.sanitize(manifestPath)), "
+            + (generatedAt.map { "written \(InspectionFormat.date($0))" } ?? "none yet: no run has finished") + "\n"
         if let run = lastRun {
             var line = "Last run: started \(InspectionFormat.date(run.startedAt))"
             if let finished = run.finishedAt {

@@ -16,8 +16,9 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
         public var count: Int
     }
 
-    /// When the manifest was written.
-    public var generatedAt: Date
+    /// When the manifest was written; nil when there is none yet (no run has finished, the
+    /// items come from a journal).
+    public var generatedAt: Date?
     /// All items.
     public var items: Int
     /// Per source, sorted by name.
@@ -44,7 +45,8 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
     public init(_ snapshot: ManifestSnapshot, errorLimit: Int = 5) throws {
         var builder = Builder()
         let header = try snapshot.forEachItem { builder.add($0) }
-        self = builder.summary(generatedAt: header.generatedAt, run: header.run, errorLimit: errorLimit)
+        self = builder.summary(
+            generatedAt: snapshot.hasManifest ? header.generatedAt : nil, run: header.run, errorLimit: errorLimit)
     }
 
     /// Counts items one at a time (files by their key, errors by text).
@@ -70,7 +72,7 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
             if let error = item.error, !error.isEmpty { errors[error, default: 0] += 1 }
         }
 
-        func summary(generatedAt: Date, run: RunRecord?, errorLimit: Int) -> ManifestSummary {
+        func summary(generatedAt: Date?, run: RunRecord?, errorLimit: Int) -> ManifestSummary {
             ManifestSummary(
                 generatedAt: generatedAt, items: items,
                 sources: bySource.keys.sorted().map { name in
@@ -87,7 +89,7 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
     }
 
     init(
-        generatedAt: Date, items: Int, sources: [SourceCounts], totals: SourceCounts, files: Int, bytesOnDisk: Int64,
+        generatedAt: Date?, items: Int, sources: [SourceCounts], totals: SourceCounts, files: Int, bytesOnDisk: Int64,
         lastRun: RunRecord?, commonErrors: [ErrorCount]
     ) {
         self.generatedAt = generatedAt

@@ -214,8 +214,11 @@ extension ImagePipeline {
                 case wait(number: Int, delay: Double)
                 case stop(String?)
             }
+            var source: String?
             let next: Next = lock.withLock {
                 guard let task = tasks[url], !task.stopRequested else { return .stop(nil) }
+                // The source of the first item waiting for the image (two lookups, on retries only).
+                source = scheduler.firstSubscriber(running: url).flatMap { items.source(token: $0.token) }
                 guard settings.retry.allowsRetry(after: task.attempt) else { return .stop(reason) }
                 let number = task.attempt
                 switch settings.retry.decide(beforeRetry: number, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
@@ -234,7 +237,7 @@ extension ImagePipeline {
                 }
                 return
             }
-            events(.retrying(url: url, attempt: number, delay: delay, reason: reason))
+            events(.retrying(url: url, attempt: number, delay: delay, reason: reason, source: source))
             let wait = Task { [self] in
                 do {
                     try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))

@@ -96,6 +96,11 @@ struct PendingItems {
         pending[token]?.registering = false
     }
 
+    /// The source of item `token`, while the item is pending.
+    func source(token: Int) -> String? {
+        pending[token]?.item.source
+    }
+
     /// Image `index` of item `token`, while the item is pending.
     func image(token: Int, index: Int) -> ImageRecord? {
         pending[token]?.image(index) ?? nil

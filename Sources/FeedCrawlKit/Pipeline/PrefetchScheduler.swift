@@ -82,6 +82,8 @@ public struct PrefetchScheduler: Sendable {
 
     public func runningCount(host: String) -> Int { hostIDs[host].map { runningPerHost[$0] } ?? 0 }
     public func isRunning(_ key: String) -> Bool { running[key] != nil }
+    /// The first subscriber of the running entry `key`, if it is running.
+    public func firstSubscriber(running key: String) -> Subscriber? { running[key]?.subscribers.first }
     public func isWaiting(_ key: String) -> Bool { waitingIndex[key] != nil }
 
     /// Adds a subscriber for `key`. The caller checks `hasRoom` first for back-pressure;

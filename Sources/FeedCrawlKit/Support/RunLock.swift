@@ -5,7 +5,9 @@ import Glibc
 /// Keeps two runs from working on the same output directory at once: an exclusive,
 /// non-blocking `flock` on `OUT/.lock` (created if missing, mode 0644), held until `release()`
 /// or deinit. The kernel drops the lock if the process dies, so a stale file never blocks.
-/// The holder's PID is written into the file for diagnostics.
+/// The holder's PID is written into the file for diagnostics (`recordedPID`, `livePID`) and
+/// removed when the lock is released, so the file names a PID only while its run holds it (or
+/// after a run was killed; `livePID` then finds no such process).
 ///
 /// ```swift
 /// let lock = try RunLock(outDirectory: out)   // throws RunLock.Error.held if a run is active
@@ -32,11 +34,14 @@ public final class RunLock: @unchecked Sendable {
 
     private let mutex = Lock()
     private var fd: Int32
+    /// Whether the lock is shared (a shard's): the file then names no PID.
+    private let shared: Bool
 
     /// Takes the lock on the file at `path` without waiting: exclusive (a run, a merge), or
     /// `shared` (shards: any number at once, but none while a run or a merge holds it).
     public init(path: String, shared: Bool = false) throws(Error) {
         self.path = path
+        self.shared = shared
         do {
             fd = try FileIO.open(path, O_RDWR | O_CREAT, mode: 0o644)
         } catch {
@@ -52,9 +57,10 @@ public final class RunLock: @unchecked Sendable {
             if code == EWOULDBLOCK { throw .held }
             throw .io(FileSystemError("flock", path: path, code: code))
         }
-        // Best effort: record who holds it (not for a shared lock: others hold it too).
+        // Best effort: record who holds it. A shared lock (others hold it too) names no one, and
+        // no exclusive holder can exist meanwhile: a PID left by a killed run is removed.
         let pid = Array("\(getpid())\n".utf8)
-        if !shared, ftruncate(fd, 0) == 0 {
+        if ftruncate(fd, 0) == 0, !shared {
             _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         }
     }
@@ -70,7 +76,7 @@ public final class RunLock: @unchecked Sendable {
     }
 
     deinit {
-        if fd >= 0 { _ = Glibc.close(fd) }
+        release()
     }
 
     /// Whether this instance still holds the lock.
@@ -80,6 +86,8 @@ public final class RunLock: @unchecked Sendable {
     public func release() {
         mutex.withLock {
             guard fd >= 0 else { return }
+            // Still holding it: no other run can have written its PID yet.
+            if !shared { _ = ftruncate(fd, 0) }
             _ = Glibc.close(fd)
             fd = -1
         }
@@ -90,5 +98,13 @@ public final class RunLock: @unchecked Sendable {
     public static func recordedPID(path: String) -> Int32? {
         guard let bytes = try? FileIO.read(path, maxBytes: 64) else { return nil }
         return Int32(String(decoding: bytes, as: UTF8.self).trimmingASCIIWhitespace())
+    }
+
+    /// The PID recorded in the lock file at `path` when that process is alive: the run that
+    /// holds the lock (nil when none is recorded or the recorded process has exited, e.g. after
+    /// a run was killed). Informational: the flock decides.
+    public static func livePID(path: String) -> Int32? {
+        guard let pid = recordedPID(path: path), pid > 0 else { return nil }
+        return kill(pid, 0) == 0 || errno == EPERM ? pid : nil
     }
 }

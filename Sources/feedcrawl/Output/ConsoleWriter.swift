@@ -54,8 +54,10 @@ final class ConsoleWriter: @unchecked Sendable {
     /// Whether `fd` is a terminal.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
-    /// Writes all of `text` to `fd`, retrying on EINTR; gives up silently on other errors.
-    static func write(fd: Int32, _ text: String) {
+    /// Writes all of `text` to `fd`, retrying on EINTR; gives up on other errors and returns
+    /// their `errno` (nil when all was written). Console callers ignore it.
+    @discardableResult
+    static func write(fd: Int32, _ text: String) -> Int32? {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -64,9 +66,10 @@ final class ConsoleWriter: @unchecked Sendable {
             }
             if written < 0 {
                 if errno == EINTR { continue }
-                return
+                return errno
             }
             offset += written
         }
+        return nil
     }
 }

@@ -1,11 +1,15 @@
 import FeedCrawlKit
 import Glibc
 
-/// A log file opened for appending (`O_APPEND`, created 0644). One `write(2)` per line, so
-/// lines from concurrent runs or a `logrotate copytruncate` never interleave mid-line.
+/// A log file opened for appending (`O_APPEND`, created 0644, its folder created if missing, as
+/// `--metrics-file` does). One `write(2)` per line, so lines from concurrent runs or a
+/// `logrotate copytruncate` never interleave mid-line. A line that cannot be written is kept
+/// as `problem` (the first one), for the run to report and count in its exit status.
 final class LogFileSink: @unchecked Sendable {
     let path: String
     private let fd: Int32
+    private let lock = Lock()
+    private var firstProblem: String?
 
     struct OpenError: Error, CustomStringConvertible {
         var description: String
@@ -13,6 +17,11 @@ final class LogFileSink: @unchecked Sendable {
 
     init(path: String) throws {
         self.path = path
+        do {
+            try AtomicFile.createDirectories(FileIO.directoryName(of: path))
+        } catch {
+            throw OpenError(description: "cannot create the log file's folder: \(error)")
+        }
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw OpenError(description: "cannot open the log file \(path): \(String(cString: strerror(errno)))")
@@ -23,6 +32,13 @@ final class LogFileSink: @unchecked Sendable {
     deinit { close(fd) }
 
     func write(_ line: String) {
-        ConsoleWriter.write(fd: fd, line + "\n")
+        if let code = ConsoleWriter.write(fd: fd, line + "\n") {
+            lock.withLock {
+                if firstProblem == nil { firstProblem = "cannot write the log file \(path): \(String(cString: strerror(code)))" }
+            }
+        }
     }
+
+    /// Why a line could not be written (the first failure), nil when every line was.
+    var problem: String? { lock.withLock { firstProblem } }
 }

@@ -41,9 +41,9 @@ final class Reporter: @unchecked Sendable {
             route(LogRecord(level: .warning, source: source, event: "warning", message: message))
         case .sourceFailed(let source, let message):
             route(LogRecord(level: .error, source: source, event: "source-failed", message: message))
-        case .retrying(let url, let attempt, let delay, let reason):
+        case .retrying(let url, let attempt, let delay, let reason, let source):
             let seconds = (delay * 100).rounded() / 100
-            route(LogRecord(level: .info, event: "retry", message: "retrying in \(seconds) s (attempt \(attempt + 1)): \(reason): \(url)",
+            route(LogRecord(level: .info, source: source, event: "retry", message: "retrying in \(seconds) s (attempt \(attempt + 1)): \(reason): \(url)",
                             fields: [LogField("url", url), LogField("attempt", attempt + 1), LogField("delay", delay), LogField("reason", reason)]),
                   chatter: true)
         case .imageFetched(let url, let outcome, let seconds):
@@ -82,6 +82,9 @@ final class Reporter: @unchecked Sendable {
     func notice(_ message: String) {
         route(LogRecord(level: .info, event: "notice", message: message))
     }
+
+    /// Why the log file could not be written (the first failure), nil when it could or there is none.
+    var logFileProblem: String? { logFile?.problem }
 
     // MARK: lifecycle
 
@@ -130,8 +133,13 @@ final class Reporter: @unchecked Sendable {
     }
 
     /// Ends a run that took place: warnings the sources collected, storage problems, the summary
-    /// (held lines too under --quiet when `status` is not 0), and `--json` on stdout.
-    func finish(report: CrawlReport, status: Int32, notices: [String] = [], warnings: [String] = []) {
+    /// (held lines too under --quiet when `status` is not 0), and `--json` on stdout. `hint`
+    /// (default none) ends the summary line: what to do next, e.g. how to list the failures.
+    /// `errors` (default none): files asked for that could not be written.
+    func finish(
+        report: CrawlReport, status: Int32, notices: [String] = [], warnings: [String] = [], errors: [String] = [],
+        hint: String? = nil
+    ) {
         stop()
         for source in report.sources {
             for warning in source.warnings {
@@ -140,13 +148,14 @@ final class Reporter: @unchecked Sendable {
         }
         for warning in warnings { route(LogRecord(level: .warning, event: "warning", message: warning)) }
         for notice in notices { route(LogRecord(level: .info, event: "notice", message: notice)) }
+        for error in errors { route(LogRecord(level: .error, event: "error", message: error)) }
         if let problem = report.storageProblem {
             route(LogRecord(level: .error, event: "error", message: problem))
         }
         var fields = [LogField("items", report.itemCount)]
         for status in ItemStatus.allCases { fields.append(LogField(status.rawValue, report.count(status))) }
         fields += [LogField("bytes", report.bytesDownloaded), LogField("seconds", report.seconds), LogField("exitStatus", Int(status))]
-        let line = Summary.line(report)
+        let line = Summary.line(report) + (hint.map { "; " + $0 } ?? "")
         let message = line.hasPrefix("feedcrawl: ") ? String(line.dropFirst(11)) : line
         route(LogRecord(level: .info, event: "summary", message: message, fields: fields), summary: true)
         flushHeld(status: status)

@@ -132,7 +132,7 @@ struct ImagePipelineWholeImageTests {
         let journal = try FileIO.read(harness.layout.journalPath)
         #expect(!String(decoding: journal, as: UTF8.self).contains("s3cr3t"))
         for event in harness.events {
-            if case .retrying(let url, _, _, _) = event { #expect(!url.contains("s3cr3t")) }
+            if case .retrying(let url, _, _, _, _) = event { #expect(!url.contains("s3cr3t")) }
         }
     }
 

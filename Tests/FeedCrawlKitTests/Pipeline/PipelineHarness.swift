@@ -85,7 +85,7 @@ final class PipelineHarness: @unchecked Sendable {
     /// The `retrying` events so far: (url, attempt, delay).
     var retries: [(url: String, attempt: Int, delay: Double)] {
         events.compactMap { event in
-            if case .retrying(let url, let attempt, let delay, _) = event { return (url, attempt, delay) }
+            if case .retrying(let url, let attempt, let delay, _, _) = event { return (url, attempt, delay) }
             return nil
         }
     }

@@ -22,6 +22,31 @@ struct RunLockTests {
         #expect(RunLock.recordedPID(path: second.path) == getpid())
     }
 
+    @Test func thePIDIsRecordedWhileHeldAndRemovedOnRelease() throws {
+        let dir = TestDirectory()
+        let lock = try RunLock(outDirectory: dir.path)
+        #expect(RunLock.livePID(path: lock.path) == getpid())
+        lock.release()
+        #expect(RunLock.recordedPID(path: lock.path) == nil)
+        #expect(RunLock.livePID(path: lock.path) == nil)
+        // A PID left by a killed run (no such process) is not live; a shared lock removes it.
+        let stale = Int32.max - 1
+        #expect(writeText("\(stale)\n", to: lock.path))
+        #expect(RunLock.recordedPID(path: lock.path) == stale)
+        #expect(RunLock.livePID(path: lock.path) == nil)
+        let shared = try RunLock(path: lock.path, shared: true)
+        #expect(RunLock.recordedPID(path: lock.path) == nil)
+        shared.release()
+    }
+
+    private func writeText(_ text: String, to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
+    }
+
     @Test func deinitReleases() throws {
         let dir = TestDirectory()
         do {

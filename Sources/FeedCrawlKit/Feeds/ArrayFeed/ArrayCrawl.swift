@@ -32,7 +32,7 @@ struct ArrayCrawl: Sendable {
                         response.body, page: number, idField: config.idField, imageField: config.imageField,
                         titleField: config.titleField, source: config.name)
                 } catch {
-                    report.readFailed(page: number, redactor.redact("\(error)"))
+                    report.readFailed(page: number, reply.located(redactor.redact("\(error)")))
                     return report
                 }
                 client.keep(reply)

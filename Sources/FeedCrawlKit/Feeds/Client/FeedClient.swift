@@ -16,6 +16,12 @@ final class FeedClient: Sendable {
         var response: HTTPResponse
         var origin: Origin
         var request: FeedRequestIdentity
+
+        /// `problem` with the URL that answered (its key removed, secrets masked), so a feed
+        /// error names where it came from: `<problem> (from <URL>)`.
+        func located(_ problem: String) -> String {
+            "\(problem) (from \(request.url))"
+        }
     }
 
     /// A feed request that could not be answered; its text holds no secret.
@@ -156,7 +162,7 @@ final class FeedClient: Sendable {
             case .giveUp(let why):
                 throw Failure(description: "\(shownURL): \(reason): \(why)")
             }
-            events(.retrying(url: shownURL, attempt: attempt, delay: delay, reason: reason))
+            events(.retrying(url: shownURL, attempt: attempt, delay: delay, reason: reason, source: source))
             try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             attempt += 1
         }

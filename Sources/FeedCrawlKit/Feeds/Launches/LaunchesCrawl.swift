@@ -92,7 +92,7 @@ struct LaunchesCrawl: Sendable {
         let reply = try await client.fetch(request)
         let response = reply.response
         if let problem = FeedResponseCheck.problem(response, acceptErrorStatusJSON: true, redactor: redactor) {
-            return .problem(problem)
+            return .problem(reply.located(problem))
         }
         do {
             let page = try LaunchesPage.decode(
@@ -100,9 +100,9 @@ struct LaunchesCrawl: Sendable {
             if response.isSuccess { client.keep(reply) }
             return .page(page, fromCache: reply.origin == .pageCache)
         } catch let failure as GraphQLFailure {
-            return .refused(FeedResponseCheck.describe(failure, status: response.status, redactor: redactor))
+            return .refused(reply.located(FeedResponseCheck.describe(failure, status: response.status, redactor: redactor)))
         } catch {
-            return .problem(FeedResponseCheck.describe(error, status: response.status, redactor: redactor))
+            return .problem(reply.located(FeedResponseCheck.describe(error, status: response.status, redactor: redactor)))
         }
     }
 }

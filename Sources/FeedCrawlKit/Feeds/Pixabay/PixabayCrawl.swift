@@ -99,13 +99,13 @@ struct PixabayCrawl: Sendable {
             switch PixabayErrorKind.classify(status: response.status, body: response.body, redactor: redactor) {
             case .invalidKey: throw InvalidKey()
             case .pageOutOfRange: return .end
-            case .rateLimited: return .problem("rate limited (HTTP 429) after retries")
+            case .rateLimited: return .problem(reply.located("rate limited (HTTP 429) after retries"))
             case .other(let text):
-                return .problem(redactor.redact(text.hasPrefix("HTTP ") ? text : "HTTP \(response.status): \(text)"))
+                return .problem(reply.located(redactor.redact(text.hasPrefix("HTTP ") ? text : "HTTP \(response.status): \(text)")))
             }
         }
         if let problem = FeedResponseCheck.problem(response, acceptErrorStatusJSON: false, redactor: redactor) {
-            return .problem(problem)
+            return .problem(reply.located(problem))
         }
         do {
             let page = try PixabayPage.decode(
@@ -113,7 +113,7 @@ struct PixabayCrawl: Sendable {
             client.keep(reply)
             return .page(page, fromCache: reply.origin == .pageCache)
         } catch {
-            return .problem(redactor.redact("invalid page: \(error)"))
+            return .problem(reply.located(redactor.redact("invalid page: \(error)")))
         }
     }
 }

@@ -1,0 +1,154 @@
+import DemoFeed
+import Foundation
+import Glibc
+import Testing
+
+extension BinaryTests {
+    /// Messages that tell the operator what to do, as the binary prints them (issue 19, point 5).
+    @Suite("feedcrawl messages")
+    struct MessagesTests {
+        @Test func aDamagedManifestIsSixtyFiveNamesTheFileAndTheWayBack() throws {
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let path = out + "/manifest.json"
+            // A header that parses and an item that does not.
+            let damaged = #"{"version":2,"generatedAt":"2024-05-01T12:00:00Z","items":[{"source":"a"}]}"#
+            try damaged.write(toFile: path, atomically: true, encoding: .utf8)
+            let crawl = try BinaryRunner.run(["--pages", "1", "--out", out, "--json"])
+            #expect(crawl.status == 65, "stderr: \(crawl.stderr)")
+            #expect(crawl.stderr.contains("\(path) is damaged ("))
+            #expect(crawl.stderr.contains("Lost: the record of earlier runs"))
+            #expect(crawl.stderr.contains("mv \(path) \(path).damaged"))
+            #expect(try Output.jsonLine(crawl.stdout)["exitStatus"] as? Int == 65)
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == damaged)
+            // `manifest` says the same, with the same status.
+            let inspect = try BinaryRunner.run(["manifest", "--out", out])
+            #expect(inspect.status == 65, "stderr: \(inspect.stderr)")
+            #expect(inspect.stderr.contains("mv \(path) \(path).damaged"))
+            // Following the advice works.
+            #expect(rename(path, path + ".damaged") == 0)
+            let again = try BinaryRunner.run(["--pages", "1", "--out", out])
+            #expect(again.status == 0, "stderr: \(again.stderr)")
+        }
+
+        @Test func helpWithAnUnknownTopicIsAUsageError() throws {
+            let result = try BinaryRunner.run(["help", "bogus"])
+            #expect(result.status == 2)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.contains("no help topic 'bogus'; the topics are config, demo-feed and manifest"))
+            let main = try BinaryRunner.run(["help"])
+            #expect(main.status == 0)
+            #expect(main.stdout.contains("EXIT STATUS:"))
+            #expect(main.stdout.contains("65   OUT/manifest.json is damaged"))
+        }
+
+        @Test func failuresRetriesAndFeedErrorsSayWhereAndWhatNext() throws {
+            var options = DemoFeedOptions.small()
+            options.override = { request in
+                if request.path.hasPrefix("/img/preview/") && request.path.hasSuffix("3.jpg") {
+                    return .text("busy", status: 503)
+                }
+                if request.path.hasPrefix("/api"), request.query["page"] == "2" { return .text("gone", status: 404) }
+                return nil
+            }
+            let feed = try DemoFeedServer(options: options)
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let result = try BinaryRunner.run(
+                ["--pixabay-url", feed.pixabayURL, "--pages", "2", "--per-page", "10", "--out", out,
+                 "--retries", "1", "--log-format", "json", "--progress", "never"],
+                environment: ["PIXABAY_KEY": "demo-key"])
+            #expect(result.status == 1, "stderr: \(result.stderr)")
+            let records = Output.lines(result.stderr).compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+            let retries = records.filter { $0["event"] as? String == "retry" }
+            #expect(!retries.isEmpty)
+            #expect(retries.allSatisfy { $0["source"] as? String == "pixabay" }, "\(retries)")
+            // The lost page names its URL, without the key.
+            #expect(result.stderr.contains("(from \(feed.pixabayURL)?"), "stderr: \(result.stderr)")
+            #expect(!result.stderr.contains("demo-key"))
+            // The summary says how to list the failures.
+            let summary = try #require(records.last { $0["event"] as? String == "summary" })
+            #expect((summary["message"] as? String)?.hasSuffix(
+                "; list them: feedcrawl manifest --out \(out) --status failed,rejected") == true, "\(summary)")
+        }
+
+        @Test func logAndMetricsFilesGetTheirFolderCreated() throws {
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let result = try BinaryRunner.run(
+                ["--pages", "1", "--out", out, "--quiet", "--log-file", out + "/logs/a/run.log",
+                 "--metrics-file", out + "/metrics/b/feedcrawl.prom"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stderr.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: out + "/logs/a/run.log"))
+            #expect(FileManager.default.fileExists(atPath: out + "/metrics/b/feedcrawl.prom"))
+        }
+
+        @Test(arguments: ["log", "metrics", "sheet"])
+        func quietNeverHidesAFileThatCouldNotBeWritten(what: String) throws {
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            var arguments = ["--pages", "1", "--out", out, "--quiet"]
+            let expected: String
+            switch what {
+            case "log":
+                arguments += ["--log-file", "/dev/full"]  // opens, but every write fails (ENOSPC)
+                expected = "cannot write the log file /dev/full"
+            case "metrics":
+                // A regular file where a folder should be: fails even for root.
+                try "x".write(toFile: out + "/plain", atomically: true, encoding: .utf8)
+                arguments += ["--metrics-file", out + "/plain/feedcrawl.prom"]
+                expected = "cannot write the metrics file"
+            default:
+                // A non-empty folder where index.html goes.
+                try FileManager.default.createDirectory(atPath: out + "/index.html", withIntermediateDirectories: true)
+                try "x".write(toFile: out + "/index.html/keep", atomically: true, encoding: .utf8)
+                expected = "cannot write the contact sheet"
+            }
+            let result = try BinaryRunner.run(arguments)
+            #expect(result.status == 1, "\(what): stderr: \(result.stderr)")
+            #expect(result.stderr.contains(expected), "\(what): stderr: \(result.stderr)")
+        }
+    }
+}
+
+extension InterruptionTests {
+    /// `manifest` and a second crawl while a run holds OUT, then after that run was killed.
+    @Test func manifestDuringARunSaysInProgressOnceAndTheLockGivesThePID() async throws {
+        try await BinaryTestGate.run {
+            let feed = try SlowFeed(slow: false)
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            // Before any run.
+            let before = try await BinaryProcess.run(["manifest", "--out", out.path])
+            #expect(before.status == 2)
+            #expect(before.stderr.contains("no manifest at"))
+            // The first run, parked after journaling its outcomes, before writing a manifest.
+            let running = try BinaryProcess(
+                feed.arguments(out: out.path),
+                environment: feed.environment.merging(["FEEDCRAWL_TEST_PAUSE_AT": "outcomes-journaled"]) { $1 })
+            #expect(await waitUntil { running.stderrSoFar.contains("paused at") })
+            let during = try await BinaryProcess.run(["manifest", "--out", out.path])
+            #expect(during.status == 0, "stderr: \(during.stderr)")
+            #expect(during.stderr.components(separatedBy: "note:").count == 2, "stderr: \(during.stderr)")
+            #expect(during.stderr.contains("a run is in progress (pid \(running.pid))"), "stderr: \(during.stderr)")
+            #expect(!during.stderr.contains("unfinished"))
+            #expect(during.stdout.contains("none yet: no run has finished"), "stdout: \(during.stdout)")
+            #expect(!during.stdout.contains("1970"))
+            let second = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+            #expect(second.status == 75)
+            #expect(second.stderr.contains("held by another feedcrawl run; nothing was changed. It is pid \(running.pid)"),
+                    "stderr: \(second.stderr)")
+            // Killed: the journal is an unfinished run's, no longer one in progress.
+            running.send(SIGKILL)
+            _ = await running.exit()
+            let after = try await BinaryProcess.run(["manifest", "--out", out.path])
+            #expect(after.stderr.contains("journal of an unfinished run"), "stderr: \(after.stderr)")
+            #expect(!after.stderr.contains("in progress"))
+        }
+    }
+}
