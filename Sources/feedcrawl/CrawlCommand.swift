@@ -121,7 +121,7 @@ enum CrawlCommand {
         if let base = options.metricsFile {
             let path = MetricsFile.path(base, shard: options.shard)
             do {
-                try MetricsFile.crawl(report, exitStatus: Int(status), previous: path, version: HelpText.versionNumber)
+                try MetricsFile.crawl(report, exitStatus: Int(status), previous: path, version: BuildInfo.version)
                     .write(to: path)
             } catch {
                 outputProblems.append("cannot write the metrics file: \(error)")

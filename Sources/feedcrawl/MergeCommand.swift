@@ -38,7 +38,7 @@ enum MergeCommand {
         if let path = options.metricsFile {
             do {
                 try MetricsFile.merge(
-                    report, exitStatus: Int(status.rawValue), previous: path, version: HelpText.versionNumber
+                    report, exitStatus: Int(status.rawValue), previous: path, version: BuildInfo.version
                 ).write(to: path)
             } catch {
                 lines.append("feedcrawl: warning: cannot write the metrics file: \(error)")

@@ -230,11 +230,8 @@ extension MetricsFile {
         return file
     }
 
-    /// libcurl's version, as `feedcrawl_build_info` labels it.
-    public static var libcurlVersion: String { CurlGlobal.version }
-
     private mutating func addBuildInfo(version: String, labels: [(String, String)]) {
-        samples.append(Sample("feedcrawl_build_info", [("version", version), ("libcurl", Self.libcurlVersion)] + labels, 1))
+        samples.append(Sample("feedcrawl_build_info", [("version", version), ("libcurl", BuildInfo.libcurlVersion)] + labels, 1))
     }
 
     private mutating func addCache(bytes: Int64, files: Int, labels: [(String, String)]) {
