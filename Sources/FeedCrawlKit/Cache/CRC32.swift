@@ -10,7 +10,7 @@
 /// var crc = CRC32.update(0, part1)   // 0 = the CRC of no bytes
 /// crc = CRC32.update(crc, part2)     // == CRC32.checksum(part1 + part2)
 /// ```
-enum CRC32 {
+public enum CRC32 {
     /// The eight tables, table k at `k * 256`: entry `t[k][b]` is the CRC register after feeding
     /// byte `b` followed by `k` zero bytes. Never freed (8 KiB for the life of the process).
     nonisolated(unsafe) static let table: UnsafePointer<UInt32> = {
@@ -127,7 +127,7 @@ enum CRC32 {
     }
 
     /// The CRC of `bytes`.
-    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { update(0, $0) }
     }
 }

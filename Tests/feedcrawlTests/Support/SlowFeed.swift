@@ -7,16 +7,8 @@ import Foundation
 final class SlowFeed: @unchecked Sendable {
     static let image: [UInt8] = {
         func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8((v >> $0) & 0xFF) } }
-        func crc32(_ data: [UInt8]) -> UInt32 {
-            var crc: UInt32 = 0xFFFF_FFFF
-            for byte in data {
-                crc ^= UInt32(byte)
-                for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-            }
-            return ~crc
-        }
         func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            be32(data.count) + Array(type.utf8) + data + be32(Int(crc32(Array(type.utf8) + data)))
+            be32(data.count) + Array(type.utf8) + data + be32(Int(CRC32.checksum(Array(type.utf8) + data)))
         }
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         // A whole 12 x 12 RGBA PNG (its IDAT a zlib stream of one empty stored block), padded
