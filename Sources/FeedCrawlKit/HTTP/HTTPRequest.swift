@@ -6,7 +6,7 @@ public struct HTTPRequest: Sendable {
     public enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
-        /// A PUT with `body` (as a POST sends it; also after a redirect the method stays PUT).
+        /// A PUT with `body`, sent as a POST sends its body.
         case put = "PUT"
     }
 
