@@ -59,6 +59,8 @@ struct CommandLineOptions {
     var shard: Shard?
     /// `--metrics-file PATH`: a Prometheus text file written at the end of the run.
     var metricsFile: String?
+    /// `--metrics-push URL`: a Prometheus Pushgateway the same metrics are pushed to at the end.
+    var metricsPush: String?
     /// The Pixabay key, from PIXABAY_KEY; never printed.
     var pixabayKey: String?
     /// Output and configuration options (progress, logs, --json, --config).
@@ -174,6 +176,12 @@ struct CommandLineOptions {
                 let path = try list.value(for: argument)
                 guard !path.isEmpty else { throw UsageError(description: "--metrics-file needs a file name") }
                 options.metricsFile = path
+            case "--metrics-push":
+                let url = try list.value(for: argument)
+                guard MetricsPush.isValid(url) else {
+                    throw UsageError(description: "--metrics-push takes a Pushgateway URL such as http://pushgateway:9091, not '\(TerminalText.sanitize(url))'")
+                }
+                options.metricsPush = url
             case "--page-ttl":
                 let text = try list.value(for: argument)
                 do {
@@ -248,6 +256,17 @@ struct CommandLineOptions {
             options.pixabayKey = key
         }
         return options
+    }
+
+    /// The push `--metrics-push` asks for (with this command line's proxy, CA bundle and user
+    /// agent), or `nil`.
+    func metricsPushTarget() -> MetricsPush? {
+        guard let metricsPush else { return nil }
+        var push = MetricsPush(baseURL: metricsPush, shard: shard)
+        push.engine = HTTPEngine.Configuration(
+            maxConcurrentTransfers: 1, caInfo: caFile, proxy: proxy, noProxy: noProxy)
+        if let userAgent { push.engine.userAgent = userAgent }
+        return push
     }
 
     /// The crawl this command line asks for, with the demo feed's URLs when no source is named.

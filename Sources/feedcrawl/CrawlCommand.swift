@@ -127,6 +127,16 @@ enum CrawlCommand {
                 outputProblems.append("cannot write the metrics file: \(error)")
             }
         }
+        if let push = options.metricsPushTarget() {
+            let metrics = MetricsFile.crawl(
+                report, exitStatus: Int(status), previous: options.metricsFile.map { MetricsFile.path($0, shard: options.shard) },
+                version: BuildInfo.version)
+            do {
+                try await push.push(metrics, exitStatus: Int(status))
+            } catch {
+                outputProblems.append("cannot push the metrics: \(error)")
+            }
+        }
         if !outputProblems.isEmpty { status = max(status, ExitStatus.itemsFailed.rawValue) }
         // Failed or rejected images: say how to list them (a shard's are listed after the merge).
         var hint: String?

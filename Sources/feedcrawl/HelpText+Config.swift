@@ -20,6 +20,12 @@ extension HelpText {
                               Nothing else is ever printed on stdout.
       --config PATH           Read options and sources from PATH (default: OUT/feedcrawl.json
                               when it exists). Precedence: flags > environment > file > defaults.
+      --metrics-file PATH     Write Prometheus metrics to PATH at the end of the run, for
+                              node_exporter's textfile collector (default: none).
+      --metrics-push URL      Push the same metrics to the Prometheus Pushgateway at URL at the
+                              end of the run: PUT URL/metrics/job/feedcrawl (a shard's under
+                              /shard@base64/..., so shards keep their own), within 10 s
+                              (default: none). A failed push is an error, exit status 1.
     """
 
     static let environment = """

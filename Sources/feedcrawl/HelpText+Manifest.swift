@@ -43,7 +43,8 @@ extension HelpText {
 
     static let merge = """
     USAGE: feedcrawl manifest merge [--out DIR] [--config PATH] [--cache-max SIZE]
-                                    [--metrics-file PATH] [--quiet] [--json] [crawl options]
+                                    [--metrics-file PATH] [--metrics-push URL] [--quiet] [--json]
+                                    [crawl options]
 
     Joins the manifest parts of the shards of the last sharded crawl of DIR (feedcrawl --shard
     K/N, each writing DIR/shards/N/K/) into DIR/manifest.json and DIR/index.html, atomically;
@@ -51,7 +52,8 @@ extension HelpText {
     references. Safe to run again: merging the same parts twice gives the same manifest.
 
     It takes the crawl's own options (a job can pass them as they are) and uses --out,
-    --config, --cache-max, --metrics-file, --quiet and --json; the others are ignored.
+    --config, --cache-max, --metrics-file, --metrics-push (to URL/metrics/job/feedcrawl, never
+    a shard's group), --quiet and --json; the others are ignored.
 
     The set is complete when every shard 0..N-1 has a part whose run started after the last
     complete merge (any part, the first time). Otherwise the merge names each shard whose part

@@ -99,7 +99,8 @@ enum HelpText {
       0    every item is fine (no-image counts as fine)
       1    finished, but some items failed, were rejected or were cancelled (--deadline),
            a feed page could not be read, or a file asked for (the log file, the metrics
-           file, the contact sheet) could not be written (said even with --quiet)
+           file, the contact sheet) could not be written or the metrics could not be
+           pushed (said even with --quiet)
       2    usage or configuration error
       3    a source could not be crawled at all (bad key, unreachable, invalid responses)
       65   OUT/manifest.json is damaged; nothing was changed (the message says how to recover)

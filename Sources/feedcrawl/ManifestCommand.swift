@@ -59,8 +59,8 @@ enum ManifestCommand {
         return options
     }
 
-    static func run(_ arguments: [String]) -> Never {
-        if arguments.first == "merge" { MergeCommand.run(Array(arguments.dropFirst())) }
+    static func run(_ arguments: [String]) async -> Never {
+        if arguments.first == "merge" { await MergeCommand.run(Array(arguments.dropFirst())) }
         let options: Options
         do {
             options = try parse(arguments)

@@ -4,9 +4,10 @@ import Glibc
 
 /// `feedcrawl manifest merge [crawl options]`: joins the shard parts of OUT into its manifest.
 /// It takes the same options as a crawl (so a job can hand it the crawl's own), and uses
-/// `--out`, `--config`, `--cache-max`, `--metrics-file`, `--quiet` and `--json` from them.
+/// `--out`, `--config`, `--cache-max`, `--metrics-file`, `--metrics-push`, `--quiet` and
+/// `--json` from them (and `--proxy`, `--noproxy`, `--cacert`, `--user-agent` for the push).
 enum MergeCommand {
-    static func run(_ arguments: [String]) -> Never {
+    static func run(_ arguments: [String]) async -> Never {
         if arguments.contains("-h") || arguments.contains("--help") {
             Console.out(HelpText.merge)
             exit(0)
@@ -42,6 +43,17 @@ enum MergeCommand {
                 ).write(to: path)
             } catch {
                 lines.append("feedcrawl: warning: cannot write the metrics file: \(error)")
+                if status == .success { status = .itemsFailed }  // what was asked for is missing
+            }
+        }
+        if var push = options.metricsPushTarget() {
+            push.shard = nil  // the merge's group is the job's own, whatever --shard says
+            let metrics = MetricsFile.merge(
+                report, exitStatus: Int(status.rawValue), previous: options.metricsFile, version: BuildInfo.version)
+            do {
+                try await push.push(metrics, exitStatus: Int(status.rawValue))
+            } catch {
+                lines.append("feedcrawl: error: cannot push the metrics: \(error)")
                 if status == .success { status = .itemsFailed }  // what was asked for is missing
             }
         }

@@ -20,7 +20,7 @@ case "help":
 case "demo-feed":
     DemoFeedCommand.run(Array(arguments.dropFirst()))
 case "manifest":
-    ManifestCommand.run(Array(arguments.dropFirst()))
+    await ManifestCommand.run(Array(arguments.dropFirst()))
 default:
     SignalWatcher.unblockOnThisThread()  // on the main thread, before any other starts
     MemoryTuning.apply()

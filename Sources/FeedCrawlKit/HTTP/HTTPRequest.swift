@@ -6,6 +6,8 @@ public struct HTTPRequest: Sendable {
     public enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
+        /// A PUT with `body`, sent as a POST sends its body.
+        case put = "PUT"
     }
 
     /// Where the response body goes.
@@ -26,7 +28,8 @@ public struct HTTPRequest: Sendable {
     public var method: Method = .get
     /// Extra request headers, sent as given. Default none. Names and values must not contain CR or LF.
     public var headers: [HTTPHeader] = []
-    /// The POST body (sent as-is; set a `Content-Type` header yourself). Default `nil`. Must be `nil` for GET.
+    /// The POST or PUT body (sent as-is; set a `Content-Type` header yourself). Default `nil`
+    /// (an empty body for POST and PUT). Must be `nil` for GET.
     public var body: [UInt8]? = nil
     /// Where the body goes. Default `.memory`.
     public var destination: Destination = .memory

@@ -95,7 +95,7 @@ extension Transfer {
             }
             check(fc_setopt_slist(h, CURLOPT_HTTPHEADER, headerList))
         }
-        if request.method == .post {
+        if request.method == .post || request.method == .put {
             let body = request.body ?? []
             check(fc_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             body.withUnsafeBytes { raw in
@@ -104,6 +104,8 @@ extension Transfer {
                 let pointer = raw.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
                 check(fc_setopt_ptr(h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: pointer)))
             }
+            // The body goes as a POST's would; only the method's name differs.
+            if request.method == .put { check(fc_setopt_str(h, CURLOPT_CUSTOMREQUEST, "PUT")) }
         }
         check(fc_setopt_str(h, CURLOPT_URL, request.url))
         return rc

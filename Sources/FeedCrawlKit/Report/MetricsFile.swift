@@ -31,6 +31,8 @@ import FoundationEssentials
 /// metrics above but `feedcrawl_run_items`, `feedcrawl_run_images` and the `feedcrawl_source_*`
 /// ones, `feedcrawl_last_success_timestamp_seconds`, `feedcrawl_merge_complete` and
 /// `feedcrawl_merge_shards`.
+///
+/// `MetricsPush` (`--metrics-push URL`) pushes the same metrics to a Prometheus Pushgateway.
 public struct MetricsFile: Sendable {
     /// One sample: a metric name, its labels (in order) and a value.
     public struct Sample: Sendable, Equatable {

@@ -67,6 +67,27 @@ struct HTTPEngineBasicTests {
         }
     }
 
+    @Test func putSendsItsBodyAsPut() async throws {
+        let payload = "metric 1\n".bytes
+        let seen = Locked<[(method: String, body: [UInt8])]>([])
+        try await withHTTPServer(handler: { req in
+            seen.withLock { $0.append((req.method, req.body)) }
+            return .text("ok")
+        }) { server in
+            try await HTTPEngine.withEngine(configuration: .init(maxConcurrentTransfers: 1)) { engine in
+                let r = try await engine.perform(HTTPRequest(url: server.baseURL + "/m", method: .put, body: payload))
+                #expect(r.status == 200)
+                // The handle is reused: the next request is a plain GET again.
+                let next = try await engine.perform(HTTPRequest(url: server.baseURL + "/g"))
+                #expect(next.status == 200)
+            }
+        }
+        let requests = seen.withLock { $0 }
+        #expect(requests.map(\.method) == ["PUT", "GET"])
+        #expect(requests.first?.body == payload)
+        #expect(requests.last?.body == [])
+    }
+
     @Test func notFoundIsAResponseNotAnError() async throws {
         try await withHTTPServer(handler: { _ in .text("no such image", status: 404) }) { server in
             try await HTTPEngine.withEngine { engine in
