@@ -25,6 +25,8 @@ final class ImageTask: @unchecked Sendable {
     var admittedAt: Double?
     /// Whether the task waits in the host throttle's queue.
     var queuedInThrottle = false
+    /// Pushback answers (429/503 without Retry-After) not counted against the retries.
+    var forgivenPushbacks = 0
     /// Set when the transfer is over and the outcome waits in the committer.
     var committing = false
     /// The subscribers, once the task left the scheduler (committing).
@@ -209,7 +211,7 @@ extension ImagePipeline {
         if case .retry(_, _, let pushback?) = attempt { status = pushback }
         releaseThrottle(url, answer: answer, status: status)
         switch attempt {
-        case .retry(let reason, let retryAfter, _):
+        case .retry(let reason, let retryAfter, let pushback):
             enum Next {
                 case wait(number: Int, delay: Double)
                 case stop(String?)
@@ -219,7 +221,13 @@ extension ImagePipeline {
                 guard let task = tasks[url], !task.stopRequested else { return .stop(nil) }
                 // The source of the first item waiting for the image (two lookups, on retries only).
                 source = scheduler.firstSubscriber(running: url).flatMap { items.source(token: $0.token) }
-                guard settings.retry.allowsRetry(after: task.attempt) else { return .stop(reason) }
+                // A host that pushes back is being slowed down (HostThrottle): the first `retries`
+                // such answers an image gets do not count against its retries, as TCP does not
+                // give up on a connection after a few losses while it backs off.
+                if pushback != nil, task.forgivenPushbacks < settings.retry.retries {
+                    task.forgivenPushbacks += 1
+                }
+                guard settings.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else { return .stop(reason) }
                 let number = task.attempt
                 switch settings.retry.decide(beforeRetry: number, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
                 case .wait(let delay):
