@@ -91,7 +91,7 @@ struct TerminalDisplayTests {
     /// Runs a slow crawl in a `columns` x 30 session, watches the display, presses Ctrl-C and
     /// checks what is left.
     func crawlAndInterrupt(
-        columns: Int, allVariants: Bool = false, extraEnvironment: [String: String] = [:]
+        columns: Int, allVariants: Bool = false, extraEnvironment: [String: String] = [:], before: String = ""
     ) async throws -> (Tmux, [String], [[String]]) {
         let tmux = Tmux()
         // Each image takes 4 s: the display is up for as long as the test needs.
@@ -102,7 +102,7 @@ struct TerminalDisplayTests {
         let arguments = feed.arguments(out: out.path, allVariants: allVariants).map { "'\($0)'" }.joined(separator: " ")
         try tmux.start(
             columns: columns, rows: 30, environment: feed.environment.merging(extraEnvironment) { $1 },
-            command: "'\(BinaryRunner.binaryPath)' \(arguments)")
+            command: before + "'\(BinaryRunner.binaryPath)' \(arguments)")
         var frames: [[String]] = []
         let shown = await waitUntil(seconds: 20) {
             let screen = (try? tmux.capture()) ?? []
@@ -120,7 +120,9 @@ struct TerminalDisplayTests {
     }
 
     /// What must be left after Ctrl-C: the notice, the summary, how to finish; no display.
-    func checkEnd(_ all: [String], tmux: Tmux) throws {
+    /// `history`: the lines the scrollback may hold (default 0: the display started at the top
+    /// row and everything printed fits the screen).
+    func checkEnd(_ all: [String], tmux: Tmux, history: ClosedRange<Int> = 0...0) throws {
         let text = all.joined(separator: "\n")
         #expect(tmux.failures.isEmpty, "\(tmux.failures)")
         #expect(!all.contains(where: Self.isProgressLine), "progress lines left:\n\(text)")
@@ -132,9 +134,11 @@ struct TerminalDisplayTests {
         #expect(all.contains { $0.hasPrefix("feedcrawl exited 130") }, "\(text)")
         // The notice is a line of its own, not glued to a progress line.
         if let notice { #expect(all[notice].hasPrefix("feedcrawl: SIGINT"), "\(all[notice])") }
-        // No frame went into the scrollback: the display started at the top row and everything
-        // printed fits the 30 rows.
-        #expect(try tmux.historySize() == 0, "scrollback:\n\(text)")
+        // No frame went into the scrollback, and each line left is there once.
+        #expect(history.contains(try tmux.historySize()), "scrollback:\n\(text)")
+        for line in [notice, summary, next].compactMap({ $0 }).map({ all[$0] }) {
+            #expect(all.filter { $0 == line }.count == 1, "\(line)")
+        }
         // No colour, and no clearing to the end of the screen.
         let raw = tmux.raw
         #expect(!raw.isEmpty)
@@ -168,6 +172,20 @@ struct TerminalDisplayTests {
                 let listed = frame.compactMap { line in line.firstMatch(of: /(\d+) listed/).map { Int($0.output.1)! } }
                 #expect(listed.reduce(0, +) == items, "display \(frame), summary \(summary)")
             }
+        }
+    }
+
+    /// The display drawn on the last rows, under 40 lines printed before: what scrolls into
+    /// the scrollback is those lines and the notice, never a frame.
+    @Test func fromTheBottomRowOnlyPermanentLinesScroll() async throws {
+        try #require(Tmux.path != nil, "tmux is not installed (scripts/deps --tests installs it)")
+        try await BinaryTestGate.run {
+            let (tmux, all, frames) = try await crawlAndInterrupt(columns: 100, before: "seq 1 40; ")
+            defer { tmux.stop() }
+            #expect(frames.allSatisfy { $0.count == 30 && $0.suffix(3).allSatisfy(Self.isProgressLine) }, "\(frames)")
+            // 40 numbers + 5 lines printed after them on a 30-row screen: about 15 in the scrollback.
+            try checkEnd(all, tmux: tmux, history: 10...20)
+            #expect(all.prefix(40) == ArraySlice((1...40).map(String.init)), "\(all.prefix(40))")
         }
     }
 
