@@ -74,7 +74,7 @@ enum CrawlCommand {
         let crawler = Crawler(configuration: configuration) { event in output.handle(event) }
         output.start()
         let crawl = Task { try await crawler.run() }
-        let signals = SignalWatcher { _ in crawl.cancel() }
+        let signals = SignalWatcher(say: { output.interrupted($0) }) { _ in crawl.cancel() }
 
         let report: CrawlReport
         do {
@@ -143,8 +143,12 @@ enum CrawlCommand {
         if report.count(.failed) + report.count(.rejected) > 0, options.shard == nil {
             hint = "list them: feedcrawl manifest --out \(DamagedManifest.shellQuoted(options.outDirectory)) --status failed,rejected"
         }
+        // Stopped by a signal: what was done is kept; the same command carries on from there.
+        let next = receivedSignal == 0 ? nil
+            : "interrupted: run the same command again to finish the job (what was fetched is kept)"
         output.finish(
-            report: report, status: status, notices: closingNotices, warnings: warnings, errors: outputProblems, hint: hint)
+            report: report, status: status, notices: closingNotices, warnings: warnings, errors: outputProblems, hint: hint,
+            next: next)
         // The log file failing only while the run was ending.
         if logProblemBefore == nil, let problem = output.logFileProblem {
             Console.err("feedcrawl: error: \(problem)")

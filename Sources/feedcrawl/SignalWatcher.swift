@@ -12,7 +12,12 @@ final class SignalWatcher: @unchecked Sendable {
     /// The first signal received, if any.
     var firstSignal: Int32 { queue.sync { received } }
 
-    init(onFirst: @escaping @Sendable (Int32) -> Void) {
+    /// - Parameters:
+    ///   - say: writes what the watcher has to say (a line without its newline); default
+    ///     straight to stderr. A run with a live display passes its reporter, which erases the
+    ///     display first.
+    ///   - onFirst: called with the first signal.
+    init(say: @escaping @Sendable (String) -> Void = { Console.err($0) }, onFirst: @escaping @Sendable (Int32) -> Void) {
         queue.sync {
             for number in [SIGINT, SIGTERM] {
                 signal(number, SIG_IGN)
@@ -22,12 +27,12 @@ final class SignalWatcher: @unchecked Sendable {
                     // Signals that arrive before the handler runs are counted together.
                     let count = self.sources[index].data
                     if self.received != 0 || count > 1 {
-                        Console.err("feedcrawl: second signal, exiting now")
+                        say("feedcrawl: second signal, exiting now")
                         _exit(Self.status(for: self.received != 0 ? self.received : number))
                     }
                     self.received = number
                     let name = number == SIGTERM ? "SIGTERM" : "SIGINT"
-                    Console.err("feedcrawl: \(name) received: stopping, writing the manifest (send it again to exit at once)")
+                    say("feedcrawl: \(name) received: stopping, writing the manifest (send it again to exit at once)")
                     onFirst(number)
                 }
                 sources.append(source)

@@ -146,13 +146,14 @@ extension BinaryTests {
                 Self.sourceArguments(feed, out: BinaryRunner.temporaryDirectory()) + ["--progress", "always"],
                 environment: ["PIXABAY_KEY": "k", "COLUMNS": "100"])
             #expect(result.status == 0)
-            #expect(result.stderr.contains("\u{1B}[J"))               // drawn and erased in place
-            #expect(result.stderr.contains("images "))
+            #expect(result.stderr.contains("\u{1B}[2K"))              // drawn and erased in place, line by line
+            #expect(!result.stderr.contains("\u{1B}[J"))              // never cleared to the end of the screen
+            #expect(result.stderr.contains("items "))
             #expect(!result.stderr.contains("page 1: 10 items"))      // page lines stay under the display
-            // The display is erased (cursor up, clear to the end) right before the summary.
+            // The display is erased (each line, then the cursor back up) right before the summary.
             let last = try #require(Output.lines(result.stderr).last)
-            #expect(last.hasSuffix("\u{1B}[J") == false)
-            #expect(last.contains("\u{1B}[Jfeedcrawl: 30 items"))
+            #expect(last.range(of: "\u{1B}\\[2K\u{1B}\\[[0-9]+Afeedcrawl: 30 items", options: .regularExpression) != nil,
+                    "\(last.debugDescription)")
         }
 
         @Test func logFileIsAppendedWithTimestampsAndStderrKeepsTheSummary() throws {

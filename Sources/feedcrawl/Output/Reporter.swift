@@ -95,7 +95,7 @@ final class Reporter: @unchecked Sendable {
         let period = plan.live ? 0.1 : min(0.5, plan.progressInterval)
         timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [weak self] in self?.tick() }
-        ticker = timer
+        lock.withLock { ticker = timer }
         timer.resume()
     }
 
@@ -122,23 +122,39 @@ final class Reporter: @unchecked Sendable {
                          fields: fields)
     }
 
+    /// A signal asked the run to stop: the live display goes for good (a tick in progress
+    /// ends first) and `message` takes its place, a permanent line on stderr whatever the
+    /// options, as the run may take a moment to wind down.
+    func interrupted(_ message: String) {
+        stopTicker()
+        console.replaceDisplay(with: message)
+    }
+
     /// Stops the display and waits for a tick in progress to end.
     private func stop() {
-        if let ticker {
-            ticker.cancel()
-            tickerQueue.sync {}
-            self.ticker = nil
-        }
+        stopTicker()
         console.clear()
+    }
+
+    private func stopTicker() {
+        let running: DispatchSourceTimer? = lock.withLock {
+            defer { ticker = nil }
+            return ticker
+        }
+        guard let running else { return }
+        running.cancel()
+        tickerQueue.sync {}
     }
 
     /// Ends a run that took place: warnings the sources collected, storage problems, the summary
     /// (held lines too under --quiet when `status` is not 0), and `--json` on stdout. `hint`
     /// (default none) ends the summary line: what to do next, e.g. how to list the failures.
-    /// `errors` (default none): files asked for that could not be written.
+    /// `errors` (default none): files asked for that could not be written. `next` (default
+    /// none): a line after the summary saying how to finish the job, e.g. after an interruption;
+    /// shown wherever the summary is.
     func finish(
         report: CrawlReport, status: Int32, notices: [String] = [], warnings: [String] = [], errors: [String] = [],
-        hint: String? = nil
+        hint: String? = nil, next: String? = nil
     ) {
         stop()
         for source in report.sources {
@@ -158,6 +174,7 @@ final class Reporter: @unchecked Sendable {
         let line = Summary.line(report) + (hint.map { "; " + $0 } ?? "")
         let message = line.hasPrefix("feedcrawl: ") ? String(line.dropFirst(11)) : line
         route(LogRecord(level: .info, event: "summary", message: message, fields: fields), summary: true)
+        if let next { route(LogRecord(level: .info, event: "next", message: next), summary: true) }
         flushHeld(status: status)
         if plan.json {
             let counts = Dictionary(uniqueKeysWithValues: progress.snapshot().sources.map { ($0.name, $0.counts) })

@@ -78,17 +78,49 @@ struct CrawlProgressTests {
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("pixabay "))
         #expect(lines[0].contains("page 3/5"))
-        #expect(lines[0].contains("300 items"))
+        #expect(lines[0].contains("300 listed"))
         #expect(lines[0].contains("280 done"))
         #expect(lines[0].contains("2 failed"))
         #expect(lines[1].contains("page 2") && !lines[1].contains("page 2/"))
-        #expect(lines[2] == "images 280 done · 18 queued · 2 failed │ 1.5 MiB │ 512 KiB/s │ 1:05")
+        #expect(lines[2] == "items 280 done · 18 queued · 2 failed │ 1.5 MiB │ 512 KiB/s │ 1:05")
 
         let narrow = ProgressText.lines(snapshot, bytesPerSecond: nil, width: 50)
         #expect(narrow.allSatisfy { $0.count <= 49 })
         #expect(narrow.count == 4)
         #expect(narrow[3] == "1.5 MiB │ -- B/s │ 1:05")
         #expect(!narrow.joined().contains("\u{1B}"))
+    }
+
+    /// A narrow terminal drops whole fields, never cuts a number; a long name is shortened.
+    @Test func narrowLinesKeepWholeFields() {
+        var snapshot = ProgressSnapshot(sources: [
+            .init(name: "pixabay", pagesPlanned: 120), .init(name: "a-very-long-source-name-indeed", pagesPlanned: 3),
+        ])
+        snapshot.sources[0].pagesFetched = 117
+        snapshot.sources[0].listed = 123_456
+        snapshot.sources[0].counts = [.downloaded: 98_765, .failed: 4_321]
+        snapshot.sources[1].listed = 77_777
+        snapshot.bytes = 987_654_321
+        snapshot.elapsed = 3_725
+        let figures = ["117/120", "0/3", "123456", "77777", "98765", "4321", "0", "\(snapshot.queued)", "1:02:05"]
+        for width in [20, 30, 40, 50, 60, 80, 100] {
+            let lines = ProgressText.lines(snapshot, bytesPerSecond: 12_345_678, width: width)
+            for line in lines {
+                #expect(line.count <= width - 1, "width \(width): \(line)")
+                // Every run of digits on a line is a whole figure of the snapshot.
+                let runs = line.split { !$0.isNumber && $0 != "/" && $0 != "." && $0 != ":" }
+                for run in runs where run.first!.isNumber {
+                    #expect(figures.contains(String(run)) || line.contains("B"),
+                            "width \(width): \(run) cut in \(line)")
+                }
+            }
+            #expect(lines.contains { $0.hasPrefix("items 98765 done") }, "width \(width): \(lines)")
+            #expect(lines[0].contains("98765 done"), "width \(width): \(lines[0])")
+            if width >= 40 { #expect(lines[0].contains("4321 failed"), "width \(width): \(lines[0])") }
+        }
+        let narrow = ProgressText.lines(snapshot, bytesPerSecond: nil, width: 40)
+        #expect(!narrow[1].contains("a-very-long-source-name-indeed"))
+        #expect(narrow[1].hasPrefix("a-very-long"))
     }
 
     @Test func logLineSummarisesOnOneLine() {
@@ -98,7 +130,7 @@ struct CrawlProgressTests {
         snapshot.sources[0].counts = [.downloaded: 4, .rejected: 1]
         snapshot.elapsed = 3
         let line = ProgressText.logLine(snapshot, bytesPerSecond: nil)
-        #expect(line == "pixabay 1/5 pages; images 4 done, 5 queued, 1 failed; 0 B; 0:03 elapsed")
+        #expect(line == "pixabay 1/5 pages; items 4 done, 5 queued, 1 failed; 0 B; 0:03 elapsed")
     }
 
     @Test func elapsedAndRateFormats() {
