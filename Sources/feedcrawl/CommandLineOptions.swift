@@ -100,8 +100,11 @@ struct CommandLineOptions {
                 throw UsageError(description: "\(name): \(error)")
             }
         }
-        while var argument = list.next() {
-            if argument == "-h" { argument = "--help" }
+        while let given = list.next() {
+            // Only declared options (`declared`, the list the file's keys come from) are read.
+            guard let argument = declaredName(given) else {
+                throw UsageError(description: "unknown option '\(TerminalText.sanitize(given))'")
+            }
             switch argument {
             case "--help": options.action = .help
             case "--version": options.action = .version

@@ -70,9 +70,20 @@ extension HelpText {
         ]
       }
       Top-level keys are the command-line options in camelCase (perPage = --per-page,
-      maxImageBytes = --max-image-bytes, logFormat = --log-format, quiet = --quiet: true).
-      Source keys: type (pixabay|launches), url, name, pages; pixabay also keyEnv, query,
-      imageType, perPage, pageConcurrency. Never put a key in the file: name its variable.
+      maxImageBytes = --max-image-bytes, cacheMax = --cache-max, quiet = --quiet: true);
+      a misspelt key is answered with the closest one and the list of valid keys.
+      Source keys: type (pixabay|launches|array), url, name, pages, pageTTL, images; pixabay
+      also keyEnv, query, imageType, perPage, pageConcurrency. Never put a key in the file:
+      name its variable.
+      Lists, one rule at both levels: pixabayImages and launchImages at the top level and a
+      source's images take a JSON array of names, ["large", "webformat"], or one
+      comma-separated string, "large,webformat", as on the command line.
+      A file that is not JSON is reported with the line and column of the first error.
+
+    OUTPUT:
+      Every key a file may set, with its effective value (null when unset); "from": for each
+      key, where its value came from: default, file, environment or flag; "configFile";
+      "demo"; "sources": the sources a crawl would use.
 
     EXAMPLES:
       feedcrawl config --print

@@ -99,5 +99,164 @@ extension BinaryTests {
             #expect(version.status == 0)
             #expect(version.stdout.hasPrefix("feedcrawl "))
         }
+
+        /// Issue 19: a JSON error names the line and column and what was expected there.
+        @Test func jsonErrorsGiveLineAndColumn() throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            let cases: [(String, String)] = [
+                ("{\n  \"pages\": 1\n  \"out\": \"x\"\n}", "line 3, column 3: expected ',' or '}', found '\"'"),
+                (#"{"pages": 1"#, "line 1, column 12: expected ',' or '}', found the end of the file"),
+                ("{\"pixabayImages\": [\"large\" \"webformat\"]}", "line 1, column 28: expected ',' or ']', found '\"'"),
+                ("{\"pages\": tru}", "line 1, column 11: expected true, false or null"),
+            ]
+            for (text, expected) in cases {
+                try Self.write(text, to: config)
+                for arguments in [["--config", config, "--out", dir + "/o"], ["config", "--print", "--config", config]] {
+                    let result = try BinaryRunner.run(arguments)
+                    #expect(result.status == 2)
+                    #expect(result.stderr.contains("config file \(config): not valid JSON at \(expected)"), "\(result.stderr)")
+                }
+            }
+        }
+
+        /// The keys a file may hold, as the binary lists them after a misspelt key.
+        static func validKeys() throws -> [String] {
+            let dir = BinaryRunner.temporaryDirectory()
+            try Self.write(#"{"zzzzzzzz": 1}"#, to: dir + "/c.json")
+            let result = try BinaryRunner.run(["config", "--print", "--config", dir + "/c.json"])
+            let line = try #require(result.stderr.split(separator: "\n").first { $0.contains("valid keys: ") })
+            let list = try #require(line.range(of: "valid keys: ")).upperBound
+            return line[list...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+
+        /// Issue 19: a misspelt top-level key gets the closest key and the list, as source keys do.
+        @Test func misspeltKeysGetASuggestionAndTheValidKeys() throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            let cases: [(String, String)] = [
+                (#"{"pagse": 3}"#, #"pagse: unknown key; did you mean "pages"? valid keys: "#),
+                (#"{"per-page": 3}"#, #"per-page: unknown key; did you mean "perPage"? valid keys: "#),
+                (#"{"colour": "blue"}"#, "colour: unknown key; valid keys: "),
+                (#"{"sources": [{"type": "pixabay", "url": "https://x.example/", "querry": "a"}]}"#,
+                 #"sources[0].querry: unknown key for a pixabay source; did you mean "query"? valid keys: type, name, url"#),
+            ]
+            for (text, expected) in cases {
+                try Self.write(text, to: config)
+                let result = try BinaryRunner.run(["--config", config, "--out", dir + "/o"])
+                #expect(result.status == 2)
+                #expect(result.stderr.contains("config file \(config): \(expected)"), "\(result.stderr)")
+            }
+            let keys = try Self.validKeys()
+            for key in ["pages", "perPage", "cacheMax", "deadline", "metricsFile", "refresh", "pixabayQuery",
+                        "pixabayImages", "launchImages", "sources"] {
+                #expect(keys.contains(key), "\(keys)")
+            }
+            // Options a file may not set are not offered.
+            for key in ["help", "version", "config", "shard", "pixabayUrl"] { #expect(!keys.contains(key)) }
+            #expect(keys == keys.sorted())
+        }
+
+        /// Issue 19: one rule for lists, at the top level and in a source: an array of names or
+        /// one comma-separated string.
+        @Test func listsAreArraysOrCommaSeparatedStringsAtBothLevels() throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            try Self.write("""
+                {"pixabayImages": ["large", "webformat"], "launchImages": "small,large",
+                 "sources": [{"type": "pixabay", "url": "https://x.example/api/", "keyEnv": "K", "images": "webformat,large"},
+                             {"type": "launches", "url": "https://y.example/g", "images": ["large"]}]}
+                """, to: config)
+            let result = try BinaryRunner.run(["config", "--print", "--config", config], environment: ["K": "a-long-key-123"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let view = try Output.jsonLine(result.stdout)
+            #expect(view["pixabayImages"] as? [String] == ["large", "webformat"])
+            #expect(view["launchImages"] as? [String] == ["small", "large"])
+            let from = try #require(view["from"] as? [String: String])
+            #expect(from["pixabayImages"] == "file")
+            #expect(from["launchImages"] == "file")
+            let sources = try #require(view["sources"] as? [[String: Any]])
+            #expect(sources.map { $0["images"] as? [String] } == [["webformat", "large"], ["large"]])
+
+            for (text, expected) in [
+                (#"{"pixabayImages": [3]}"#, "pixabayImages: expected a list of names (an array, or one comma-separated string), not an array"),
+                (#"{"launchImages": ["huge"]}"#, "launchImages: unknown image variant 'huge'"),
+                (#"{"sources": [{"type": "launches", "url": "https://y.example/g", "images": 3}]}"#,
+                 "sources[0].images: expected a list of variant names (an array, or one comma-separated string), not the number 3"),
+            ] {
+                try Self.write(text, to: config)
+                let bad = try BinaryRunner.run(["config", "--print", "--config", config])
+                #expect(bad.status == 2)
+                #expect(bad.stderr.contains("config file \(config): \(expected)"), "\(bad.stderr)")
+            }
+        }
+
+        /// Issue 19: --print shows every option the parser accepts in a file, and where its value
+        /// came from.
+        @Test func printShowsEveryFileOptionAndWhereItCameFrom() throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            try Self.write("""
+                {"cacheMax": "1G", "deadline": "10m", "metricsFile": "\(dir)/m.prom", "refresh": true,
+                 "pixabayQuery": "cats", "retries": 7, "pages": 1, "noProgress": true}
+                """, to: config)
+            let result = try BinaryRunner.run(
+                ["config", "--print", "--config", config, "--retries", "5", "-q"], environment: ["FEEDCRAWL_PAGES": "2"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let view = try Output.jsonLine(result.stdout)
+            let from = try #require(view["from"] as? [String: String])
+            let keys = try Self.validKeys().filter { $0 != "sources" }
+            #expect(keys.count > 30)
+            for key in keys {
+                #expect(view.keys.contains(key), "\(key) missing from --print")
+                #expect(view[key] as? String != "(not shown)", "\(key)")
+                #expect(["default", "file", "environment", "flag"].contains(from[key] ?? ""), "\(key)")
+            }
+            #expect(Set(from.keys) == Set(keys))
+            #expect(view["cacheMax"] as? String != nil)
+            #expect(view["deadline"] as? String == "10m")
+            #expect(view["metricsFile"] as? String == dir + "/m.prom")
+            #expect(view["refresh"] as? Bool == true)
+            #expect(view["pixabayQuery"] as? String == "cats")
+            #expect(view["progress"] as? String == "never")
+            #expect(view["pages"] as? Int == 2)
+            #expect(view["retries"] as? Int == 5)
+            #expect(view["quiet"] as? Bool == true)
+            #expect(from["cacheMax"] == "file")
+            #expect(from["deadline"] == "file")
+            #expect(from["progress"] == "file")        // set by noProgress
+            #expect(from["pages"] == "environment")
+            #expect(from["retries"] == "flag")
+            #expect(from["quiet"] == "flag")
+            #expect(from["perHost"] == "default")
+            #expect(view["perHost"] as? Int == 8)
+            #expect(view["cacert"] is NSNull)
+
+            // Without a file, from the command line.
+            let flags = try BinaryRunner.run(["config", "--print", "--deadline=90s", "--cache-max", "5G", "--refresh",
+                                              "--out", dir + "/o"])
+            #expect(flags.status == 0, "\(flags.stderr)")
+            let flagView = try Output.jsonLine(flags.stdout)
+            #expect(flagView["deadline"] as? String == "90s")
+            #expect(flagView["refresh"] as? Bool == true)
+            #expect((flagView["from"] as? [String: String])?["cacheMax"] == "flag")
+            #expect((flagView["from"] as? [String: String])?["deadline"] == "flag")
+        }
+
+        /// Issue 19: a short key no longer turns the host into `pi***abay.com`, and is still
+        /// never printed where it stands as a value.
+        @Test func aShortKeyDoesNotMangleTheURLs() throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            try Self.write("""
+                {"sources": [{"type": "pixabay", "url": "https://pixabay.com/api/", "keyEnv": "K", "query": "xab cats"}]}
+                """, to: config)
+            let result = try BinaryRunner.run(["config", "--print", "--config", config], environment: ["K": "xab"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let source = try #require((try Output.jsonLine(result.stdout))["sources"] as? [[String: Any]]).first
+            #expect(source?["url"] as? String == "https://pixabay.com/api/")
+            #expect(source?["query"] as? String == "*** cats")
+            #expect(source?["key"] as? String == "***")
+        }
     }
 }

@@ -40,8 +40,8 @@ public struct ConfigFile: Sendable, Equatable {
         public var optionName: String { ConfigFile.optionName(forKey: key) }
     }
 
-    /// Reads and checks the file at `path`.
-    public static func load(path: String) throws(ConfigError) -> ConfigFile {
+    /// Reads and checks the file at `path`; `topLevelKeys` as in `parse`.
+    public static func load(path: String, topLevelKeys: [String]? = nil) throws(ConfigError) -> ConfigFile {
         let bytes: [UInt8]
         do {
             bytes = try FileIO.read(path, maxBytes: maxBytes)
@@ -49,15 +49,25 @@ public struct ConfigFile: Sendable, Equatable {
             if error.isTooLarge { throw ConfigError(path: path, key: "", problem: "larger than 1 MiB") }
             throw ConfigError(path: path, key: "", problem: "cannot be read: \(error)")
         }
-        return try parse(bytes, path: path)
+        return try parse(bytes, path: path, topLevelKeys: topLevelKeys)
     }
 
     /// Parses and checks a file's bytes (`path` is only used in errors).
-    public static func parse(_ bytes: [UInt8], path: String) throws(ConfigError) -> ConfigFile {
+    ///
+    /// Top-level keys of letters and digits are kept for the caller to check against the options
+    /// it knows; any other key is refused here.
+    ///
+    /// - Parameter topLevelKeys: the valid keys, named in that refusal (the closest one and the
+    ///   list); default nil: the refusal says only "unknown key".
+    public static func parse(_ bytes: [UInt8], path: String, topLevelKeys: [String]? = nil) throws(ConfigError) -> ConfigFile {
         let value: ConfigValue
         do {
             value = try JSONDecoder().decode(ConfigValue.self, from: Data(bytes))
         } catch {
+            // Foundation does not say where: find the place ourselves.
+            if let problem = JSONSyntaxCheck.firstProblem(in: bytes) {
+                throw ConfigError(path: path, key: "", problem: "not valid JSON at \(problem)")
+            }
             throw ConfigError(path: path, key: "", problem: "not valid JSON (\(Self.syntaxDetail(error)))")
         }
         guard case .object(let top) = value else {
@@ -66,6 +76,7 @@ public struct ConfigFile: Sendable, Equatable {
         var file = ConfigFile(path: path, options: [], sources: nil)
         for key in top.keys.sorted() {
             guard let value = top[key] else { continue }
+
             if key == "sources" {
                 guard case .array(let entries) = value else {
                     throw ConfigError(path: path, key: key, problem: "expected an array of sources, not \(value.kindDescription)")
@@ -84,7 +95,8 @@ public struct ConfigFile: Sendable, Equatable {
                 guard key.utf8.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }),
                       !key.isEmpty
                 else {
-                    throw ConfigError(path: path, key: TerminalText.sanitize(String(key.prefix(60))), problem: "unknown key")
+                    throw ConfigError(path: path, key: TerminalText.sanitize(String(key.prefix(60))),
+                                      problem: topLevelKeys.map { KeySuggestion.unknownKey(key, valid: $0) } ?? "unknown key")
                 }
                 file.options.append(Option(key: key, value: value))
             }

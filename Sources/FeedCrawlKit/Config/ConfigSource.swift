@@ -80,7 +80,7 @@ public struct ConfigSource: Sendable, Equatable {
             if Self.secretKeys.contains(key) {
                 throw fail(shown, "secrets may not be written in the file; put the key in an environment variable and name it with \"keyEnv\"")
             }
-            throw fail(shown, "unknown key for a \(kind.rawValue) source (known: \(allowed.joined(separator: ", ")))")
+            throw fail(shown, KeySuggestion.unknownKey(key, valid: allowed, what: "key for a \(kind.rawValue) source"))
         }
 
         func string(_ key: String) throws(ConfigError) -> String? {
@@ -140,18 +140,8 @@ public struct ConfigSource: Sendable, Equatable {
             images = [text]
         }
         if let value = fields["images"] {
-            var names: [String] = []
-            switch value {
-            case .string(let text): names = text.split(separator: ",").map(String.init)
-            case .array(let list):
-                for element in list {
-                    guard case .string(let name) = element else {
-                        throw fail("images", "expected a list of variant names, not \(value.kindDescription)")
-                    }
-                    names.append(name)
-                }
-            default:
-                throw fail("images", "expected a list of variant names, not \(value.kindDescription)")
+            guard let names = value.listItems else {
+                throw fail("images", "expected a list of variant names (an array, or one comma-separated string), not \(value.kindDescription)")
             }
             do {
                 switch kind {

@@ -39,6 +39,25 @@ public enum ConfigValue: Decodable, Sendable, Equatable {
         }
     }
 
+    /// The one rule for lists, at the top level and in a source alike: a JSON array of strings
+    /// (`["preview", "large"]`) or one string of comma-separated names (`"preview,large"`, as
+    /// on the command line). nil for other kinds and for arrays holding anything but strings.
+    public var listItems: [String]? {
+        switch self {
+        case .string(let text):
+            return text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        case .array(let elements):
+            var items: [String] = []
+            for element in elements {
+                guard case .string(let item) = element else { return nil }
+                items.append(item)
+            }
+            return items
+        default:
+            return nil
+        }
+    }
+
     static func numberText(_ n: Double) -> String {
         n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
     }

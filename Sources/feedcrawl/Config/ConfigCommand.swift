@@ -44,8 +44,11 @@ enum ConfigCommand {
     }
 }
 
-/// What `feedcrawl config --print` shows. Keys match the configuration file's; secrets appear
-/// only as `***` (set) or `(not set)`, and URLs lose any `key=` parameter.
+/// What `feedcrawl config --print` shows: every option a configuration file may set
+/// (`LoadedConfiguration.fileKeys`, derived from the parser's list) under its file key with its
+/// effective value (null when unset), `from` naming the layer each came from (`default`,
+/// `file`, `environment` or `flag`), then `configFile`, `demo` and the `sources` a crawl would
+/// use. Secrets appear only as `***` (set) or `(not set)`, and URLs lose any `key=` parameter.
 struct EffectiveConfiguration: Encodable {
     struct Source: Encodable {
         var type: String
@@ -66,45 +69,122 @@ struct EffectiveConfiguration: Encodable {
         var titleField: String?
     }
 
+    /// One printed value.
+    enum Value: Encodable, Equatable {
+        case null
+        case bool(Bool)
+        case int(Int)
+        case string(String)
+        case strings([String])
+
+        init(_ text: String?) { self = text.map { .string($0) } ?? .null }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let b): try container.encode(b)
+            case .int(let n): try container.encode(n)
+            case .string(let s): try container.encode(s)
+            case .strings(let list): try container.encode(list)
+            }
+        }
+    }
+
     var configFile: String?
     var demo: Bool
-    var out: String
-    var pages: Int
-    var perPage: Int
-    var concurrency: Int
-    var perHost: Int
-    var retries: Int
-    var ttl: String
-    var maxImageBytes: String
-    var cacert: String?
-    var progress: String
-    var progressInterval: String
-    var quiet: Bool
-    var verbose: Bool
-    var logFormat: String
-    var logFile: String?
-    var json: Bool
+    /// File key → effective value, for every option a file may set.
+    var settings: [String: Value]
+    /// File key → where its value came from.
+    var from: [String: String]
     var sources: [Source]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for (key, value) in settings { try container.encode(value, forKey: Key(key)) }
+        try container.encode(from, forKey: Key("from"))
+        try container.encode(configFile.map { Value.string($0) } ?? .null, forKey: Key("configFile"))
+        try container.encode(demo, forKey: Key("demo"))
+        try container.encode(sources, forKey: Key("sources"))
+    }
+
+    /// The effective value of option `name` (a long name); nil for a name this view does not
+    /// know, which the test that every file key is printed catches.
+    static func value(of name: String, in options: CommandLineOptions) -> Value? {
+        let ux = options.ux
+        switch name {
+        case "--pages": return .int(options.pages)
+        case "--per-page": return .int(options.perPage)
+        case "--out": return .string(options.outDirectory)
+        case "--concurrency": return .int(options.concurrency)
+        case "--per-host": return .int(options.perHost)
+        case "--retries": return .int(options.retries)
+        case "--ttl": return .string(duration(options.ttlSeconds))
+        case "--max-image-bytes": return .string(ByteSize.format(options.maxImageBytes))
+        case "--cacert": return Value(options.caFile)
+        case "--pixabay-query": return Value(options.pixabayQuery)
+        case "--array-url": return Value(options.arrayURL)
+        case "--array-id-field": return Value(options.arrayIDField)
+        case "--array-image-field": return Value(options.arrayImageField)
+        case "--array-title-field": return Value(options.arrayTitleField)
+        case "--array-name": return .string(options.arrayName)
+        case "--array-per-page": return .int(options.arrayPerPage)
+        case "--patch-size": return options.launchImages.count == 1 ? .string(options.launchImages[0].rawValue) : .null
+        case "--pixabay-images": return .strings(options.pixabayImages.map(\.rawValue))
+        case "--launch-images": return .strings(options.launchImages.map(\.rawValue))
+        case "--details": return .bool(options.details)
+        case "--shard": return Value(options.shard.map { "\($0)" })
+        case "--metrics-file": return Value(options.metricsFile)
+        case "--page-ttl": return Value(options.pageTTLSeconds.map(duration))
+        case "--refresh": return .bool(options.refreshPages)
+        case "--record": return Value(options.recordDirectory)
+        case "--replay": return Value(options.replayDirectory)
+        case "--deadline": return Value(options.deadlineSeconds.map(duration))
+        case "--max-retry-wait": return .string(duration(options.maxRetryWaitSeconds))
+        case "--max-time": return .string(duration(options.maxTransferSeconds))
+        case "--connect-timeout": return .string(duration(options.connectTimeoutSeconds))
+        case "--allow-private-addresses": return .bool(options.allowPrivateAddresses)
+        case "--user-agent": return .string(options.userAgent ?? BuildInfo.userAgent)
+        case "--proxy": return Value(options.proxy.map { SecretRedactor(secrets: []).redactURL($0) })
+        case "--noproxy": return Value(options.noProxy)
+        case "--cache-max": return .string(ByteSize.format(options.cacheMaxBytes))
+        case "--progress": return .string(ux.progress.rawValue)
+        case "--no-progress": return .bool(ux.progress == .never)
+        case "--progress-interval": return .string(duration(ux.progressInterval))
+        case "--quiet": return .bool(ux.quiet)
+        case "--verbose": return .bool(ux.verbose)
+        case "--log-format": return .string(ux.logFormat.rawValue)
+        case "--log-file": return Value(ux.logFile)
+        case "--json": return .bool(ux.json)
+        default: return nil
+        }
+    }
+
+    /// Options that set the same value as another: either one's layer counts for both.
+    static let sameSetting: [String: [String]] = [
+        "--progress": ["--no-progress"], "--no-progress": ["--progress"],
+        "--launch-images": ["--patch-size"], "--patch-size": ["--launch-images"],
+    ]
 
     init(_ loaded: LoadedConfiguration, environment: [String: String]) {
         let options = loaded.options
         configFile = loaded.file?.path
-        out = options.outDirectory
-        pages = options.pages
-        perPage = options.perPage
-        concurrency = options.concurrency
-        perHost = options.perHost
-        retries = options.retries
-        ttl = Self.duration(options.ttlSeconds)
-        maxImageBytes = ByteSize.format(options.maxImageBytes)
-        cacert = options.caFile
-        progress = options.ux.progress.rawValue
-        progressInterval = Self.duration(options.ux.progressInterval)
-        quiet = options.ux.quiet
-        verbose = options.ux.verbose
-        logFormat = options.ux.logFormat.rawValue
-        logFile = options.ux.logFile
-        json = options.ux.json
+        settings = [:]
+        from = [:]
+        for name in LoadedConfiguration.fileOptionNames {
+            let key = ConfigFile.key(forOptionName: name)
+            settings[key] = Self.value(of: name, in: options) ?? .string("(not shown)")
+            let origin = ([name] + (Self.sameSetting[name] ?? [])).map(loaded.origin(of:)).max() ?? .default
+            from[key] = origin.rawValue
+        }
 
         // The sources exactly as a crawl would build them: the file's, else the command line's.
         // A key that is not set is shown as such: build with a marker in its place.

@@ -13,6 +13,22 @@ struct LoadedConfiguration {
     var file: ConfigFile?
     /// Options given on the command line or in the environment (e.g. `--pages`).
     var explicit: Set<String>
+    /// Where each option that is not at its default was set, by long name (`--pages`); the
+    /// highest layer wins. Options not here have their default.
+    var origins: [String: Origin] = [:]
+
+    /// The layer an option's value came from.
+    enum Origin: String, Comparable {
+        case `default`, file, environment, flag
+
+        static func < (a: Origin, b: Origin) -> Bool {
+            allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+        }
+        static let allCases: [Origin] = [.default, .file, .environment, .flag]
+    }
+
+    /// Where option `name` (a long name) got its value: `default` when no layer set it.
+    func origin(of name: String) -> Origin { origins[name] ?? .default }
 
     /// The crawl's sources from the file, or nil when the command line names sources or the
     /// file lists none (then `options` decides: named URLs, or the demo feed).
@@ -29,6 +45,18 @@ struct LoadedConfiguration {
     /// Options a file may not set: they act at once or name sources another way.
     static let notInFile: Set<String> = ["--help", "--version", "--config", "--pixabay-url", "--launches-url", "--shard"]
 
+    /// The options a file may set, by long name, in the parser's order: every declared option
+    /// (`CommandLineOptions.declared`) but those in `notInFile`.
+    static var fileOptionNames: [String] {
+        CommandLineOptions.declared.map(\.name).filter { !notInFile.contains($0) }
+    }
+
+    /// The top-level keys a file may hold, sorted: `sources` and the camelCase key of each of
+    /// `fileOptionNames` (`--per-page` → `perPage`).
+    static var fileKeys: [String] {
+        (["sources"] + fileOptionNames.map(ConfigFile.key(forOptionName:))).sorted()
+    }
+
     /// Reads the layers. Throws `CommandLineOptions.UsageError` or `ConfigError`.
     static func load(arguments: [String], environment: [String: String]) throws -> LoadedConfiguration {
         let environmentArguments = try EnvironmentOptions.arguments(environment)
@@ -37,8 +65,11 @@ struct LoadedConfiguration {
             guard argument.hasPrefix("--") else { return nil }
             return String(argument.prefix { $0 != "=" })
         })
+        var origins: [String: Origin] = [:]
+        for name in CommandLineOptions.optionNames(in: environmentArguments) { origins[name] = .environment }
+        for name in CommandLineOptions.optionNames(in: arguments) { origins[name] = .flag }
         guard first.action == .crawl else {
-            return LoadedConfiguration(options: first, file: nil, explicit: explicit)
+            return LoadedConfiguration(options: first, file: nil, explicit: explicit, origins: origins)
         }
 
         let path: String
@@ -48,12 +79,12 @@ struct LoadedConfiguration {
         } else {
             let candidate = first.outDirectory + "/" + ConfigFile.fileName
             guard FileIO.exists(candidate) else {
-                return LoadedConfiguration(options: first, file: nil, explicit: explicit)
+                return LoadedConfiguration(options: first, file: nil, explicit: explicit, origins: origins)
             }
             path = candidate
             foundInOut = true
         }
-        let file = try ConfigFile.load(path: path)
+        let file = try ConfigFile.load(path: path, topLevelKeys: fileKeys)
         var fileArguments: [String] = []
         for option in file.options {
             let tokens = try Self.arguments(for: option, file: file)
@@ -62,9 +93,10 @@ struct LoadedConfiguration {
                                   problem: "a \(ConfigFile.fileName) found in the output folder cannot name another one; use --config PATH")
             }
             fileArguments += tokens
+            if origins[option.optionName] == nil { origins[option.optionName] = .file }
         }
         let options = try CommandLineOptions.parse(fileArguments + environmentArguments + arguments, environment: environment)
-        return LoadedConfiguration(options: options, file: file, explicit: explicit)
+        return LoadedConfiguration(options: options, file: file, explicit: explicit, origins: origins)
     }
 
     /// The arguments one top-level file option stands for, checked on its own so that an error
@@ -80,19 +112,25 @@ struct LoadedConfiguration {
             }
             throw fail("not allowed in a configuration file")
         }
-        // Is it an option at all, and does it take a value? A flag parses on its own.
-        let alone = Result { try CommandLineOptions.parse([name], environment: [:]) }
-        if case .failure(let error) = alone, "\(error)" == "unknown option '\(name)'" {
-            throw fail("unknown key")
+        guard fileOptionNames.contains(name), let kind = CommandLineOptions.valueKind(of: name) else {
+            throw fail(KeySuggestion.unknownKey(option.key, valid: fileKeys))
         }
-        let isFlag = (try? alone.get()) != nil
         let tokens: [String]
-        switch option.value {
-        case .bool(let on):
-            guard isFlag else { throw fail("expected a value for \(name), not \(option.value.kindDescription)") }
+        switch (kind, option.value) {
+        case (.flag, .bool(let on)):
             tokens = on ? [name] : []
-        default:
-            if isFlag { throw fail("expected true or false, not \(option.value.kindDescription)") }
+        case (.flag, _):
+            throw fail("expected true or false, not \(option.value.kindDescription)")
+        case (.list, _):
+            // The one rule for lists (as in a source's "images"): an array of names, or one
+            // comma-separated string.
+            guard let items = option.value.listItems else {
+                throw fail("expected a list of names (an array, or one comma-separated string), not \(option.value.kindDescription)")
+            }
+            tokens = [name, items.joined(separator: ",")]
+        case (.value, .bool):
+            throw fail("expected a value for \(name), not \(option.value.kindDescription)")
+        case (.value, _):
             guard let text = option.value.argumentText else {
                 throw fail("expected a string or a number, not \(option.value.kindDescription)")
             }
@@ -101,7 +139,6 @@ struct LoadedConfiguration {
         do {
             _ = try CommandLineOptions.parse(tokens, environment: [:])
         } catch let error as CommandLineOptions.UsageError {
-            if error.description.hasPrefix("unknown option") { throw fail("unknown key") }
             let text = error.description
             if text.hasPrefix("\(name) takes ") { throw fail("expected " + text.dropFirst(name.count + 7)) }
             if text.hasPrefix("\(name): ") { throw fail(String(text.dropFirst(name.count + 2))) }

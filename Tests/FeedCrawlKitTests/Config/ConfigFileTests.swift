@@ -138,7 +138,7 @@ struct ConfigFileTests {
         (#"{"type": "array", "url": "https://a.example/", "images": ["large"]}"#, "unknown image variant 'large' (valid: image)"),
         (#"{"type": "pixabay", "url": "https://a.example/", "images": []}"#, "no image variant named (valid: preview, webformat, large)"),
         (#"{"type": "pixabay", "url": "https://a.example/", "images": " , "}"#, "no image variant named"),
-        (#"{"type": "pixabay", "url": "https://a.example/", "images": 2}"#, "expected a list of variant names, not the number 2"),
+        (#"{"type": "pixabay", "url": "https://a.example/", "images": 2}"#, "expected a list of variant names (an array, or one comma-separated string), not the number 2"),
         (#"{"type": "pixabay", "url": "https://a.example/", "images": ["preview", 1]}"#, "expected a list of variant names"),
     ])
     func unknownVariantsNameTheFileTheKeyAndTheValidOnes(source: String, problem: String) {

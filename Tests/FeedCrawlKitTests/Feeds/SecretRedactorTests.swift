@@ -15,10 +15,26 @@ import Testing
         #expect(r.redact("plain a b/c+d here") == "plain *** here")
     }
 
-    @Test func shortSecretsAreStillRedactedAndEmptyOnesIgnored() {
+    @Test func shortSecretsAreRedactedAsWholeTokensAndEmptyOnesIgnored() {
         let r = SecretRedactor(secrets: ["ab", ""])
-        #expect(r.redact("xaby ab") == "x***y ***")
+        #expect(r.redact("xaby ab key=ab&q=\"ab\" /ab/ ab") == "xaby *** key=***&q=\"***\" /***/ ***")
+        #expect(r.redact(bytes: Array("ab,xab".utf8)) == Array("***,xab".utf8))
         #expect(SecretRedactor(secrets: [""]).redact("unchanged") == "unchanged")
+    }
+
+    /// Issue 19: a short key used to turn `pixabay.com` into `pi***abay.com`.
+    @Test func aShortKeyDoesNotMangleTheHostYetNeverShows() {
+        for key in ["xab", "pi", "abay", "a b"] {
+            let r = SecretRedactor(secrets: [key])
+            let url = PixabayQuery(baseURL: "https://pixabay.com/api/", key: key, q: "cat").url(page: 1)
+            #expect(r.redactURL(url) == "https://pixabay.com/api/?q=cat&image_type=all&per_page=100&page=1", "\(key)")
+            #expect(r.redact("GET https://pixabay.com/api/ failed") == "GET https://pixabay.com/api/ failed")
+            // As a value it is still hidden, in the plain and the encoded form.
+            let encoded = FeedPercentEncoding.encode(key, uppercaseHex: true)
+            #expect(r.redact("{\"key\":\"\(key)\"} echo=\(encoded)&") == "{\"key\":\"***\"} echo=***&", "\(key)")
+        }
+        // From 8 bytes on, a key is hidden inside words too.
+        #expect(SecretRedactor(secrets: ["abcdefgh"]).redact("xabcdefghy") == "x***y")
     }
 
     @Test func longerSecretWinsOverItsPrefix() {
@@ -67,15 +83,15 @@ import Testing
     }
 
     @Test func redactsAtBothEndsBackToBackAndAfterNearMisses() {
-        let r = SecretRedactor(secrets: ["abab"])
-        #expect(r.redact("abab") == "***")
-        #expect(r.redact("ababab") == "***ab")          // leftmost first, no overlap
-        #expect(r.redact("abababab") == "******")
-        #expect(r.redact("aba abab") == "aba ***")      // a near miss before a hit
-        #expect(r.redact("xabaXabab") == "xabaX***")
-        #expect(r.redact("aba") == "aba")               // shorter than the secret
+        let r = SecretRedactor(secrets: ["abababab"])
+        #expect(r.redact("abababab") == "***")
+        #expect(r.redact("ababababab") == "***ab")          // leftmost first, no overlap
+        #expect(r.redact("abababababababab") == "******")
+        #expect(r.redact("abababa abababab") == "abababa ***")      // a near miss before a hit
+        #expect(r.redact("xabababaXabababab") == "xabababaX***")
+        #expect(r.redact("abababa") == "abababa")               // shorter than the secret
         #expect(r.redact("") == "")
-        let bytes = Array("...abab\u{0}\u{FF}abab".utf8) + [0xFF, 0x00]
+        let bytes = Array("...abababab\u{0}\u{FF}abababab".utf8) + [0xFF, 0x00]
         #expect(r.redact(bytes: bytes) == Array("...***\u{0}\u{FF}***".utf8) + [0xFF, 0x00])
     }
 

@@ -3,25 +3,45 @@ import Glibc
 /// Hides secrets (API keys) in text and URLs before they reach logs or the manifest.
 ///
 /// Every occurrence of each secret is replaced by `***`, in its plain form and in its
-/// percent-encoded forms (upper- and lower-case hex). Secrets of any non-zero length are
-/// redacted, also those shorter than 4 characters; empty secrets are ignored.
+/// percent-encoded forms (upper- and lower-case hex); empty secrets are ignored.
+///
+/// A secret shorter than `minimumInWordBytes` (8 bytes) is replaced only where it stands as a
+/// whole token: not touching a letter, a digit, `-`, `.`, `_`, `~` or a non-ASCII byte on either
+/// side. So a short key still disappears from `key=ab&`, `"ab"` or `/ab/`, but `pixabay.com` is
+/// not turned into `pi***abay.com` by the key `xab`. `redactURL` drops every `key` query
+/// parameter whatever the key's length.
 public struct SecretRedactor: Sendable, Equatable {
     /// The replacement text: `***`.
     public static let mask = "***"
+    /// Secrets of at least this many bytes (8) are replaced wherever they occur, also inside a
+    /// word; shorter ones only as a whole token.
+    public static let minimumInWordBytes = 8
+
+    /// One byte pattern to hide, and whether it is hidden only as a whole token.
+    private struct Pattern: Sendable, Equatable, Hashable {
+        var bytes: [UInt8]
+        var wholeTokenOnly: Bool
+    }
 
     /// Byte patterns to hide, longest first (so a longer form is replaced before its parts).
-    private let patterns: [[UInt8]]
+    private let patterns: [Pattern]
 
     /// Creates a redactor for `secrets` (empty strings are ignored).
     public init(secrets: [String]) {
-        var forms: Set<String> = []
+        var forms: Set<Pattern> = []
         for secret in secrets where !secret.isEmpty {
-            forms.insert(secret)
-            forms.insert(FeedPercentEncoding.encode(secret, uppercaseHex: true))
-            forms.insert(FeedPercentEncoding.encode(secret, uppercaseHex: false))
+            let short = secret.utf8.count < Self.minimumInWordBytes
+            for form in [secret, FeedPercentEncoding.encode(secret, uppercaseHex: true),
+                         FeedPercentEncoding.encode(secret, uppercaseHex: false)] {
+                forms.insert(Pattern(bytes: Array(form.utf8), wholeTokenOnly: short))
+            }
         }
-        patterns = forms.map { Array($0.utf8) }.sorted {
-            $0.count != $1.count ? $0.count > $1.count : $0.lexicographicallyPrecedes($1)
+        // A form that is hidden everywhere makes the same form's whole-token entry redundant.
+        let everywhere = Set(forms.filter { !$0.wholeTokenOnly }.map(\.bytes))
+        patterns = forms.filter { !$0.wholeTokenOnly || !everywhere.contains($0.bytes) }.sorted {
+            $0.bytes.count != $1.bytes.count ? $0.bytes.count > $1.bytes.count
+                : $0.bytes != $1.bytes ? $0.bytes.lexicographicallyPrecedes($1.bytes)
+                : !$0.wholeTokenOnly && $1.wholeTokenOnly
         }
     }
 
@@ -30,7 +50,7 @@ public struct SecretRedactor: Sendable, Equatable {
         guard !patterns.isEmpty else { return s }
         // Most text holds no secret: look first, copy only when there is one.
         var text = s
-        let clean = text.withUTF8 { utf8 in !patterns.contains { Self.firstOffset(of: $0, in: utf8) != nil } }
+        let clean = text.withUTF8 { utf8 in !patterns.contains { Self.firstOffset(of: $0.bytes, in: utf8) != nil } }
         if clean { return s }
         var bytes = Array(s.utf8)
         for pattern in patterns {
@@ -50,7 +70,7 @@ public struct SecretRedactor: Sendable, Equatable {
     }
 
     /// Length in bytes of the longest form of any secret (0 without secrets).
-    public var longestPatternBytes: Int { patterns.first?.count ?? 0 }
+    public var longestPatternBytes: Int { patterns.first?.bytes.count ?? 0 }
 
     /// Whether no secret is configured (redaction changes nothing).
     public var isEmpty: Bool { patterns.isEmpty }
@@ -112,14 +132,35 @@ public struct SecretRedactor: Sendable, Equatable {
         }
     }
 
+    /// Whether `byte` continues a word: an ASCII letter or digit, `-`, `.`, `_`, `~`, or part of
+    /// a non-ASCII character.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+    }
+
     /// `bytes` with every occurrence of `pattern` replaced by the mask; `bytes` itself (no copy)
     /// when there is none. Occurrences are found with `memchr` and `memcmp`, and the text between them is
-    /// copied in runs.
-    private static func replacing(_ pattern: [UInt8], in bytes: [UInt8]) -> [UInt8] {
-        let n = pattern.count
+    /// copied in runs. A whole-token pattern counts only where no token byte touches it (the ends
+    /// of `bytes` count as boundaries, so a cut-off body is redacted rather than not).
+    private static func replacing(_ pattern: Pattern, in bytes: [UInt8]) -> [UInt8] {
+        let n = pattern.bytes.count
         guard n > 0, bytes.count >= n else { return bytes }
         return bytes.withUnsafeBufferPointer { input -> [UInt8] in
-            guard var found = firstOffset(of: pattern, in: input) else { return bytes }
+            func next(from start: Int) -> Int? {
+                var from = start
+                while from <= input.count - n,
+                      let offset = firstOffset(of: pattern.bytes, in: UnsafeBufferPointer(rebasing: input[from...])) {
+                    let at = from + offset
+                    guard pattern.wholeTokenOnly else { return at }
+                    let before = at == 0 || !isTokenByte(input[at - 1])
+                    let after = at + n == input.count || !isTokenByte(input[at + n])
+                    if before && after { return at }
+                    from = at + 1
+                }
+                return nil
+            }
+            guard var found = next(from: 0) else { return bytes }
             let mask = Array(SecretRedactor.mask.utf8)
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count)
@@ -128,10 +169,8 @@ public struct SecretRedactor: Sendable, Equatable {
                 out.append(contentsOf: input[copied..<found])
                 out.append(contentsOf: mask)
                 copied = found + n
-                guard let next = firstOffset(of: pattern, in: UnsafeBufferPointer(rebasing: input[copied...])) else {
-                    break
-                }
-                found = copied + next
+                guard let hit = next(from: copied) else { break }
+                found = hit
             }
             out.append(contentsOf: input[copied...])
             return out
