@@ -42,6 +42,7 @@ extension CommandLineOptions {
         ("--details", nil, .flag),
         ("--shard", nil, .value),
         ("--metrics-file", nil, .value),
+        ("--metrics-push", nil, .value),
         ("--page-ttl", nil, .value),
         ("--refresh", nil, .flag),
         ("--record", nil, .value),

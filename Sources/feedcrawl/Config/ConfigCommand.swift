@@ -143,6 +143,7 @@ struct EffectiveConfiguration: Encodable {
         case "--details": return .bool(options.details)
         case "--shard": return Value(options.shard.map { "\($0)" })
         case "--metrics-file": return Value(options.metricsFile)
+        case "--metrics-push": return Value(options.metricsPush)
         case "--page-ttl": return Value(options.pageTTLSeconds.map(duration))
         case "--refresh": return .bool(options.refreshPages)
         case "--record": return Value(options.recordDirectory)
