@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Adds feedcrawl's ratios to curl and to the physical floor, and the targets of issues 6 and 11, to a
 run.py table. Usage: bench-summary.py BENCH_DIR results.json table.md out.md out.json [README.md]
-(the README's text between <!-- bench:begin --> and <!-- bench:end --> is replaced)."""
+(the README's text between <!-- bench:begin --> and <!-- bench:end --> is replaced by out.md without
+run.py's table, which stays in out.md, and a link to it)."""
 import json
 import os
 import shutil
@@ -89,6 +90,11 @@ lines += ["| " + " | ".join(r) + " |" for r in rows]
 extra = os.environ.get("FEEDCRAWL_BENCH_EXTRA")  # bench-extra.py's section (flat memory, cold start)
 if extra and os.path.exists(extra):
     lines += [""] + open(extra).read().rstrip("\n").splitlines()
+# The README keeps the figures above; run.py's own table (every peer) stays in out_md only.
+readme_text = "\n".join(lines + ["", "run.py's own table (every peer and workload, the floor, the versions) is in "
+                                  "[scripts/bench-results/latest.md](scripts/bench-results/latest.md#runpys-table); "
+                                  "past before-and-after measurements are in "
+                                  "[scripts/bench-results/history.md](scripts/bench-results/history.md)."]) + "\n"
 lines += ["", "### run.py's table", ""]
 lines += open(table_path).read().rstrip("\n").splitlines()
 text = "\n".join(lines) + "\n"
@@ -101,4 +107,4 @@ if readme:
     if begin in doc and end in doc:
         head_part, rest = doc.split(begin, 1)
         _, tail_part = rest.split(end, 1)
-        open(readme, "w").write(head_part + begin + "\n" + text + end + tail_part)
+        open(readme, "w").write(head_part + begin + "\n" + readme_text + end + tail_part)
