@@ -12,6 +12,7 @@ case "help":
     case "config": Console.out(HelpText.config)
     case "demo-feed": Console.out(HelpText.demoFeed)
     case "manifest": Console.out(HelpText.manifest)
+    case "--options-json": Console.out(HelpText.optionsJSON)
     case let topic?:
         Console.usageError(
             "no help topic '\(TerminalText.sanitize(topic))'; the topics are config, demo-feed and manifest "
