@@ -22,7 +22,7 @@ extension HelpText {
                                     joins the shards' parts (see 'feedcrawl help manifest').
       feedcrawl demo-feed [options] Serve the built-in demo feed on 127.0.0.1 until stopped
                                     (see 'feedcrawl help demo-feed').
-      feedcrawl help [COMMAND]      Show help for a command.
+      feedcrawl help [COMMAND]      Show help for a command; 'help --man' prints a man page (roff).
     """
 
     static let commands = """

@@ -1,5 +1,6 @@
 // feedcrawl: the command-line entry point. Subcommands: `config` (effective configuration),
-// `demo-feed` (serve the demo feed), `help`, `manifest` (inspect); anything else is a crawl.
+// `demo-feed` (serve the demo feed), `help` (also `--man`), `manifest` (inspect); anything else
+// is a crawl.
 import FeedCrawlKit
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -12,6 +13,7 @@ case "help":
     case "config": Console.out(HelpText.config)
     case "demo-feed": Console.out(HelpText.demoFeed)
     case "manifest": Console.out(HelpText.manifest)
+    case "--man": Console.out(HelpText.manPage)
     case "--options-json": Console.out(HelpText.optionsJSON)
     case let topic?:
         Console.usageError(

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 19, point 1: `--help` agrees with the one declaration of the options
+/// Issue 19, point 1: `--help` and the man page agree with the one declaration of the options
 /// (`help --options-json` prints it).
 @Suite("one declaration of every option")
 struct OptionDeclarationTests {
@@ -47,10 +47,31 @@ struct OptionDeclarationTests {
             if let short = option.short { #expect(help.stdout.contains("  \(short), \(option.name)")) }
         }
         for name in ["--shard K/N", "--metrics-file PATH", "--no-progress", "feedcrawl manifest",
-                     "EXIT STATUS:", "EXAMPLES:", "USAGE: feedcrawl [options]"] {
+                     "help --man", "EXIT STATUS:", "EXAMPLES:", "USAGE: feedcrawl [options]"] {
             #expect(help.stdout.contains(name), "\(name)")
         }
         #expect(help.stdout.contains("--pages N               Feed pages to fetch per source (default 5)."))
         for line in help.stdout.split(separator: "\n") { #expect(line.count <= 100, "\(line)") }
+    }
+
+    @Test func theManPageHasItsSectionsAndEveryOptionAndGroffReadsIt() throws {
+        let options = try Self.declared()
+        let man = try BinaryRunner.run(["help", "--man"])
+        #expect(man.status == 0)
+        for section in [".TH FEEDCRAWL 1", ".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS", ".SH EXIT STATUS"] {
+            #expect(man.stdout.contains(section), "\(section)")
+        }
+        let page = try Self.write(man.stdout)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else { return }
+        // -ww: every warning; -P-cbu: plain text, no overstrike, so the names can be searched.
+        let rendered = try Self.run("/usr/bin/groff", ["-man", "-Tascii", "-ww", "-P-cbu", page])
+        #expect(rendered.status == 0)
+        #expect(rendered.stderr.isEmpty, "\(rendered.stderr)")
+        for heading in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "feedcrawl - crawl image feeds"] {
+            #expect(rendered.stdout.contains(heading), "\(heading)")
+        }
+        for option in options { #expect(rendered.stdout.contains(option.name), "\(option.name)") }
+        #expect(rendered.stdout.contains("--pages N"))
+        #expect(rendered.stdout.contains("(default 5)"))
     }
 }
