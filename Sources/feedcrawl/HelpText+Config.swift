@@ -23,6 +23,8 @@ extension HelpText {
       feedcrawl demo-feed [options] Serve the built-in demo feed on 127.0.0.1 until stopped
                                     (see 'feedcrawl help demo-feed').
       feedcrawl help [COMMAND]      Show help for a command; 'help --man' prints a man page (roff).
+      feedcrawl completion SHELL    Print a completion script for bash, zsh or fish, e.g.
+                                    feedcrawl completion bash > /etc/bash_completion.d/feedcrawl
     """
 
     static let commands = """

@@ -26,7 +26,8 @@ extension HelpText {
             "[\\fIoptions\\fR]",
         ]
         for command in ["config [--print] [options]", "manifest [--out DIR] [--status S] [options]",
-                        "manifest merge [crawl options]", "demo-feed [options]", "help [--man] [COMMAND]"] {
+                        "manifest merge [crawl options]", "demo-feed [options]", "help [--man] [COMMAND]",
+                        "completion bash|zsh|fish"] {
             page += [".br", ".B feedcrawl", roff(command)]
         }
         page += [".SH DESCRIPTION"]

@@ -1,6 +1,6 @@
 // feedcrawl: the command-line entry point. Subcommands: `config` (effective configuration),
-// `demo-feed` (serve the demo feed), `help` (also `--man`), `manifest` (inspect); anything else
-// is a crawl.
+// `demo-feed` (serve the demo feed), `help` (also `--man`), `manifest` (inspect), `completion`
+// (bash, zsh, fish); anything else is a crawl.
 import FeedCrawlKit
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,6 +20,13 @@ case "help":
             "no help topic '\(TerminalText.sanitize(topic))'; the topics are config, demo-feed and manifest "
                 + "('feedcrawl help' alone shows the main help)", help: "feedcrawl")
     }
+case "completion":
+    let shells = ["bash": HelpText.bashCompletion, "zsh": HelpText.zshCompletion, "fish": HelpText.fishCompletion]
+    let rest = Array(arguments.dropFirst())
+    guard rest.count == 1, let script = shells[rest[0]] else {
+        Console.usageError("completion takes one shell: bash, zsh or fish", help: "feedcrawl")
+    }
+    Console.out(script)
 case "demo-feed":
     DemoFeedCommand.run(Array(arguments.dropFirst()))
 case "manifest":

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue 19, point 1: `--help` and the man page agree with the one declaration of the options
-/// (`help --options-json` prints it).
+/// Issue 19, point 1: `--help`, the man page and the completion scripts agree with the one
+/// declaration of the options (`help --options-json` prints it).
 @Suite("one declaration of every option")
 struct OptionDeclarationTests {
     struct Option {
@@ -46,7 +46,7 @@ struct OptionDeclarationTests {
             #expect(help.stdout.contains("  \(option.name)") || help.stdout.contains(", \(option.name)"), "\(option.name)")
             if let short = option.short { #expect(help.stdout.contains("  \(short), \(option.name)")) }
         }
-        for name in ["--shard K/N", "--metrics-file PATH", "--no-progress", "feedcrawl manifest",
+        for name in ["--shard K/N", "--metrics-file PATH", "--no-progress", "feedcrawl manifest", "feedcrawl completion",
                      "help --man", "EXIT STATUS:", "EXAMPLES:", "USAGE: feedcrawl [options]"] {
             #expect(help.stdout.contains(name), "\(name)")
         }
@@ -73,5 +73,58 @@ struct OptionDeclarationTests {
         for option in options { #expect(rendered.stdout.contains(option.name), "\(option.name)") }
         #expect(rendered.stdout.contains("--pages N"))
         #expect(rendered.stdout.contains("(default 5)"))
+    }
+
+    @Test func bashCompletionIsValidAndCompletesEveryOption() throws {
+        let options = try Self.declared()
+        let bash = try BinaryRunner.run(["completion", "bash"])
+        #expect(bash.status == 0)
+        #expect(bash.stdout.contains("complete -F _feedcrawl feedcrawl"))
+        for option in options {
+            #expect(bash.stdout.contains(" \(option.name)") || bash.stdout.contains("|\(option.name)"), "\(option.name)")
+        }
+        let script = try Self.write(bash.stdout)
+        let syntax = try Self.run("/bin/bash", ["-n", script])
+        #expect(syntax.status == 0, "\(syntax.stderr)")
+        // Sourced, it completes option names, then a folder after --out, then nothing for a number.
+        let probe = """
+            source \(script)
+            COMP_WORDS=(feedcrawl --met); COMP_CWORD=1; _feedcrawl; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(feedcrawl --pages ''); COMP_CWORD=2; _feedcrawl; echo "[${COMPREPLY[*]}]"
+            COMP_WORDS=(feedcrawl man); COMP_CWORD=1; _feedcrawl; echo "${COMPREPLY[*]}"
+            """
+        let result = try Self.run("/bin/bash", ["-c", probe])
+        #expect(result.stdout == "--metrics-file --metrics-push\n[]\nmanifest\n", "\(result.stdout) \(result.stderr)")
+    }
+
+    @Test func zshAndFishCompletionsNameEveryOption() throws {
+        let options = try Self.declared()
+        let zsh = try BinaryRunner.run(["completion", "zsh"])
+        #expect(zsh.status == 0)
+        #expect(zsh.stdout.hasPrefix("#compdef feedcrawl"))
+        let fish = try BinaryRunner.run(["completion", "fish"])
+        #expect(fish.status == 0)
+        // The shells' own syntax checks, where the shells are installed (Debian: zsh, fish).
+        for (shell, script) in [("/usr/bin/zsh", zsh.stdout), ("/usr/bin/fish", fish.stdout)]
+        where FileManager.default.isExecutableFile(atPath: shell) {
+            let syntax = try Self.run(shell, ["-n", try Self.write(script)])
+            #expect(syntax.status == 0, "\(shell): \(syntax.stderr)")
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
+            let path = try Self.write(fish.stdout)
+            let offered = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --met'"])
+            #expect(offered.stdout.hasPrefix("--metrics-file\t"), "\(offered.stdout)")
+            #expect(offered.stdout.contains("\n--metrics-push\t"), "\(offered.stdout)")
+        }
+        for option in options {
+            #expect(zsh.stdout.contains(option.name), "\(option.name)")
+            #expect(fish.stdout.contains(" -l \(option.name.dropFirst(2)) "), "\(option.name)")
+            if let short = option.short { #expect(fish.stdout.contains(" -s \(short.dropFirst()) -l ")) }
+        }
+        for arguments in [["completion"], ["completion", "tcsh"]] {
+            let wrong = try BinaryRunner.run(arguments)
+            #expect(wrong.status == 2)
+            #expect(wrong.stderr.contains("bash, zsh or fish"))
+        }
     }
 }
