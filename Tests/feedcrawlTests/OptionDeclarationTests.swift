@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Issue 19, point 1: `--help`, the man page and the completion scripts agree with the one
-/// declaration of the options (`help --options-json` prints it).
+/// Issue 19, point 1: `--help`, the man page, the completion scripts and the README's options
+/// table all agree with the one declaration of the options (`help --options-json` prints it).
 @Suite("one declaration of every option")
 struct OptionDeclarationTests {
     struct Option {
@@ -125,6 +125,35 @@ struct OptionDeclarationTests {
             let wrong = try BinaryRunner.run(arguments)
             #expect(wrong.status == 2)
             #expect(wrong.stderr.contains("bash, zsh or fish"))
+        }
+    }
+
+    /// The README's options table (under "## Usage") lists every declared option with the default
+    /// the declaration shows (`—` where none is shown), and no option the parser does not declare.
+    @Test func theReadmeOptionsTableMatchesTheDeclaration() throws {
+        let options = try Self.declared()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let usage = try #require(readme.range(of: "## Usage"))
+        let header = try #require(readme.range(of: "| option | default | meaning |", range: usage.upperBound..<readme.endIndex))
+        var table: [String: String] = [:]
+        for line in readme[header.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2) {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.replacingOccurrences(of: "\\|", with: "/").split(separator: "|").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            let names = cells[0].split(separator: "`").filter { $0.hasPrefix("-") }.map { String($0.split(separator: " ")[0]) }
+            let long = try #require(names.first { $0.hasPrefix("--") }, "\(line)")
+            #expect(table[long] == nil, "\(long) twice")
+            table[long] = cells[1].replacingOccurrences(of: "`", with: "")
+            let declared = options.first { $0.name == long }
+            #expect(declared != nil, "the README's table names \(long), which the parser does not declare")
+            for short in names where !short.hasPrefix("--") { #expect(declared?.short == short, "\(short)") }
+        }
+        for option in options {
+            let shown = try #require(table[option.name], "\(option.name) is missing from the README's options table")
+            #expect(shown == (option.defaultText ?? "—"), "\(option.name): README \(shown), declared \(option.defaultText ?? "—")")
         }
     }
 }
