@@ -135,11 +135,11 @@ extension CommandLineOptions {
         .value("--cacert", "FILE", .options, defaultText: "system",
                "Trust the CA certificates in FILE for HTTPS, as curl's option does."),
         .value("--proxy", "URL", .options, defaultText: "environment",
-               "Send requests through this proxy; by default http_proxy, https_proxy and all_proxy "
-                   + "from the environment are honoured, as curl does."),
+               "Send requests through this proxy instead of the environment's http_proxy, https_proxy "
+                   + "and all_proxy, which are honoured as curl does."),
         .value("--noproxy", "LIST", .options, defaultText: "environment",
-               "Hosts reached without a proxy, comma-separated (by default no_proxy from the "
-                   + "environment). Loopback (the demo feed) is never proxied."),
+               "Hosts reached without a proxy, comma-separated, instead of the environment's no_proxy. "
+                   + "Loopback (the demo feed) is never proxied."),
         .value("--user-agent", "TEXT", .options, defaultText: "feedcrawl/\(BuildInfo.version)",
                "The User-Agent of every request."),
         .value("--page-ttl", "DURATION", .options, defaultText: "24h Pixabay, 0 others",
@@ -188,8 +188,8 @@ extension CommandLineOptions {
               "Print the run summary as one JSON object on stdout (counts by status, bytes, seconds, "
                   + "per-source pages and errors, exit status). Nothing else is ever printed on stdout."),
         .value("--config", "PATH", .output, defaultText: "OUT/feedcrawl.json",
-               "Read options and sources from PATH (by default OUT/feedcrawl.json when it exists). "
-                   + "Precedence: flags > environment > file > defaults."),
+               "Read options and sources from PATH (the default only when it exists). Precedence: "
+                   + "flags > environment > file > defaults."),
         .value("--metrics-file", "PATH", .output, defaultText: "none",
                "Write Prometheus metrics to PATH at the end of the run, for node_exporter's textfile "
                    + "collector (its folder is created if missing)."),

@@ -19,9 +19,10 @@ extension HelpText {
         return label
     }
 
-    /// The help of `spec` with its default: "Feed pages to fetch per source (default 5)."
+    /// The help of `spec` with its default: "Feed pages to fetch per source (default 5)." A flag
+    /// that is off unless given shows no default.
     static func helpWithDefault(_ spec: Spec) -> String {
-        guard let shown = spec.defaultText else { return spec.help }
+        guard let shown = spec.defaultText, !(spec.value == .flag && shown == "off") else { return spec.help }
         var text = spec.help
         if text.hasSuffix(".") { text.removeLast() }
         return text + " (default \(shown))."
