@@ -47,6 +47,9 @@ extension CommandLineOptions {
         var help: String
         /// The help section it is listed in.
         var section: HelpSection
+        /// The values it takes when they are a fixed set (for a list, each name), taken from the
+        /// parser's own enums, for completion; empty (the default) when any value goes.
+        var choices: [String] = []
 
         /// A flag (`value` `.flag`, no placeholder) whose default is shown as `off` unless
         /// `defaultText` says otherwise.
@@ -62,11 +65,11 @@ extension CommandLineOptions {
         /// An option taking one value (`kind` `.value`, the default) or a list (`.list`).
         static func value(
             _ name: String, short: String? = nil, _ placeholder: String, _ section: HelpSection,
-            kind: ValueKind = .value, defaultText: String?, _ help: String
+            kind: ValueKind = .value, defaultText: String?, choices: [String] = [], _ help: String
         ) -> OptionSpec {
             OptionSpec(
                 name: name, short: short, value: kind, placeholder: placeholder, defaultText: defaultText,
-                help: help, section: section)
+                help: help, section: section, choices: choices)
         }
     }
 
@@ -82,13 +85,16 @@ extension CommandLineOptions {
         .value("--pixabay-query", "TEXT", .sources, defaultText: "none",
                "Pixabay search term (q, at most 100 characters); none: all images."),
         .value("--pixabay-images", "LIST", .sources, kind: .list, defaultText: "preview",
+               choices: PixabayVariant.allCases.map(\.rawValue),
                "Pixabay variants to download, comma-separated: preview (150 px), webformat (640 px), "
                    + "large (1280 px)."),
         .value("--launches-url", "URL", .sources, defaultText: "demo",
                "A GraphQL launches API (the Apollo tutorial's schema)."),
         .value("--launch-images", "LIST", .sources, kind: .list, defaultText: "small",
+               choices: LaunchesQuery.PatchSize.allCases.map(\.rawValue),
                "Launch mission patch sizes to download, comma-separated: small, large."),
         .value("--patch-size", "SIZE", .sources, defaultText: "small",
+               choices: LaunchesQuery.PatchSize.allCases.map(\.rawValue),
                "The same as --launch-images SIZE (small or large)."),
         .flag("--details", .sources,
               "After listing, query LaunchDetails for each launch and add its rocket and site to the "
@@ -166,9 +172,10 @@ extension CommandLineOptions {
         .flag("--help", short: "-h", .options, defaultText: nil, "Show this help and exit."),
         // Output and logs (UXOptions)
         .value("--progress", "MODE", .output, defaultText: "auto",
-               "auto: a live display when stderr is a terminal, else a log line per page and a progress "
-                   + "line every --progress-interval; always: the live display even when not a "
-                   + "terminal; never: neither."),
+               choices: UXOptions.Progress.allCases.map(\.rawValue),
+               "How progress is shown: auto, a live display when stderr is a terminal, else a log line "
+                   + "per page and a progress line every --progress-interval; always, the live display "
+                   + "even when not a terminal; never, neither."),
         .flag("--no-progress", .output, "The same as --progress never."),
         .value("--progress-interval", "D", .output, defaultText: "10s",
                "Time between progress lines when there is no live display."),
@@ -179,6 +186,7 @@ extension CommandLineOptions {
               "One log line per image transfer (URL, status, size, dimensions, time, error), and pages "
                   + "and retries also above the live display."),
         .value("--log-format", "FORMAT", .output, defaultText: "text",
+               choices: LogFormat.allCases.map(\.rawValue),
                "text or json: one JSON object per line with timestamp, level, source, event, message "
                    + "and fields."),
         .value("--log-file", "PATH", .output, defaultText: "stderr",

@@ -71,7 +71,7 @@ extension HelpText {
     // MARK: - The declaration as data
 
     /// `feedcrawl help --options-json`: the declaration as a JSON array, one object per option
-    /// (name, short, value, placeholder, default, help, section), for tests and tooling.
+    /// (name, short, value, placeholder, default, help, section, choices), for tests and tooling.
     static var optionsJSON: String {
         let objects: [[String: Any]] = CommandLineOptions.declared.map { spec in
             [
@@ -82,6 +82,7 @@ extension HelpText {
                 "default": spec.defaultText ?? NSNull(),
                 "help": spec.help,
                 "section": spec.section.rawValue,
+                "choices": spec.choices,
             ]
         }
         let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])) ?? Data()

@@ -9,6 +9,7 @@ struct OptionDeclarationTests {
         var name: String
         var short: String?
         var defaultText: String?
+        var choices: [String]
     }
 
     static func declared() throws -> [Option] {
@@ -19,7 +20,7 @@ struct OptionDeclarationTests {
         return try array.map { object in
             Option(
                 name: try #require(object["name"] as? String), short: object["short"] as? String,
-                defaultText: object["default"] as? String)
+                defaultText: object["default"] as? String, choices: object["choices"] as? [String] ?? [])
         }
     }
 
@@ -92,9 +93,10 @@ struct OptionDeclarationTests {
             COMP_WORDS=(feedcrawl --met); COMP_CWORD=1; _feedcrawl; echo "${COMPREPLY[*]}"
             COMP_WORDS=(feedcrawl --pages ''); COMP_CWORD=2; _feedcrawl; echo "[${COMPREPLY[*]}]"
             COMP_WORDS=(feedcrawl man); COMP_CWORD=1; _feedcrawl; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(feedcrawl --progress a); COMP_CWORD=2; _feedcrawl; echo "${COMPREPLY[*]}"
             """
         let result = try Self.run("/bin/bash", ["-c", probe])
-        #expect(result.stdout == "--metrics-file --metrics-push\n[]\nmanifest\n", "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout == "--metrics-file --metrics-push\n[]\nmanifest\nauto always\n", "\(result.stdout) \(result.stderr)")
     }
 
     @Test func zshAndFishCompletionsNameEveryOption() throws {
@@ -115,16 +117,35 @@ struct OptionDeclarationTests {
             let offered = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --met'"])
             #expect(offered.stdout.hasPrefix("--metrics-file\t"), "\(offered.stdout)")
             #expect(offered.stdout.contains("\n--metrics-push\t"), "\(offered.stdout)")
+            let values = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --log-format '"])
+            let offeredValues = values.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+            #expect(Set(offeredValues) == ["text", "json"], "\(values.stdout)")
         }
         for option in options {
             #expect(zsh.stdout.contains(option.name), "\(option.name)")
             #expect(fish.stdout.contains(" -l \(option.name.dropFirst(2)) "), "\(option.name)")
             if let short = option.short { #expect(fish.stdout.contains(" -s \(short.dropFirst()) -l ")) }
         }
+        #expect(zsh.stdout.contains("'--progress[How progress is shown]:MODE:(auto always never)'"))
         for arguments in [["completion"], ["completion", "tcsh"]] {
             let wrong = try BinaryRunner.run(arguments)
             #expect(wrong.status == 2)
             #expect(wrong.stderr.contains("bash, zsh or fish"))
+        }
+    }
+
+    /// The values completion offers come from the parser's own enums: each is accepted.
+    @Test func everyValueCompletionOffersIsAccepted() throws {
+        let options = try Self.declared().filter { !$0.choices.isEmpty }
+        #expect(Set(options.map(\.name)) == ["--pixabay-images", "--launch-images", "--patch-size", "--progress", "--log-format"])
+        let out = BinaryRunner.temporaryDirectory() + "/o"
+        for option in options {
+            for choice in option.choices {
+                let result = try BinaryRunner.run(["config", "--print", "--out", out, option.name, choice])
+                #expect(result.status == 0, "\(option.name) \(choice): \(result.stderr)")
+            }
+            let wrong = try BinaryRunner.run(["config", "--print", "--out", out, option.name, "bogus"])
+            #expect(wrong.status == 2, "\(option.name) bogus")
         }
     }
 
