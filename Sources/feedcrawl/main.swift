@@ -18,7 +18,7 @@ case "help":
     case let topic?:
         Console.usageError(
             "no help topic '\(TerminalText.sanitize(topic))'; the topics are config, demo-feed and manifest "
-                + "('feedcrawl help' alone shows the main help)", help: "feedcrawl")
+                + "('feedcrawl help' alone shows the main help, 'feedcrawl help --man' a man page)", help: "feedcrawl")
     }
 case "completion":
     let shells = ["bash": HelpText.bashCompletion, "zsh": HelpText.zshCompletion, "fish": HelpText.fishCompletion]

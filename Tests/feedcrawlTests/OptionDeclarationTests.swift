@@ -59,6 +59,9 @@ struct OptionDeclarationTests {
         let options = try Self.declared()
         let man = try BinaryRunner.run(["help", "--man"])
         #expect(man.status == 0)
+        let unknown = try BinaryRunner.run(["help", "--mann"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("'feedcrawl help --man' a man page"), "\(unknown.stderr)")
         for section in [".TH FEEDCRAWL 1", ".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS", ".SH EXIT STATUS"] {
             #expect(man.stdout.contains(section), "\(section)")
         }
