@@ -2,7 +2,7 @@ import FeedCrawlKit
 
 extension CommandLineOptions {
     /// What an option takes after its name.
-    enum ValueKind {
+    enum ValueKind: Sendable {
         /// Nothing: `--quiet`.
         case flag
         /// One value: `--pages 3`.
@@ -11,61 +11,200 @@ extension CommandLineOptions {
         case list
     }
 
-    /// Every option `parse` accepts, by long name, with its short name and the kind of value it
-    /// takes. `parse` refuses any name not here, so this is the one list that the configuration
-    /// file's keys (`LoadedConfiguration.fileKeys`), their spelling suggestions and
-    /// `feedcrawl config --print` are derived from.
-    static let declared: [(name: String, short: String?, value: ValueKind)] = [
-        ("--help", "-h", .flag),
-        ("--version", nil, .flag),
-        ("--pages", nil, .value),
-        ("--per-page", nil, .value),
-        ("--out", nil, .value),
-        ("--pixabay-url", nil, .value),
-        ("--launches-url", nil, .value),
-        ("--concurrency", nil, .value),
-        ("--per-host", nil, .value),
-        ("--retries", nil, .value),
-        ("--ttl", nil, .value),
-        ("--max-image-bytes", nil, .value),
-        ("--cacert", nil, .value),
-        ("--pixabay-query", nil, .value),
-        ("--array-url", nil, .value),
-        ("--array-id-field", nil, .value),
-        ("--array-image-field", nil, .value),
-        ("--array-title-field", nil, .value),
-        ("--array-name", nil, .value),
-        ("--array-per-page", nil, .value),
-        ("--patch-size", nil, .value),
-        ("--pixabay-images", nil, .list),
-        ("--launch-images", nil, .list),
-        ("--details", nil, .flag),
-        ("--shard", nil, .value),
-        ("--metrics-file", nil, .value),
-        ("--metrics-push", nil, .value),
-        ("--page-ttl", nil, .value),
-        ("--refresh", nil, .flag),
-        ("--record", nil, .value),
-        ("--replay", nil, .value),
-        ("--deadline", nil, .value),
-        ("--max-retry-wait", nil, .value),
-        ("--max-time", nil, .value),
-        ("--connect-timeout", nil, .value),
-        ("--allow-private-addresses", nil, .flag),
-        ("--user-agent", nil, .value),
-        ("--proxy", nil, .value),
-        ("--noproxy", nil, .value),
-        ("--cache-max", nil, .value),
-        // UXOptions
-        ("--progress", nil, .value),
-        ("--no-progress", nil, .flag),
-        ("--progress-interval", nil, .value),
-        ("--quiet", "-q", .flag),
-        ("--verbose", "-v", .flag),
-        ("--log-format", nil, .value),
-        ("--log-file", nil, .value),
-        ("--json", nil, .flag),
-        ("--config", nil, .value),
+    /// The part of `feedcrawl --help` (and of the man page) an option is listed in.
+    enum HelpSection: String, CaseIterable, Sendable {
+        /// Where the crawl reads from: "SOURCES".
+        case sources
+        /// How the crawl runs: "OPTIONS".
+        case options
+        /// What it prints and writes besides the images: "OUTPUT AND LOGS".
+        case output
+
+        /// The heading of the section in `--help`, e.g. `OPTIONS`.
+        var heading: String {
+            switch self {
+            case .sources: "SOURCES"
+            case .options: "OPTIONS"
+            case .output: "OUTPUT AND LOGS"
+            }
+        }
+    }
+
+    /// One option, declared once: the parser, `--help`, `help --man`, the completion scripts,
+    /// the configuration file's keys and `config --print` all read it from `declared`.
+    struct OptionSpec: Sendable {
+        /// The long name, e.g. `--pages`.
+        var name: String
+        /// The short name, e.g. `-q`; nil (the default) when there is none.
+        var short: String?
+        /// What the option takes after its name.
+        var value: ValueKind
+        /// The value's placeholder as shown to people (`N`, `URL`, `DURATION`); nil for a flag.
+        var placeholder: String?
+        /// The default as shown to people (`5`, `./output`, `off`); nil when none is shown.
+        var defaultText: String?
+        /// What the option does, one sentence or two, without its default.
+        var help: String
+        /// The help section it is listed in.
+        var section: HelpSection
+        /// The values it takes when they are a fixed set (for a list, each name), taken from the
+        /// parser's own enums, for completion; empty (the default) when any value goes.
+        var choices: [String] = []
+
+        /// A flag (`value` `.flag`, no placeholder) whose default is shown as `off` unless
+        /// `defaultText` says otherwise.
+        static func flag(
+            _ name: String, short: String? = nil, _ section: HelpSection, defaultText: String? = "off",
+            _ help: String
+        ) -> OptionSpec {
+            OptionSpec(
+                name: name, short: short, value: .flag, placeholder: nil, defaultText: defaultText, help: help,
+                section: section)
+        }
+
+        /// An option taking one value (`kind` `.value`, the default) or a list (`.list`).
+        static func value(
+            _ name: String, short: String? = nil, _ placeholder: String, _ section: HelpSection,
+            kind: ValueKind = .value, defaultText: String?, choices: [String] = [], _ help: String
+        ) -> OptionSpec {
+            OptionSpec(
+                name: name, short: short, value: kind, placeholder: placeholder, defaultText: defaultText,
+                help: help, section: section, choices: choices)
+        }
+    }
+
+    /// Every option `parse` accepts, in the order `--help` lists them within a section. `parse`
+    /// refuses any name not here, so this is the one list that the configuration file's keys
+    /// (`LoadedConfiguration.fileKeys`), their spelling suggestions, `feedcrawl config --print`,
+    /// the option lines of `--help`, the man page and the completion scripts are derived from.
+    static let declared: [OptionSpec] = [
+        // Sources
+        .value("--pixabay-url", "URL", .sources, defaultText: "demo",
+               "A Pixabay-style search API, e.g. https://pixabay.com/api/. The key is read from the "
+                   + "PIXABAY_KEY environment variable."),
+        .value("--pixabay-query", "TEXT", .sources, defaultText: "none",
+               "Pixabay search term (q, at most 100 characters); none: all images."),
+        .value("--pixabay-images", "LIST", .sources, kind: .list, defaultText: "preview",
+               choices: PixabayVariant.allCases.map(\.rawValue),
+               "Pixabay variants to download, comma-separated: preview (150 px), webformat (640 px), "
+                   + "large (1280 px)."),
+        .value("--launches-url", "URL", .sources, defaultText: "demo",
+               "A GraphQL launches API (the Apollo tutorial's schema)."),
+        .value("--launch-images", "LIST", .sources, kind: .list, defaultText: "small",
+               choices: LaunchesQuery.PatchSize.allCases.map(\.rawValue),
+               "Launch mission patch sizes to download, comma-separated: small, large."),
+        .value("--patch-size", "SIZE", .sources, defaultText: "small",
+               choices: LaunchesQuery.PatchSize.allCases.map(\.rawValue),
+               "The same as --launch-images SIZE (small or large)."),
+        .flag("--details", .sources,
+              "After listing, query LaunchDetails for each launch and add its rocket and site to the "
+                  + "manifest, and its large patch (downloaded too) to the images."),
+        .value("--array-url", "URL", .sources, defaultText: "none",
+               "A page-numbered feed of bare JSON arrays, fetched as URL?page=N&per_page=M "
+                   + "(PunkAPI-style); stops at a short page."),
+        .value("--array-id-field", "F", .sources, defaultText: "id",
+               "Field with each element's id (a.b reaches into objects)."),
+        .value("--array-image-field", "F", .sources, defaultText: "image_url",
+               "Field with each element's image URL."),
+        .value("--array-title-field", "F", .sources, defaultText: "name, else title",
+               "Field with each element's title."),
+        .value("--array-name", "NAME", .sources, defaultText: "array",
+               "The array source's name in the manifest (and its folder name)."),
+        .value("--array-per-page", "N", .sources, defaultText: "25", "Elements per array page (per_page)."),
+        // Options
+        .value("--pages", "N", .options, defaultText: "5", "Feed pages to fetch per source."),
+        .value("--per-page", "N", .options, defaultText: "100",
+               "Pixabay hits per page, 3-200; the launches source always uses the server's default (20)."),
+        .value("--out", "DIR", .options, defaultText: "./output",
+               "Output folder for cache/, manifest.json and index.html, the contact sheet written after "
+                   + "every run."),
+        .value("--concurrency", "N", .options, defaultText: "16", "Image transfers in flight at once."),
+        .value("--per-host", "N", .options, defaultText: "8", "Image transfers in flight to one host."),
+        .value("--retries", "N", .options, defaultText: "3",
+               "Retries of a transient failure (network error, 5xx, 408, 429, body cut short)."),
+        .value("--max-retry-wait", "DURATION", .options, defaultText: "5m",
+               "The longest Retry-After waited for; a server that asks for more fails that request at "
+                   + "once, saying what it asked."),
+        .value("--max-time", "DURATION", .options, defaultText: "5m",
+               "The longest one transfer attempt (a feed page or an image) may take; past it the attempt "
+                   + "fails and is retried."),
+        .value("--connect-timeout", "DURATION", .options, defaultText: "10s",
+               "The longest a connection (DNS, TCP, TLS) may take."),
+        .flag("--allow-private-addresses", .options,
+              "Fetch images from loopback and private addresses (127/8, 10/8, 172.16/12, 192.168/16, "
+                  + "::1, fc00::/7) although no feed is on one. Link-local addresses (169.254/16, "
+                  + "fe80::/10) are never fetched."),
+        .value("--ttl", "DURATION", .options, defaultText: "24h",
+               "Cached images younger than this are not requested again, e.g. 90s, 10m, 24h, 7d."),
+        .value("--max-image-bytes", "SIZE", .options, defaultText: "20M",
+               "Largest image accepted, e.g. 500K, 20M; larger ones are rejected."),
+        .value("--cacert", "FILE", .options, defaultText: "system",
+               "Trust the CA certificates in FILE for HTTPS, as curl's option does."),
+        .value("--proxy", "URL", .options, defaultText: "environment",
+               "Send requests through this proxy instead of the environment's http_proxy, https_proxy "
+                   + "and all_proxy, which are honoured as curl does."),
+        .value("--noproxy", "LIST", .options, defaultText: "environment",
+               "Hosts reached without a proxy, comma-separated, instead of the environment's no_proxy. "
+                   + "Loopback (the demo feed) is never proxied."),
+        .value("--user-agent", "TEXT", .options, defaultText: "feedcrawl/\(BuildInfo.version)",
+               "The User-Agent of every request."),
+        .value("--page-ttl", "DURATION", .options, defaultText: "24h Pixabay, 0 others",
+               "Reuse feed pages fetched less than this ago, kept in OUT/pages/ (Pixabay's terms ask "
+                   + "for 24h)."),
+        .flag("--refresh", .options, "Ignore the kept feed pages: fetch every page anew."),
+        .value("--record", "DIR", .options, defaultText: "off",
+               "Save every feed response (status, headers, body; key removed) under DIR as it is fetched."),
+        .value("--replay", "DIR", .options, defaultText: "off",
+               "Take every feed response from a --record DIR instead of the network (name the same "
+                   + "sources); images are fetched as usual."),
+        .value("--deadline", "DURATION", .options, defaultText: "none",
+               "Stop after DURATION (e.g. 10m): stop scheduling, cancel transfers in flight, write the "
+                   + "manifest; unfinished items are 'cancelled' (exit status 1)."),
+        .value("--cache-max", "SIZE", .options, defaultText: "2G",
+               "After the run, evict least-recently-used images this run did not use until the cache "
+                   + "is at most SIZE, e.g. 500M."),
+        .value("--shard", "K/N", .options, defaultText: "none",
+               "Run shard K (0 <= K < N) of N parts of the crawl, with the others at once on the same "
+                   + "OUT; join them with 'feedcrawl manifest merge'."),
+        .flag("--version", .options, defaultText: nil,
+              "Print the version, the commit it was built from and libcurl's version and features, "
+                  + "and exit."),
+        .flag("--help", short: "-h", .options, defaultText: nil, "Show this help and exit."),
+        // Output and logs (UXOptions)
+        .value("--progress", "MODE", .output, defaultText: "auto",
+               choices: UXOptions.Progress.allCases.map(\.rawValue),
+               "How progress is shown: auto, a live display when stderr is a terminal, else a log line "
+                   + "per page and a progress line every --progress-interval; always, the live display "
+                   + "even when not a terminal; never, neither."),
+        .flag("--no-progress", .output, "The same as --progress never."),
+        .value("--progress-interval", "D", .output, defaultText: "10s",
+               "Time between progress lines when there is no live display."),
+        .flag("--quiet", short: "-q", .output,
+              "Print nothing when the run ends with status 0 (for cron); otherwise only warnings, "
+                  + "errors and the summary."),
+        .flag("--verbose", short: "-v", .output,
+              "One log line per image transfer (URL, status, size, dimensions, time, error), and pages "
+                  + "and retries also above the live display."),
+        .value("--log-format", "FORMAT", .output, defaultText: "text",
+               choices: LogFormat.allCases.map(\.rawValue),
+               "text or json: one JSON object per line with timestamp, level, source, event, message "
+                   + "and fields."),
+        .value("--log-file", "PATH", .output, defaultText: "stderr",
+               "Append log lines to PATH (text lines get a timestamp; its folder is created if "
+                   + "missing); stderr still gets warnings, errors and the summary."),
+        .flag("--json", .output,
+              "Print the run summary as one JSON object on stdout (counts by status, bytes, seconds, "
+                  + "per-source pages and errors, exit status). Nothing else is ever printed on stdout."),
+        .value("--config", "PATH", .output, defaultText: "OUT/feedcrawl.json",
+               "Read options and sources from PATH (the default only when it exists). Precedence: "
+                   + "flags > environment > file > defaults."),
+        .value("--metrics-file", "PATH", .output, defaultText: "none",
+               "Write Prometheus metrics to PATH at the end of the run, for node_exporter's textfile "
+                   + "collector (its folder is created if missing)."),
+        .value("--metrics-push", "URL", .output, defaultText: "none",
+               "Push the same metrics to the Prometheus Pushgateway at URL at the end of the run: PUT "
+                   + "URL/metrics/job/feedcrawl (a shard's to a group of its own), within 10 s. A failed "
+                   + "push is an error, exit status 1."),
     ]
 
     /// The declared long name of `argument` (`-q` → `--quiet`), or nil when it is no option.

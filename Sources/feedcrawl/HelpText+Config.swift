@@ -2,30 +2,7 @@ extension HelpText {
     /// Options about output and configuration (part of the main help).
     static let outputOptions = """
     OUTPUT AND LOGS:
-      --progress MODE         auto (default): a live display when stderr is a terminal, else a
-                              log line per page and a progress line every --progress-interval;
-                              always: the live display even when not a terminal; never: neither.
-      --progress-interval D   Time between progress lines when there is no live display (default 10s).
-      -q, --quiet             Print nothing when the run ends with status 0 (for cron); otherwise
-                              only warnings, errors and the summary.
-      -v, --verbose           One log line per image transfer, and pages and retries also above
-                              the live display.
-      --log-format FORMAT     text (default) or json: one JSON object per line with timestamp,
-                              level, source, event, message and fields.
-      --log-file PATH         Append log lines to PATH instead of stderr (text lines get a
-                              timestamp); stderr still gets warnings, errors and the summary.
-                              Its folder is created if missing, as --metrics-file's is.
-      --json                  Print the run summary as one JSON object on stdout (counts by
-                              status, bytes, seconds, per-source pages and errors, exit status).
-                              Nothing else is ever printed on stdout.
-      --config PATH           Read options and sources from PATH (default: OUT/feedcrawl.json
-                              when it exists). Precedence: flags > environment > file > defaults.
-      --metrics-file PATH     Write Prometheus metrics to PATH at the end of the run, for
-                              node_exporter's textfile collector (default: none).
-      --metrics-push URL      Push the same metrics to the Prometheus Pushgateway at URL at the
-                              end of the run: PUT URL/metrics/job/feedcrawl (a shard's under
-                              /shard@base64/..., so shards keep their own), within 10 s
-                              (default: none). A failed push is an error, exit status 1.
+    \(optionLines(.output))
     """
 
     static let environment = """
@@ -37,13 +14,22 @@ extension HelpText {
                               Like the options of the same name; the command line wins.
     """
 
-    static let commands = """
-    COMMANDS:
+    /// The subcommands, as `--help` and the man page list them.
+    static let commandList = """
       feedcrawl [options]           Crawl (this help).
       feedcrawl config --print      Show the effective configuration, secrets masked.
+      feedcrawl manifest [options]  Show what a crawl left in OUT/manifest.json; 'manifest merge'
+                                    joins the shards' parts (see 'feedcrawl help manifest').
       feedcrawl demo-feed [options] Serve the built-in demo feed on 127.0.0.1 until stopped
                                     (see 'feedcrawl help demo-feed').
-      feedcrawl help [COMMAND]      Show help for a command.
+      feedcrawl help [COMMAND]      Show help for a command; 'help --man' prints a man page (roff).
+      feedcrawl completion SHELL    Print a completion script for bash, zsh or fish, e.g.
+                                    feedcrawl completion bash > /etc/bash_completion.d/feedcrawl
+    """
+
+    static let commands = """
+    COMMANDS:
+    \(commandList)
     """
 
     static let config = """

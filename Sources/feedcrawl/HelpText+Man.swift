@@ -1,0 +1,49 @@
+import FeedCrawlKit
+import Foundation
+
+/// `feedcrawl help --man`: the man page, its OPTIONS generated from `CommandLineOptions.declared`.
+extension HelpText {
+    /// `text` made safe for roff: backslashes and hyphens escaped, no line starting with a control
+    /// character.
+    static func roff(_ text: String) -> String {
+        let escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line)
+        }.joined(separator: "\n")
+    }
+
+    /// `feedcrawl help --man`: a man page in roff (`man -l -` reads it): NAME, SYNOPSIS,
+    /// DESCRIPTION, OPTIONS (generated from the declaration), COMMANDS, EXIT STATUS.
+    static var manPage: String {
+        var page = [
+            #".TH FEEDCRAWL 1 "" "feedcrawl \#(roff(BuildInfo.version))" "User Commands""#,
+            ".nh",  // option names are never hyphenated
+            ".ad l",
+            ".SH NAME",
+            "feedcrawl \\- crawl image feeds into a disk cache and a manifest",
+            ".SH SYNOPSIS",
+            ".B feedcrawl",
+            "[\\fIoptions\\fR]",
+        ]
+        for command in ["config [--print] [options]", "manifest [--out DIR] [--status S] [options]",
+                        "manifest merge [crawl options]", "demo-feed [options]", "help [--man] [COMMAND]",
+                        "completion bash|zsh|fish"] {
+            page += [".br", ".B feedcrawl", roff(command)]
+        }
+        page += [".SH DESCRIPTION"]
+        page += description.components(separatedBy: "\n\n").flatMap { [".PP", roff($0)] }
+        page += [".SH OPTIONS"]
+        for section in CommandLineOptions.HelpSection.allCases {
+            page += [".SS " + section.heading]
+            for spec in CommandLineOptions.declared where spec.section == section {
+                var name = spec.short.map { "\\fB\(roff($0))\\fR, " } ?? ""
+                name += "\\fB\(roff(spec.name))\\fR"
+                if let placeholder = spec.placeholder { name += " \\fI\(roff(placeholder))\\fR" }
+                page += [".TP", name, roff(helpWithDefault(spec))]
+            }
+        }
+        page += [".SH COMMANDS", ".nf", roff(commandList), ".fi"]
+        page += [".SH EXIT STATUS", ".nf", roff(exitStatus), ".fi"]
+        return page.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,91 @@
+import FeedCrawlKit
+import Foundation
+
+/// The option lines of `--help` and the declaration as JSON, generated from
+/// `CommandLineOptions.declared` (the man page and the completion scripts build on them).
+extension HelpText {
+    typealias Spec = CommandLineOptions.OptionSpec
+
+    /// The width `--help` is wrapped at (columns).
+    static let width = 100
+    /// The column an option's help starts at in `--help`.
+    static let helpColumn = 26
+
+    /// How an option is named to people: `-q, --quiet` or `--pages N`.
+    static func label(_ spec: Spec) -> String {
+        var label = spec.short.map { "\($0), " } ?? ""
+        label += spec.name
+        if let placeholder = spec.placeholder { label += " " + placeholder }
+        return label
+    }
+
+    /// The help of `spec` with its default: "Feed pages to fetch per source (default 5)." A flag
+    /// that is off unless given shows no default.
+    static func helpWithDefault(_ spec: Spec) -> String {
+        guard let shown = spec.defaultText, !(spec.value == .flag && shown == "off") else { return spec.help }
+        var text = spec.help
+        if text.hasSuffix(".") { text.removeLast() }
+        return text + " (default \(shown))."
+    }
+
+    /// `text` cut into lines of at most `width` characters (a longer word stays whole).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    /// One option as `--help` lists it: the label, then its help from column 26 (on the next
+    /// line when the label is too long), wrapped at 100 columns.
+    static func helpEntry(_ spec: Spec) -> String {
+        let indent = String(repeating: " ", count: helpColumn)
+        let name = "  " + label(spec)
+        let lines = wrap(helpWithDefault(spec), width: width - helpColumn)
+        var out: [String] = []
+        if name.count <= helpColumn - 2 {
+            out.append(name.padding(toLength: helpColumn, withPad: " ", startingAt: 0) + lines[0])
+            out += lines.dropFirst().map { indent + $0 }
+        } else {
+            out.append(name)
+            out += lines.map { indent + $0 }
+        }
+        return out.joined(separator: "\n")
+    }
+
+    /// The option lines of one section of `--help`, without its heading.
+    static func optionLines(_ section: CommandLineOptions.HelpSection) -> String {
+        CommandLineOptions.declared.filter { $0.section == section }.map(helpEntry).joined(separator: "\n")
+    }
+
+    // MARK: - The declaration as data
+
+    /// `feedcrawl help --options-json`: the declaration as a JSON array, one object per option
+    /// (name, short, value, placeholder, default, help, section, choices), for tests and tooling.
+    static var optionsJSON: String {
+        let objects: [[String: Any]] = CommandLineOptions.declared.map { spec in
+            [
+                "name": spec.name,
+                "short": spec.short ?? NSNull(),
+                "value": "\(spec.value)",
+                "placeholder": spec.placeholder ?? NSNull(),
+                "default": spec.defaultText ?? NSNull(),
+                "help": spec.help,
+                "section": spec.section.rawValue,
+                "choices": spec.choices,
+            ]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

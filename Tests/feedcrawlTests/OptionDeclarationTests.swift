@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+
+/// Issue 19, point 1: `--help`, the man page, the completion scripts and the README's options
+/// table all agree with the one declaration of the options (`help --options-json` prints it).
+@Suite("one declaration of every option")
+struct OptionDeclarationTests {
+    struct Option {
+        var name: String
+        var short: String?
+        var defaultText: String?
+        var choices: [String]
+    }
+
+    static func declared() throws -> [Option] {
+        let result = try BinaryRunner.run(["help", "--options-json"])
+        #expect(result.status == 0)
+        let array = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        return try array.map { object in
+            Option(
+                name: try #require(object["name"] as? String), short: object["short"] as? String,
+                defaultText: object["default"] as? String, choices: object["choices"] as? [String] ?? [])
+        }
+    }
+
+    /// Runs `executable` with `arguments`, the environment unchanged.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let child = try ChildProcess(
+            executable: executable, arguments: arguments, environment: ChildProcess.environment([:]))
+        let exit = child.waitForExit(timeout: 30)
+        return (exit.status, String(decoding: exit.stdout, as: UTF8.self), String(decoding: exit.stderr, as: UTF8.self))
+    }
+
+    static func write(_ text: String) throws -> String {
+        let path = BinaryRunner.temporaryDirectory() + "/file"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func theHelpListsEveryOptionWithinOneHundredColumns() throws {
+        let options = try Self.declared()
+        #expect(options.count > 40)
+        let help = try BinaryRunner.run(["--help"])
+        #expect(help.status == 0)
+        for option in options {
+            #expect(help.stdout.contains("  \(option.name)") || help.stdout.contains(", \(option.name)"), "\(option.name)")
+            if let short = option.short { #expect(help.stdout.contains("  \(short), \(option.name)")) }
+        }
+        for name in ["--shard K/N", "--metrics-file PATH", "--no-progress", "feedcrawl manifest", "feedcrawl completion",
+                     "help --man", "EXIT STATUS:", "EXAMPLES:", "USAGE: feedcrawl [options]"] {
+            #expect(help.stdout.contains(name), "\(name)")
+        }
+        #expect(help.stdout.contains("--pages N               Feed pages to fetch per source (default 5)."))
+        for line in help.stdout.split(separator: "\n") { #expect(line.count <= 100, "\(line)") }
+    }
+
+    @Test func theManPageHasItsSectionsAndEveryOptionAndGroffReadsIt() throws {
+        let options = try Self.declared()
+        let man = try BinaryRunner.run(["help", "--man"])
+        #expect(man.status == 0)
+        let unknown = try BinaryRunner.run(["help", "--mann"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("'feedcrawl help --man' a man page"), "\(unknown.stderr)")
+        for section in [".TH FEEDCRAWL 1", ".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS", ".SH EXIT STATUS"] {
+            #expect(man.stdout.contains(section), "\(section)")
+        }
+        let page = try Self.write(man.stdout)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else { return }
+        // -ww: every warning; -P-cbu: plain text, no overstrike, so the names can be searched.
+        let rendered = try Self.run("/usr/bin/groff", ["-man", "-Tascii", "-ww", "-P-cbu", page])
+        #expect(rendered.status == 0)
+        #expect(rendered.stderr.isEmpty, "\(rendered.stderr)")
+        for heading in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "feedcrawl - crawl image feeds"] {
+            #expect(rendered.stdout.contains(heading), "\(heading)")
+        }
+        for option in options { #expect(rendered.stdout.contains(option.name), "\(option.name)") }
+        #expect(rendered.stdout.contains("--pages N"))
+        #expect(rendered.stdout.contains("(default 5)"))
+    }
+
+    @Test func bashCompletionIsValidAndCompletesEveryOption() throws {
+        let options = try Self.declared()
+        let bash = try BinaryRunner.run(["completion", "bash"])
+        #expect(bash.status == 0)
+        #expect(bash.stdout.contains("complete -F _feedcrawl feedcrawl"))
+        for option in options {
+            #expect(bash.stdout.contains(" \(option.name)") || bash.stdout.contains("|\(option.name)"), "\(option.name)")
+        }
+        let script = try Self.write(bash.stdout)
+        let syntax = try Self.run("/bin/bash", ["-n", script])
+        #expect(syntax.status == 0, "\(syntax.stderr)")
+        // Sourced, it completes option names, then a folder after --out, then nothing for a number.
+        let probe = """
+            source \(script)
+            COMP_WORDS=(feedcrawl --met); COMP_CWORD=1; _feedcrawl; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(feedcrawl --pages ''); COMP_CWORD=2; _feedcrawl; echo "[${COMPREPLY[*]}]"
+            COMP_WORDS=(feedcrawl man); COMP_CWORD=1; _feedcrawl; echo "${COMPREPLY[*]}"
+            COMP_WORDS=(feedcrawl --progress a); COMP_CWORD=2; _feedcrawl; echo "${COMPREPLY[*]}"
+            """
+        let result = try Self.run("/bin/bash", ["-c", probe])
+        #expect(result.stdout == "--metrics-file --metrics-push\n[]\nmanifest\nauto always\n", "\(result.stdout) \(result.stderr)")
+    }
+
+    @Test func zshAndFishCompletionsNameEveryOption() throws {
+        let options = try Self.declared()
+        let zsh = try BinaryRunner.run(["completion", "zsh"])
+        #expect(zsh.status == 0)
+        #expect(zsh.stdout.hasPrefix("#compdef feedcrawl"))
+        let fish = try BinaryRunner.run(["completion", "fish"])
+        #expect(fish.status == 0)
+        // The shells' own syntax checks, where the shells are installed (Debian: zsh, fish).
+        for (shell, script) in [("/usr/bin/zsh", zsh.stdout), ("/usr/bin/fish", fish.stdout)]
+        where FileManager.default.isExecutableFile(atPath: shell) {
+            let syntax = try Self.run(shell, ["-n", try Self.write(script)])
+            #expect(syntax.status == 0, "\(shell): \(syntax.stderr)")
+        }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
+            let path = try Self.write(fish.stdout)
+            let offered = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --met'"])
+            #expect(offered.stdout.hasPrefix("--metrics-file\t"), "\(offered.stdout)")
+            #expect(offered.stdout.contains("\n--metrics-push\t"), "\(offered.stdout)")
+            let values = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --log-format '"])
+            let offeredValues = values.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
+            #expect(Set(offeredValues) == ["text", "json"], "\(values.stdout)")
+        }
+        for option in options {
+            #expect(zsh.stdout.contains(option.name), "\(option.name)")
+            #expect(fish.stdout.contains(" -l \(option.name.dropFirst(2)) "), "\(option.name)")
+            if let short = option.short { #expect(fish.stdout.contains(" -s \(short.dropFirst()) -l ")) }
+        }
+        #expect(zsh.stdout.contains("'--progress[How progress is shown]:MODE:(auto always never)'"))
+        for arguments in [["completion"], ["completion", "tcsh"]] {
+            let wrong = try BinaryRunner.run(arguments)
+            #expect(wrong.status == 2)
+            #expect(wrong.stderr.contains("bash, zsh or fish"))
+        }
+    }
+
+    /// The values completion offers come from the parser's own enums: each is accepted.
+    @Test func everyValueCompletionOffersIsAccepted() throws {
+        let options = try Self.declared().filter { !$0.choices.isEmpty }
+        #expect(Set(options.map(\.name)) == ["--pixabay-images", "--launch-images", "--patch-size", "--progress", "--log-format"])
+        let out = BinaryRunner.temporaryDirectory() + "/o"
+        for option in options {
+            for choice in option.choices {
+                let result = try BinaryRunner.run(["config", "--print", "--out", out, option.name, choice])
+                #expect(result.status == 0, "\(option.name) \(choice): \(result.stderr)")
+            }
+            let wrong = try BinaryRunner.run(["config", "--print", "--out", out, option.name, "bogus"])
+            #expect(wrong.status == 2, "\(option.name) bogus")
+        }
+    }
+
+    /// The README's options table (under "## Usage") lists every declared option with the default
+    /// the declaration shows (`—` where none is shown), and no option the parser does not declare.
+    @Test func theReadmeOptionsTableMatchesTheDeclaration() throws {
+        let options = try Self.declared()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let usage = try #require(readme.range(of: "## Usage"))
+        let header = try #require(readme.range(of: "| option | default | meaning |", range: usage.upperBound..<readme.endIndex))
+        var table: [String: String] = [:]
+        for line in readme[header.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst(2) {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.replacingOccurrences(of: "\\|", with: "/").split(separator: "|").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            let names = cells[0].split(separator: "`").filter { $0.hasPrefix("-") }.map { String($0.split(separator: " ")[0]) }
+            let long = try #require(names.first { $0.hasPrefix("--") }, "\(line)")
+            #expect(table[long] == nil, "\(long) twice")
+            table[long] = cells[1].replacingOccurrences(of: "`", with: "")
+            let declared = options.first { $0.name == long }
+            #expect(declared != nil, "the README's table names \(long), which the parser does not declare")
+            for short in names where !short.hasPrefix("--") { #expect(declared?.short == short, "\(short)") }
+        }
+        for option in options {
+            let shown = try #require(table[option.name], "\(option.name) is missing from the README's options table")
+            #expect(shown == (option.defaultText ?? "—"), "\(option.name): README \(shown), declared \(option.defaultText ?? "—")")
+        }
+    }
+}
