@@ -66,7 +66,9 @@ struct OptionDeclarationTests {
             #expect(man.stdout.contains(section), "\(section)")
         }
         let page = try Self.write(man.stdout)
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/groff") else { return }
+        // No silent skip: scripts/deps --tests installs groff-base.
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"),
+                     "groff is missing: apt-get install groff-base (scripts/deps --tests does)")
         // -ww: every warning; -P-cbu: plain text, no overstrike, so the names can be searched.
         let rendered = try Self.run("/usr/bin/groff", ["-man", "-Tascii", "-ww", "-P-cbu", page])
         #expect(rendered.status == 0)
@@ -109,13 +111,16 @@ struct OptionDeclarationTests {
         #expect(zsh.stdout.hasPrefix("#compdef feedcrawl"))
         let fish = try BinaryRunner.run(["completion", "fish"])
         #expect(fish.status == 0)
-        // The shells' own syntax checks, where the shells are installed (Debian: zsh, fish).
-        for (shell, script) in [("/usr/bin/zsh", zsh.stdout), ("/usr/bin/fish", fish.stdout)]
-        where FileManager.default.isExecutableFile(atPath: shell) {
+        // The shells' own syntax checks (scripts/deps --tests installs zsh and fish; no silent skip).
+        for shell in ["/usr/bin/zsh", "/usr/bin/fish"] {
+            try #require(FileManager.default.isExecutableFile(atPath: shell),
+                         "\(shell) is missing: apt-get install zsh fish (scripts/deps --tests does)")
+        }
+        for (shell, script) in [("/usr/bin/zsh", zsh.stdout), ("/usr/bin/fish", fish.stdout)] {
             let syntax = try Self.run(shell, ["-n", try Self.write(script)])
             #expect(syntax.status == 0, "\(shell): \(syntax.stderr)")
         }
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/fish") {
+        do {
             let path = try Self.write(fish.stdout)
             let offered = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --met'"])
             #expect(offered.stdout.hasPrefix("--metrics-file\t"), "\(offered.stdout)")
