@@ -50,6 +50,16 @@ extension CommandLineOptions {
         /// The values it takes when they are a fixed set (for a list, each name), taken from the
         /// parser's own enums, for completion; empty (the default) when any value goes.
         var choices: [String] = []
+        /// The `FEEDCRAWL_*` environment variable that sets it (between the configuration file
+        /// and the command line); nil (the default) when none does.
+        var environment: String? = nil
+
+        /// This option, also set by the environment variable `variable`.
+        func environment(_ variable: String) -> OptionSpec {
+            var spec = self
+            spec.environment = variable
+            return spec
+        }
 
         /// A flag (`value` `.flag`, no placeholder) whose default is shown as `off` unless
         /// `defaultText` says otherwise.
@@ -112,12 +122,12 @@ extension CommandLineOptions {
                "The array source's name in the manifest (and its folder name)."),
         .value("--array-per-page", "N", .sources, defaultText: "25", "Elements per array page (per_page)."),
         // Options
-        .value("--pages", "N", .options, defaultText: "5", "Feed pages to fetch per source."),
+        .value("--pages", "N", .options, defaultText: "5", "Feed pages to fetch per source.").environment("FEEDCRAWL_PAGES"),
         .value("--per-page", "N", .options, defaultText: "100",
                "Pixabay hits per page, 3-200; the launches source always uses the server's default (20)."),
         .value("--out", "DIR", .options, defaultText: "./output",
                "Output folder for cache/, manifest.json and index.html, the contact sheet written after "
-                   + "every run."),
+                   + "every run.").environment("FEEDCRAWL_OUT"),
         .value("--concurrency", "N", .options, defaultText: "16", "Image transfers in flight at once."),
         .value("--per-host", "N", .options, defaultText: "8", "Image transfers in flight to one host."),
         .value("--retries", "N", .options, defaultText: "3",
@@ -175,29 +185,29 @@ extension CommandLineOptions {
                choices: UXOptions.Progress.allCases.map(\.rawValue),
                "How progress is shown: auto, a live display when stderr is a terminal, else a log line "
                    + "per page and a progress line every --progress-interval; always, the live display "
-                   + "even when not a terminal; never, neither."),
+                   + "even when not a terminal; never, neither.").environment("FEEDCRAWL_PROGRESS"),
         .flag("--no-progress", .output, "The same as --progress never."),
         .value("--progress-interval", "D", .output, defaultText: "10s",
                "Time between progress lines when there is no live display."),
         .flag("--quiet", short: "-q", .output,
               "Print nothing when the run ends with status 0 (for cron); otherwise only warnings, "
-                  + "errors and the summary."),
+                  + "errors and the summary.").environment("FEEDCRAWL_QUIET"),
         .flag("--verbose", short: "-v", .output,
               "One log line per image transfer (URL, status, size, dimensions, time, error), and pages "
                   + "and retries also above the live display."),
         .value("--log-format", "FORMAT", .output, defaultText: "text",
                choices: LogFormat.allCases.map(\.rawValue),
                "text or json: one JSON object per line with timestamp, level, source, event, message "
-                   + "and fields."),
+                   + "and fields.").environment("FEEDCRAWL_LOG_FORMAT"),
         .value("--log-file", "PATH", .output, defaultText: "stderr",
                "Append log lines to PATH (text lines get a timestamp; its folder is created if "
-                   + "missing); stderr still gets warnings, errors and the summary."),
+                   + "missing); stderr still gets warnings, errors and the summary.").environment("FEEDCRAWL_LOG_FILE"),
         .flag("--json", .output,
               "Print the run summary as one JSON object on stdout (counts by status, bytes, seconds, "
                   + "per-source pages and errors, exit status). Nothing else is ever printed on stdout."),
         .value("--config", "PATH", .output, defaultText: "OUT/feedcrawl.json",
                "Read options and sources from PATH (the default only when it exists). Precedence: "
-                   + "flags > environment > file > defaults."),
+                   + "flags > environment > file > defaults.").environment("FEEDCRAWL_CONFIG"),
         .value("--metrics-file", "PATH", .output, defaultText: "none",
                "Write Prometheus metrics to PATH at the end of the run, for node_exporter's textfile "
                    + "collector (its folder is created if missing)."),

@@ -5,14 +5,22 @@ extension HelpText {
     \(optionLines(.output))
     """
 
-    static let environment = """
-    ENVIRONMENT:
-      PIXABAY_KEY             The Pixabay API key (a config file's source may name another
-                              variable with "keyEnv"). Never printed or logged.
-      FEEDCRAWL_CONFIG, FEEDCRAWL_OUT, FEEDCRAWL_PAGES, FEEDCRAWL_PROGRESS,
-      FEEDCRAWL_LOG_FORMAT, FEEDCRAWL_LOG_FILE, FEEDCRAWL_QUIET (1 or 0)
-                              Like the options of the same name; the command line wins.
-    """
+    /// The environment variables, the `FEEDCRAWL_*` ones listed from the options' declaration.
+    static var environment: String {
+        var text = """
+        ENVIRONMENT:
+          PIXABAY_KEY             The Pixabay API key (a config file's source may name another
+                                  variable with "keyEnv"). Never printed or logged.
+
+        """
+        for entry in EnvironmentOptions.variables {
+            let name = "  " + entry.variable
+            let what = "Like \(entry.option)" + (entry.isFlag ? " (1 or 0)" : "") + "; the command line wins."
+            text += name.count < 26 ? name.padding(toLength: 26, withPad: " ", startingAt: 0) + what + "\n"
+                : name + "\n" + String(repeating: " ", count: 26) + what + "\n"
+        }
+        return String(text.dropLast())
+    }
 
     /// The subcommands, as `--help` and the man page list them.
     static let commandList = """

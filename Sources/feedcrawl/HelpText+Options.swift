@@ -71,7 +71,8 @@ extension HelpText {
     // MARK: - The declaration as data
 
     /// `feedcrawl help --options-json`: the declaration as a JSON array, one object per option
-    /// (name, short, value, placeholder, default, help, section, choices), for tests and tooling.
+    /// (name, short, value, placeholder, default, help, section, choices, environment), for tests
+    /// and tooling.
     static var optionsJSON: String {
         let objects: [[String: Any]] = CommandLineOptions.declared.map { spec in
             [
@@ -83,6 +84,7 @@ extension HelpText {
                 "help": spec.help,
                 "section": spec.section.rawValue,
                 "choices": spec.choices,
+                "environment": spec.environment ?? NSNull(),
             ]
         }
         let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])) ?? Data()

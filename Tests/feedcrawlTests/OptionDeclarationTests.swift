@@ -10,6 +10,7 @@ struct OptionDeclarationTests {
         var short: String?
         var defaultText: String?
         var choices: [String]
+        var environment: String? = nil
     }
 
     static func declared() throws -> [Option] {
@@ -20,7 +21,8 @@ struct OptionDeclarationTests {
         return try array.map { object in
             Option(
                 name: try #require(object["name"] as? String), short: object["short"] as? String,
-                defaultText: object["default"] as? String, choices: object["choices"] as? [String] ?? [])
+                defaultText: object["default"] as? String, choices: object["choices"] as? [String] ?? [],
+                environment: object["environment"] as? String)
         }
     }
 
@@ -184,5 +186,40 @@ struct OptionDeclarationTests {
             let shown = try #require(table[option.name], "\(option.name) is missing from the README's options table")
             #expect(shown == (option.defaultText ?? "—"), "\(option.name): README \(shown), declared \(option.defaultText ?? "—")")
         }
+    }
+
+    /// The README's Configuration section: its list of `FEEDCRAWL_*` variables is the declared
+    /// one, and every top-level key it names is a key a file may set (the parser's own list, as
+    /// its answer to a misspelt key gives it).
+    @Test func theReadmeConfigurationSectionMatchesTheDeclaration() throws {
+        let options = try Self.declared()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## Configuration"))
+        let rest = readme[section.upperBound...]
+        let end = rest.range(of: "\n## ", options: .regularExpression)?.lowerBound ?? rest.endIndex
+        let text = String(rest[..<end])
+        // The variables: every FEEDCRAWL_ name in the four-layer list, against the declaration.
+        let layers = try #require(text.range(of: "Options come from four layers"))
+        let layerText = String(text[layers.lowerBound...].prefix { $0 != "`" || true }.prefix(600))
+        let named = Set(layerText.split(separator: "`").filter { $0.hasPrefix("FEEDCRAWL_") }.map(String.init))
+        let declared = Set(options.compactMap(\.environment))
+        #expect(named == declared, "README names \(named.sorted()), declared \(declared.sorted())")
+        // The top-level keys.
+        let out = BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let file = out + "/c.json"
+        try #"{"pagse": 1}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let answer = try BinaryRunner.run(["config", "--print", "--config", file])
+        let list = try #require(answer.stderr.range(of: "valid keys: "), "\(answer.stderr)")
+        let valid = Set(answer.stderr[list.upperBound...].split(whereSeparator: { ", \n".contains($0) }).map(String.init))
+        let bullet = try #require(text.range(of: "**Top-level keys**"))
+        let bulletText = text[bullet.upperBound...].prefix { $0 != "-" || true }
+        let keysPart = String(bulletText[..<(bulletText.range(of: "Not allowed")?.lowerBound ?? bulletText.endIndex)])
+        let keys = keysPart.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            .filter { $0.allSatisfy { $0.isLetter } && !["true", "false", "null"].contains($0) }
+        #expect(!keys.isEmpty)
+        for key in keys { #expect(valid.contains(key), "the README names the key \(key), which a file may not set") }
     }
 }

@@ -3,16 +3,12 @@ import FeedCrawlKit
 /// Options taken from `FEEDCRAWL_*` environment variables: between the configuration file and
 /// the command line in precedence.
 enum EnvironmentOptions {
-    /// Variable → option. Boolean options take `1`/`true`/`yes` (on) or `0`/`false`/`no` (off).
-    static let variables: [(variable: String, option: String, isFlag: Bool)] = [
-        ("FEEDCRAWL_CONFIG", "--config", false),
-        ("FEEDCRAWL_OUT", "--out", false),
-        ("FEEDCRAWL_PAGES", "--pages", false),
-        ("FEEDCRAWL_PROGRESS", "--progress", false),
-        ("FEEDCRAWL_LOG_FORMAT", "--log-format", false),
-        ("FEEDCRAWL_LOG_FILE", "--log-file", false),
-        ("FEEDCRAWL_QUIET", "--quiet", true),
-    ]
+    /// Variable → option, from the options' declaration (`OptionSpec.environment`). Boolean
+    /// options take `1`/`true`/`yes` (on) or `0`/`false`/`no` (off).
+    static let variables: [(variable: String, option: String, isFlag: Bool)] =
+        CommandLineOptions.declared.compactMap { spec in
+            spec.environment.map { (variable: $0, option: spec.name, isFlag: spec.value == .flag) }
+        }
 
     /// The arguments the environment stands for, each checked on its own so an error names the variable.
     static func arguments(_ environment: [String: String]) throws -> [String] {
