@@ -31,6 +31,15 @@ extension BinaryTests {
             return crontab
         }
 
+        /// `ASAN_OPTIONS` and `TSAN_OPTIONS` when the test process has them (scripts/sanitize sets
+        /// them): the sanitized binary under `env -i` must run with the same settings, or ASan's
+        /// exit-time leak report (off in those runs) fails it. Empty in normal runs, as under cron.
+        static var sanitizerOptions: [String] {
+            ["ASAN_OPTIONS", "TSAN_OPTIONS"].compactMap { name in
+                ProcessInfo.processInfo.environment[name].map { "\(name)=\($0)" }
+            }
+        }
+
         /// Runs `command` with `/bin/sh -c` under `env -i`, with cron's variables and the
         /// crontab's `PATH` after `bin`.
         static func runAsCron(_ command: String, crontab: Crontab, bin: String, home: String) throws -> ChildProcess.Exit {
@@ -38,7 +47,8 @@ extension BinaryTests {
             let shell = crontab.variables["SHELL"] ?? "/bin/sh"
             let child = try ChildProcess(
                 executable: "/usr/bin/env",
-                arguments: ["-i", "SHELL=\(shell)", "PATH=\(path)", "HOME=\(home)", "LOGNAME=feedcrawl", shell, "-c", command],
+                arguments: ["-i", "SHELL=\(shell)", "PATH=\(path)", "HOME=\(home)", "LOGNAME=feedcrawl"]
+                    + Self.sanitizerOptions + [shell, "-c", command],
                 environment: [:])
             return child.waitForExit(timeout: 120)
         }
