@@ -191,17 +191,21 @@ extension ImagePipeline {
 
     /// The host throttle learns how an admitted attempt ended; reports a slow-down.
     private func releaseThrottle(_ url: String, answer: HostThrottle.Answer, status: Int) {
-        let slowed: (host: String, state: HostThrottle.State)? = lock.withLock {
-            guard let task = tasks[url], let admitted = task.admittedAt else { return nil }
+        // One lock section: release the slot, and see whether anything waits for one (most
+        // image ends find nothing queued and take the lock no second time).
+        let (slowed, queued): ((host: String, state: HostThrottle.State)?, Bool) = lock.withLock {
+            guard let task = tasks[url], let admitted = task.admittedAt else { return (nil, throttle.hasQueued) }
             task.admittedAt = nil
-            guard throttle.finished(host: task.host, answer: answer, startedAt: admitted, now: clock()) else { return nil }
-            return (task.host, throttle.state(task.host))
+            guard throttle.finished(host: task.host, answer: answer, startedAt: admitted, now: clock()) else {
+                return (nil, throttle.hasQueued)
+            }
+            return ((task.host, throttle.state(task.host)), throttle.hasQueued)
         }
         if let slowed {
             events(.hostSlowed(host: slowed.host, concurrency: slowed.state.concurrency,
                                interval: slowed.state.interval, status: status))
         }
-        pumpThrottle()
+        if queued { pumpThrottle() }
     }
 
     /// An attempt ended (on the engine's thread, or the caller's): retry after a delay, or hand
