@@ -16,8 +16,9 @@ extension HelpText {
         for entry in EnvironmentOptions.variables {
             let name = "  " + entry.variable
             let what = "Like \(entry.option)" + (entry.isFlag ? " (1 or 0)" : "") + "; the command line wins."
-            text += name.count < 26 ? name.padding(toLength: 26, withPad: " ", startingAt: 0) + what + "\n"
-                : name + "\n" + String(repeating: " ", count: 26) + what + "\n"
+            let gap = name.count < 26 ? String(repeating: " ", count: 26 - name.count)
+                : "\n" + String(repeating: " ", count: 26)
+            text += name + gap + what + "\n"
         }
         return String(text.dropLast())
     }

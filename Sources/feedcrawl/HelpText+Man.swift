@@ -1,12 +1,12 @@
 import FeedCrawlKit
-import Foundation
+import FoundationEssentials
 
 /// `feedcrawl help --man`: the man page, its OPTIONS generated from `CommandLineOptions.declared`.
 extension HelpText {
     /// `text` made safe for roff: backslashes and hyphens escaped, no line starting with a control
     /// character.
     static func roff(_ text: String) -> String {
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        let escaped = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
         return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line)
         }.joined(separator: "\n")
@@ -31,7 +31,7 @@ extension HelpText {
             page += [".br", ".B feedcrawl", roff(command)]
         }
         page += [".SH DESCRIPTION"]
-        page += description.components(separatedBy: "\n\n").flatMap { [".PP", roff($0)] }
+        page += description.split(separator: "\n\n").flatMap { [".PP", roff(String($0))] }
         page += [".SH OPTIONS"]
         for section in CommandLineOptions.HelpSection.allCases {
             page += [".SS " + section.heading]

@@ -1,5 +1,5 @@
 import FeedCrawlKit
-import Foundation
+import FoundationEssentials
 
 /// The option lines of `--help` and the declaration as JSON, generated from
 /// `CommandLineOptions.declared` (the man page and the completion scripts build on them).
@@ -54,7 +54,7 @@ extension HelpText {
         let lines = wrap(helpWithDefault(spec), width: width - helpColumn)
         var out: [String] = []
         if name.count <= helpColumn - 2 {
-            out.append(name.padding(toLength: helpColumn, withPad: " ", startingAt: 0) + lines[0])
+            out.append(name + String(repeating: " ", count: helpColumn - name.count) + lines[0])
             out += lines.dropFirst().map { indent + $0 }
         } else {
             out.append(name)
@@ -74,20 +74,29 @@ extension HelpText {
     /// (name, short, value, placeholder, default, help, section, choices, environment), for tests
     /// and tooling.
     static var optionsJSON: String {
-        let objects: [[String: Any]] = CommandLineOptions.declared.map { spec in
-            [
-                "name": spec.name,
-                "short": spec.short ?? NSNull(),
-                "value": "\(spec.value)",
-                "placeholder": spec.placeholder ?? NSNull(),
-                "default": spec.defaultText ?? NSNull(),
-                "help": spec.help,
-                "section": spec.section.rawValue,
-                "choices": spec.choices,
-                "environment": spec.environment ?? NSNull(),
-            ]
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])) ?? Data()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(CommandLineOptions.declared.map(OptionJSON.init))) ?? Data()
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// One option in `optionsJSON`: absent values are written as `null`.
+    private struct OptionJSON: Encodable {
+        let spec: Spec
+
+        enum Key: String, CodingKey { case name, short, value, placeholder, `default`, help, section, choices, environment }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(spec.name, forKey: .name)
+            try container.encode(spec.short, forKey: .short)
+            try container.encode("\(spec.value)", forKey: .value)
+            try container.encode(spec.placeholder, forKey: .placeholder)
+            try container.encode(spec.defaultText, forKey: .default)
+            try container.encode(spec.help, forKey: .help)
+            try container.encode(spec.section.rawValue, forKey: .section)
+            try container.encode(spec.choices, forKey: .choices)
+            try container.encode(spec.environment, forKey: .environment)
+        }
     }
 }

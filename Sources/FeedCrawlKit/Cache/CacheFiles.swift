@@ -59,12 +59,17 @@ struct CacheFiles: Sendable {
     }
 
     func contains(key: UInt64) -> Bool {
+        index(ofKey: key) != nil
+    }
+
+    /// Where `key` is among the sorted keys (0 ..< count), or nil when the set does not hold it.
+    func index(ofKey key: UInt64) -> Int? {
         var low = 0, high = keys.count
         while low < high {
             let mid = (low + high) / 2
             if keys[mid] < key { low = mid + 1 } else { high = mid }
         }
-        return low < keys.count && keys[low] == key
+        return low < keys.count && keys[low] == key ? low : nil
     }
 
     /// The cache files under `layout` and the `.part` files (relative to OUT): one `readdir`

@@ -50,7 +50,8 @@ struct ManifestMerge {
         var earlier = 0
         /// Every file an item written references.
         var referenced = CacheFiles()
-        /// Bytes of those files, each counted once (as the items record them).
+        /// Bytes of those files, each counted once (as the items record them); only with
+        /// `Policy.present` (0 without it).
         var referencedBytes: Int64 = 0
         /// With `planning`: the files carried items reference, and input 0's (protected).
         var candidates: [EvictionPlan.Candidate] = []
@@ -71,7 +72,10 @@ struct ManifestMerge {
         result.referenced = CacheFiles(capacity: capacity)
         var heads: [StreamItem?] = []
         for index in streams.indices { heads.append(try streams[index].next()) }
-        var fileBytes: [(key: UInt64, bytes: Int64)] = []
+        // Which files of `policy.present` have been counted in `referencedBytes`: one bit per
+        // file on disk (an item whose file is not there is dropped), not a (key, bytes) pair
+        // per image.
+        var counted = [UInt64](repeating: 0, count: ((policy.present?.count ?? 0) + 63) / 64)
         var protectedFiles: [(key: UInt64, bytes: Int64)] = []
         while true {
             // The smallest key among the heads, and which streams hold it.
@@ -115,7 +119,13 @@ struct ManifestMerge {
             for image in item.item.images {
                 guard let file = image.file, let key = CacheFiles.key(file) else { continue }
                 result.referenced.insert(key: key)
-                fileBytes.append((key, image.bytes ?? 0))
+                if let present = policy.present, let slot = present.index(ofKey: key) {
+                    let bit: UInt64 = 1 << UInt64(slot % 64)
+                    if counted[slot / 64] & bit == 0 {
+                        counted[slot / 64] |= bit
+                        result.referencedBytes += max(0, image.bytes ?? 0)
+                    }
+                }
                 guard planning else { continue }
                 if recent {
                     protectedFiles.append((key, image.bytes ?? 0))
@@ -127,7 +137,6 @@ struct ManifestMerge {
             }
         }
         result.referenced.seal()
-        result.referencedBytes = Self.distinctBytes(&fileBytes)
         if planning {
             for file in protectedFiles { result.protected.insert(key: file.key) }
             result.protected.seal()

@@ -117,6 +117,21 @@ extension CrawlerTests {
             #expect(try verifyCache(out.path).isClean)
         }
 
+        @Test func cacheBytesCountAFileTwoItemsShareOnceWithoutEviction() async throws {
+            let out = TestDirectory()
+            var seeded = try Self.seed(out, ages: [1, 2, 3])
+            // Item 2 lists item 0's URL and file: three items, two files on disk.
+            let dropped = try #require(Self.file(seeded[2]))
+            seeded[2].images[0] = seeded[0].images[0]
+            #expect(unlink(CacheLayout(outDirectory: out.path).absolutePath(dropped)) == 0)
+            try ManifestStore.save(Manifest(generatedAt: Date(), items: seeded), outDirectory: out.path)
+            let (report, manifest) = try await CrawlFixture.run(CrawlConfiguration(outDirectory: out.path))
+            #expect(manifest.items.count == 3)
+            let sizes = try [0, 1].map { try #require(seeded[$0].soleImage?.bytes) }
+            #expect(report.cacheFiles == 2)
+            #expect(report.cacheBytes == sizes.reduce(0, +))
+        }
+
         @Test func anItemLeavesWhenAnyOfItsFilesIsEvicted() async throws {
             let out = TestDirectory()
             // Item 0, seen 8 days ago, has a second variant fetched half a day ago; its first

@@ -146,6 +146,7 @@ struct ManifestMergeTests {
                         Self.item("p", "c", file: 3, seen: -2, bytes: 20)]
         var policy = ManifestMerge.Policy(precedence: .firstInput)
         policy.runStarted = Self.day(0)
+        policy.present = Self.files([1, 2, 3])
         let (_, result) = try Self.merge([run, previous], policy, planning: true)
         #expect(result.protected.contains(ItemFixtures.file(1)))
         #expect(result.protected.count == 1)
