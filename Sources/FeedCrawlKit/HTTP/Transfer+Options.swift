@@ -54,7 +54,10 @@ extension Transfer {
         if let total = request.totalTimeoutMs {
             check(fc_setopt_long(h, CURLOPT_TIMEOUT_MS, max(1, total)))
         }
-        check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
+        if request.method != .head {
+            // A HEAD has no body: its Content-Length (the GET's) must not trip the cap.
+            check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
+        }
         if request.addressPolicy != .any {
             // Before connecting to each address (new connections), and before sending each
             // request (also over a reused connection): see `AddressPolicy`.

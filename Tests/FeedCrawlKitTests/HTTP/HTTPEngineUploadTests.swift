@@ -106,7 +106,10 @@ struct HTTPEngineUploadTests {
             return ServerResponse(status: 200, headers: [("ETag", "\"e1\"")], body: .bytes(patternBytes(5000)))
         }) { server in
             try await HTTPEngine.withEngine(configuration: .init(maxConcurrentTransfers: 1)) { engine in
-                let head = try await engine.perform(HTTPRequest(url: server.baseURL + "/o", method: .head))
+                // The cap counts body bytes: a HEAD has none, whatever its Content-Length says.
+                var headRequest = HTTPRequest(url: server.baseURL + "/o", method: .head)
+                headRequest.maxBytes = 1000
+                let head = try await engine.perform(headRequest)
                 #expect(head.status == 200)
                 #expect(head.body.isEmpty)
                 #expect(head.contentLength == 5000)
