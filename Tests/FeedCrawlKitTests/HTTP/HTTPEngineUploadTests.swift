@@ -1,3 +1,4 @@
+import CCurl
 import DemoFeed
 import Glibc
 import Testing
@@ -77,6 +78,29 @@ struct HTTPEngineUploadTests {
                 #expect(server.requestCount == 0)
             }
         }
+    }
+
+    @Test func aBodyFileThatShrinksWhileSentAbortsTheTransferSayingSo() throws {
+        let dir = try TempDir()
+        defer { dir.remove() }
+        writeFile(dir.file("b.bin"), patternBytes(10))
+        var request = HTTPRequest(url: "http://127.0.0.1:9/", method: .put)
+        request.bodyFile = dir.file("b.bin")
+        let transfer = Transfer(request: request)
+        var upload = try UploadFile.open(dir.file("b.bin"), in: nil)
+        #expect(upload.size == 10)
+        upload.size = 16  // as if the file lost 6 bytes after fstat
+        transfer.upload = upload
+        var buffer = [UInt8](repeating: 0, count: 8)
+        #expect(buffer.withUnsafeMutableBytes { transfer.sendBody(into: $0) } == 8)
+        #expect(buffer.withUnsafeMutableBytes { transfer.sendBody(into: $0) } == 2)
+        #expect(buffer.withUnsafeMutableBytes { transfer.sendBody(into: $0) } == Int(CURL_READFUNC_ABORT))
+        #expect(transfer.failure == .bodyFile(path: dir.file("b.bin"), problem: "ended after 10 of 16 bytes while it was sent"))
+        // libcurl rewinds to resend (a redirect, an auth retry); it cannot seek past the end.
+        #expect(transfer.seekBody(to: 0, origin: SEEK_SET) == Int32(CURL_SEEKFUNC_OK))
+        #expect(transfer.seekBody(to: 17, origin: SEEK_SET) == Int32(CURL_SEEKFUNC_CANTSEEK))
+        #expect(buffer.withUnsafeMutableBytes { transfer.sendBody(into: $0) } == 8)
+        #expect(Array(buffer) == Array(patternBytes(10).prefix(8)))
     }
 
     @Test func bodiesAndBodyFilesGoOnlyWhereTheyBelong() async throws {
