@@ -169,7 +169,8 @@ final class SeaweedServer: Sendable {
     }
 
     /// Stops the server: SIGTERM, up to 25 s for it to exit, then SIGKILL; reaps it and removes
-    /// its directory and the gRPC Unix sockets weed leaves in /tmp.
+    /// its directory and the Unix sockets weed leaves in /tmp (`seaweedfs-NAME-grpc-PORT.sock`
+    /// for each gRPC port, `seaweedfs-s3-PORT.sock` for the S3 port).
     func stop() async {
         kill(pid, SIGTERM)
         var status: Int32 = 0
@@ -190,6 +191,7 @@ final class SeaweedServer: Sendable {
         for (name, port) in zip(["s3", "master", "volume", "filer"], ports) {
             unlink("/tmp/seaweedfs-\(name)-grpc-\(port + 10000).sock")
         }
+        unlink("/tmp/seaweedfs-s3-\(ports[0]).sock")
         TestDirectory.removeTree(directory)
     }
 
