@@ -114,6 +114,9 @@ final class SeaweedServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, directory + "/weed.log", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this test process goes to weed, which lives ~30 s: a descriptor some
+        // other test opened without O_CLOEXEC (a socket, a locked file) would stay open in it.
+        _ = addCloseFrom(&actions, 3)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let began = ContinuousClock.now
@@ -228,6 +231,16 @@ final class SeaweedServer: Sendable {
             }
         }
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which Swift's Glibc module does
+    /// not export (it is a GNU extension).
+    private static let addCloseFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            preconditionFailure("glibc has no posix_spawn_file_actions_addclosefrom_np")
+        }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     static func randomToken(_ count: Int) -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
