@@ -16,6 +16,8 @@ static inline CURLcode fc_setopt_headerfn(CURL *h, curl_write_callback f) { retu
 static inline CURLcode fc_setopt_xferinfofn(CURL *h, curl_xferinfo_callback f) { return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, f); }
 static inline CURLcode fc_setopt_opensocketfn(CURL *h, curl_opensocket_callback f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
 static inline CURLcode fc_setopt_prereqfn(CURL *h, curl_prereq_callback f) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, f); }
+static inline CURLcode fc_setopt_readfn(CURL *h, curl_read_callback f) { return curl_easy_setopt(h, CURLOPT_READFUNCTION, f); }
+static inline CURLcode fc_setopt_seekfn(CURL *h, curl_seek_callback f) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, f); }
 
 static inline CURLcode fc_getinfo_long(CURL *h, CURLINFO i, long *o) { return curl_easy_getinfo(h, i, o); }
 static inline CURLcode fc_getinfo_off(CURL *h, CURLINFO i, curl_off_t *o) { return curl_easy_getinfo(h, i, o); }

@@ -14,12 +14,16 @@ extension HTTPEngine {
     /// This is the engine's one execution path: the image pipeline calls it directly (one
     /// closure per transfer, no task), and `perform` is a thin async layer over it.
     ///
-    /// - Throws: `HTTPError` when the request is invalid (nothing is started then).
+    /// - Throws: `HTTPError` when the request is invalid or its body file cannot be opened
+    ///   (nothing is started then).
     func start(
         _ request: HTTPRequest, completion: @escaping @Sendable (Result<CompletedTransfer, any Error>) -> Void
     ) throws(HTTPError) -> TransferHandle {
         try request.validate()
         let transfer = Transfer(request: request)
+        if let path = request.bodyFile {
+            transfer.upload = try UploadFile.open(path, in: request.fileDirectory)
+        }
         transfer.completion = completion
         loop.submit(transfer)
         return TransferHandle(transfer: transfer)

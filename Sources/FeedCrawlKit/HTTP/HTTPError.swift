@@ -16,6 +16,9 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case connectionFailed(String)
     /// The destination file could not be created or written (`errno`, e.g. `ENOSPC`).
     case file(path: String, errno: Int32)
+    /// The request body file (`HTTPRequest.bodyFile`) could not be opened or read, or changed
+    /// size while it was sent: the path as a path from the working directory, and what went wrong.
+    case bodyFile(path: String, problem: String)
     /// The request itself is unusable (e.g. a header containing CR/LF, a GET with a body).
     case invalidRequest(String)
     /// The body came in a `Content-Encoding` libcurl cannot decode (it decodes gzip, deflate,
@@ -61,6 +64,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "connection failed: \(why)"
         case .file(let path, let code):
             return "cannot write \(path): \(errnoDescription(code)) (errno \(code))"
+        case .bodyFile(let path, let problem):
+            return "cannot send \(path): \(problem)"
         case .invalidRequest(let why):
             return "invalid request: \(why)"
         case .unsupportedContentEncoding(let name):

@@ -4,8 +4,9 @@ extension HTTPRequest {
 
     /// Checks the request before it reaches libcurl: the URL must be absolute `http`/`https` with a
     /// host and no control characters or spaces; header names and values must not contain CR, LF
-    /// or NUL; a GET must not carry a body; `resolve` entries must not be empty or contain spaces
-    /// or control characters (curl checks their syntax).
+    /// or NUL; a GET, HEAD or DELETE must not carry a body; a body file goes only with PUT and
+    /// without `body`; SigV4 credentials must be usable (`AWSSigV4.validate`); `resolve` entries
+    /// must not be empty or contain spaces or control characters (curl checks their syntax).
     func validate() throws(HTTPError) {
         try HTTPRequest.validateURL(url)
         for h in headers {
@@ -16,9 +17,17 @@ extension HTTPRequest {
                 throw .invalidRequest("header \(h.name) has a CR, LF or NUL in its value")
             }
         }
-        if method == .get && body != nil {
-            throw .invalidRequest("a GET request cannot carry a body")
+        if body != nil && (method == .get || method == .head || method == .delete) {
+            throw .invalidRequest("a \(method.rawValue) request cannot carry a body")
         }
+        if let bodyFile {
+            if method != .put { throw .invalidRequest("a body file is sent only with PUT, not \(method.rawValue)") }
+            if body != nil { throw .invalidRequest("a request cannot carry both a body and a body file") }
+            if bodyFile.isEmpty || bodyFile.utf8.contains(0) {
+                throw .invalidRequest("bad body file path \(debugQuoted(bodyFile))")
+            }
+        }
+        try awsSigV4?.validate()
         if maxBytes < 0 {
             throw .invalidRequest("maxBytes is negative")
         }

@@ -6,8 +6,13 @@ public struct HTTPRequest: Sendable {
     public enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
-        /// A PUT with `body`, sent as a POST sends its body.
+        /// A PUT with `body` (sent as a POST sends its body) or with `bodyFile` (streamed from
+        /// the file).
         case put = "PUT"
+        /// A HEAD: the status and headers of the response, no body.
+        case head = "HEAD"
+        /// A DELETE, without a body.
+        case delete = "DELETE"
     }
 
     /// Where the response body goes.
@@ -31,6 +36,15 @@ public struct HTTPRequest: Sendable {
     /// The POST or PUT body (sent as-is; set a `Content-Type` header yourself). Default `nil`
     /// (an empty body for POST and PUT). Must be `nil` for GET.
     public var body: [UInt8]? = nil
+    /// A PUT body streamed from the file at this path (resolved against `fileDirectory` when it is
+    /// relative), never read whole into memory: its length, taken with `fstat` when the request
+    /// starts, goes out as `Content-Length`. A file that cannot be opened fails the request with
+    /// `HTTPError.bodyFile` before anything is sent. Only for PUT, and not together with `body`.
+    /// Default `nil`.
+    public var bodyFile: String? = nil
+    /// Sign the request with AWS Signature Version 4 (libcurl's `CURLOPT_AWS_SIGV4`), with these
+    /// credentials. Every request header is signed. Default `nil` (not signed).
+    public var awsSigV4: AWSSigV4? = nil
     /// Where the body goes. Default `.memory`.
     public var destination: Destination = .memory
     /// The body cap in decoded bytes. Exceeding it fails with `HTTPError.bodyTooLarge`. Default 10 MiB.

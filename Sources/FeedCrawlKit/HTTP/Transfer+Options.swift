@@ -54,7 +54,10 @@ extension Transfer {
         if let total = request.totalTimeoutMs {
             check(fc_setopt_long(h, CURLOPT_TIMEOUT_MS, max(1, total)))
         }
-        check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
+        if request.method != .head {
+            // A HEAD has no body: its Content-Length (the GET's) must not trip the cap.
+            check(fc_setopt_off(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes)))
+        }
         if request.addressPolicy != .any {
             // Before connecting to each address (new connections), and before sending each
             // request (also over a reused connection): see `AddressPolicy`.
@@ -83,10 +86,18 @@ extension Transfer {
         if request.acceptEncoding {
             check(fc_setopt_str(h, CURLOPT_ACCEPT_ENCODING, ""))
         }
-        if !request.headers.isEmpty {
-            for header in request.headers {
-                // "Name:" with an empty value would make curl drop the header; "Name;" sends it empty.
-                let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+        var lines = request.headers.map { header in
+            // "Name:" with an empty value would make curl drop the header; "Name;" sends it empty.
+            header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+        }
+        if let signing = request.awsSigV4 {
+            check(fc_setopt_str(h, CURLOPT_AWS_SIGV4, signing.curlParameter))
+            check(fc_setopt_str(h, CURLOPT_USERNAME, signing.accessKeyID))
+            check(fc_setopt_str(h, CURLOPT_PASSWORD, signing.secretAccessKey))
+            if let token = signing.sessionToken { lines.append("x-amz-security-token: \(token)") }
+        }
+        if !lines.isEmpty {
+            for line in lines {
                 guard let list = curl_slist_append(headerList, line) else {
                     check(CURLE_OUT_OF_MEMORY)
                     break
@@ -95,7 +106,9 @@ extension Transfer {
             }
             check(fc_setopt_slist(h, CURLOPT_HTTPHEADER, headerList))
         }
-        if request.method == .post || request.method == .put {
+        if let upload {
+            check(configureUpload(h, upload, context: context))
+        } else if request.method == .post || request.method == .put {
             let body = request.body ?? []
             check(fc_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             body.withUnsafeBytes { raw in
@@ -106,14 +119,19 @@ extension Transfer {
             }
             // The body goes as a POST's would; only the method's name differs.
             if request.method == .put { check(fc_setopt_str(h, CURLOPT_CUSTOMREQUEST, "PUT")) }
+        } else if request.method == .head {
+            check(fc_setopt_long(h, CURLOPT_NOBODY, 1))
+        } else if request.method == .delete {
+            check(fc_setopt_str(h, CURLOPT_CUSTOMREQUEST, "DELETE"))
         }
         check(fc_setopt_str(h, CURLOPT_URL, request.url))
         return rc
     }
 
-    /// Frees the request header list, and the resolve list and share handle (only after
-    /// `curl_multi_remove_handle`, before `curl_easy_reset`).
+    /// Frees the request header list, and the resolve list and share handle, and closes the body
+    /// file (only after `curl_multi_remove_handle`, before `curl_easy_reset`).
     func freeOptionLists(_ easy: EasyHandle) {
+        closeUpload()
         if let list = headerList {
             curl_slist_free_all(list)
             headerList = nil

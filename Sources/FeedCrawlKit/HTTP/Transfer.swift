@@ -96,9 +96,16 @@ final class Transfer: @unchecked Sendable {
     var resolveList: UnsafeMutablePointer<curl_slist>?
     /// With `request.resolve`: the share handle holding this transfer's own DNS cache.
     var share: UnsafeMutableRawPointer?
+    /// With `request.bodyFile`: the open body file (opened by `HTTPEngine.start`, closed when the
+    /// handle is released or, for a transfer that never ran, at deinit).
+    var upload: UploadFile?
 
     init(request: HTTPRequest) {
         self.request = request
+    }
+
+    deinit {
+        closeUpload()
     }
 
     /// The write callback's body: cap, then route the bytes. Returns the bytes consumed; anything

@@ -1,0 +1,229 @@
+/// A condition on a PUT, checked by the store before it stores anything.
+public enum S3WriteCondition: Sendable, Equatable {
+    /// Store unconditionally.
+    case none
+    /// Store only when no object has the key (`If-None-Match: *`); else `PreconditionFailed`.
+    case ifNoneMatch
+    /// Store only when the object's current ETag is this one (`If-Match`, compare-and-swap); else
+    /// `PreconditionFailed`. The ETag as the store gave it, quoted or not.
+    case ifMatch(String)
+}
+
+/// What a HEAD (or a GET into a file) tells about an object.
+public struct S3ObjectInfo: Sendable, Equatable {
+    /// The object's length in bytes.
+    public var size: Int64
+    /// The ETag as the store sent it (quoted).
+    public var etag: String?
+    /// `Last-Modified` as sent.
+    public var lastModified: String?
+    /// `Content-Type` as sent.
+    public var contentType: String?
+
+    /// Creates an info value (the client builds these).
+    public init(size: Int64, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
+        self.size = size
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentType = contentType
+    }
+}
+
+/// A client for one bucket of S3-compatible storage. A thin layer: it builds `HTTPRequest`s
+/// (signed with SigV4 by libcurl) and runs them on an `HTTPEngine` like every other request,
+/// retrying transient failures (`S3Error.isRetryable`) as `S3Configuration.retry` says, with
+/// `Retry-After` honoured.
+///
+/// Every method throws `S3Error` (or `CancellationError` when the task is cancelled). A retried
+/// conditional PUT whose first attempt stored the object but lost the answer fails its retry with
+/// `PreconditionFailed`; callers that retry on their own should HEAD the key then.
+public final class S3Client: Sendable {
+    /// The bucket every request goes to.
+    public let bucket: String
+    /// How the store is reached.
+    public let configuration: S3Configuration
+    /// The engine requests run on (not owned: the caller shuts it down).
+    public let engine: HTTPEngine
+
+    /// A client for `bucket` (checked against S3's bucket-naming rules).
+    public init(bucket: String, configuration: S3Configuration, engine: HTTPEngine) throws(S3LocationError) {
+        if let problem = S3Location.bucketProblem(bucket) {
+            throw S3LocationError(text: bucket, problem: problem)
+        }
+        self.bucket = bucket
+        self.configuration = configuration
+        self.engine = engine
+    }
+
+    /// A client for the bucket of `location` (its prefix is the caller's to apply, `location.key(_:)`).
+    public convenience init(location: S3Location, configuration: S3Configuration, engine: HTTPEngine) {
+        // The location's bucket name was checked when it was parsed.
+        try! self.init(bucket: location.bucket, configuration: configuration, engine: engine)
+    }
+
+    // MARK: PUT
+
+    /// Stores the file at `file` as `key`, streamed from disk with its length as `Content-Length`.
+    ///
+    /// `sha256` is the file's 32-byte SHA-256: it goes as `x-amz-checksum-sha256` (base64), which
+    /// the store checks (a mismatch stores nothing and fails with `BadDigest` or
+    /// `XAmzContentChecksumMismatch`), and as `x-amz-content-sha256` (hex), which signs the payload.
+    /// `contentType` and `cacheControl` (default nil: not sent) are stored with the object.
+    /// `condition` defaults to `.none`.
+    ///
+    /// - Returns: the new object's ETag as the store sent it (empty when it sent none).
+    @discardableResult
+    public func put(
+        key: String, file: String, sha256: [UInt8], contentType: String? = nil, cacheControl: String? = nil,
+        condition: S3WriteCondition = .none
+    ) async throws -> String {
+        var request = try putRequest(key: key, sha256: sha256, contentType: contentType, cacheControl: cacheControl,
+                                     condition: condition)
+        request.bodyFile = file
+        return try await send("PUT", key: key, request).etag ?? ""
+    }
+
+    /// Stores `bytes` as `key` (for small bodies; its SHA-256 is computed here and sent as with
+    /// `put(key:file:…)`). `contentType`, `cacheControl` default to nil, `condition` to `.none`.
+    ///
+    /// - Returns: the new object's ETag as the store sent it (empty when it sent none).
+    @discardableResult
+    public func put(
+        key: String, bytes: [UInt8], contentType: String? = nil, cacheControl: String? = nil,
+        condition: S3WriteCondition = .none
+    ) async throws -> String {
+        var request = try putRequest(key: key, sha256: SHA256.hash(bytes), contentType: contentType,
+                                     cacheControl: cacheControl, condition: condition)
+        request.body = bytes
+        return try await send("PUT", key: key, request).etag ?? ""
+    }
+
+    private func putRequest(
+        key: String, sha256: [UInt8], contentType: String?, cacheControl: String?, condition: S3WriteCondition
+    ) throws(S3Error) -> HTTPRequest {
+        guard sha256.count == SHA256.digestByteCount else {
+            throw S3Error(operation: "PUT", key: key, message: "", transport:
+                .invalidRequest("the SHA-256 given has \(sha256.count) bytes, not \(SHA256.digestByteCount)"))
+        }
+        var headers = [
+            HTTPHeader(name: "x-amz-checksum-sha256", value: S3Encoding.base64(sha256)),
+            HTTPHeader(name: "x-amz-content-sha256", value: sha256.hexString),
+        ]
+        if let contentType { headers.append(HTTPHeader(name: "Content-Type", value: contentType)) }
+        if let cacheControl { headers.append(HTTPHeader(name: "Cache-Control", value: cacheControl)) }
+        switch condition {
+        case .none: break
+        case .ifNoneMatch: headers.append(HTTPHeader(name: "If-None-Match", value: "*"))
+        case .ifMatch(let etag): headers.append(HTTPHeader(name: "If-Match", value: Self.quoted(etag)))
+        }
+        var request = try makeRequest("PUT", key: key, url: objectURL(key), method: .put)
+        request.headers += headers
+        return request
+    }
+
+    // MARK: GET, HEAD, DELETE
+
+    /// The object `key`, read into memory; at most `maxBytes` (default 16 MiB), else it fails
+    /// with `HTTPError.bodyTooLarge` as the `transport`. A missing key fails with `NoSuchKey`.
+    public func get(key: String, maxBytes: Int64 = 16 << 20) async throws -> [UInt8] {
+        var request = try makeRequest("GET", key: key, url: objectURL(key), method: .get)
+        request.maxBytes = maxBytes
+        return try await send("GET", key: key, request).body
+    }
+
+    /// The object `key`, streamed into the file at `path` (created or truncated; nothing is left at
+    /// `path` when it fails, as with any `HTTPEngine` file destination). At most `maxBytes`
+    /// (default 1 TiB). `fsync` (default false) syncs the file before it is closed.
+    ///
+    /// - Returns: the object's length (bytes written), ETag, `Last-Modified` and `Content-Type`.
+    @discardableResult
+    public func get(key: String, toFile path: String, maxBytes: Int64 = 1 << 40, fsync: Bool = false) async throws
+        -> S3ObjectInfo
+    {
+        var request = try makeRequest("GET", key: key, url: objectURL(key), method: .get)
+        request.destination = .file(path: path)
+        request.maxBytes = maxBytes
+        request.fsync = fsync
+        let response = try await send("GET", key: key, request)
+        return S3ObjectInfo(size: response.bytesReceived, etag: response.etag, lastModified: response.lastModified,
+                            contentType: response.contentType)
+    }
+
+    /// The size, ETag, `Last-Modified` and `Content-Type` of `key`, or nil when the store answers
+    /// 404 (no such key; HEAD answers carry no body, so a missing bucket looks the same).
+    public func head(key: String) async throws -> S3ObjectInfo? {
+        let request = try makeRequest("HEAD", key: key, url: objectURL(key), method: .head)
+        let response = try await send("HEAD", key: key, request, accepting: 404)
+        guard response.status != 404 else { return nil }
+        return S3ObjectInfo(size: response.contentLength ?? 0, etag: response.etag,
+                            lastModified: response.lastModified, contentType: response.contentType)
+    }
+
+    /// Deletes `key`. Deleting a key that does not exist succeeds too (S3 answers 204 either way).
+    public func delete(key: String) async throws {
+        let request = try makeRequest("DELETE", key: key, url: objectURL(key), method: .delete)
+        _ = try await send("DELETE", key: key, request)
+    }
+
+    // MARK: Requests
+
+    /// `key`'s URL; keys must be 1 to 1024 bytes without control characters.
+    func objectURL(_ key: String) -> String {
+        configuration.objectURL(bucket: bucket, key: key)
+    }
+
+    /// A signed request for `url`, after checking `key`.
+    func makeRequest(_ operation: String, key: String, url: String, method: HTTPRequest.Method,
+                     checkKey: Bool = true) throws(S3Error) -> HTTPRequest {
+        if checkKey {
+            if key.isEmpty || key.utf8.count > 1024 {
+                throw S3Error(operation: operation, key: key, message: "",
+                              transport: .invalidRequest("an S3 key must be 1 to 1024 bytes long"))
+            }
+            if key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                throw S3Error(operation: operation, key: key, message: "",
+                              transport: .invalidRequest("an S3 key must not have control characters"))
+            }
+        }
+        var request = HTTPRequest(url: url, method: method)
+        request.awsSigV4 = configuration.signing
+        request.connectTimeoutMs = configuration.connectTimeoutMs
+        request.maxBytes = 1 << 20
+        return request
+    }
+
+    /// Runs `request`, retrying transient failures; returns a 2xx answer (or one with status
+    /// `accepting`), throws `S3Error` otherwise.
+    func send(_ operation: String, key: String, _ request: HTTPRequest, accepting: Int? = nil) async throws
+        -> HTTPResponse
+    {
+        let policy = configuration.retry
+        var attempt = 1
+        while true {
+            var error: S3Error
+            do {
+                let response = try await engine.perform(request)
+                if response.isSuccess || response.status == accepting { return response }
+                error = S3Error.from(response, operation: operation, key: key, secrets: configuration.credentials.secrets)
+            } catch let failure as HTTPError {
+                error = S3Error(operation: operation, key: key, message: failure.description, transport: failure)
+            }
+            error.attempts = attempt
+            guard error.isRetryable, policy.allowsRetry(after: attempt) else { throw error }
+            switch policy.decide(beforeRetry: attempt, retryAfter: error.retryAfterSeconds,
+                                 jitter: Double.random(in: 0..<1)) {
+            case .wait(let seconds):
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            case .giveUp(let why):
+                error.gaveUp = why
+                throw error
+            }
+            attempt += 1
+        }
+    }
+
+    /// `etag` in double quotes, as `If-Match` wants it (a quoted or weak tag is kept as it is).
+    static func quoted(_ etag: String) -> String {
+        etag.hasPrefix("\"") || etag.hasPrefix("W/") ? etag : "\"\(etag)\""
+    }
+}

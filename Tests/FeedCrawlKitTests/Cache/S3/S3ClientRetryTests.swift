@@ -1,0 +1,105 @@
+import DemoFeed
+import Testing
+@testable import FeedCrawlKit
+
+/// The S3 client against the loopback test server, for answers SeaweedFS does not give on demand.
+@Suite("S3 client retries")
+struct S3ClientRetryTests {
+    static let slowDown = ServerResponse(
+        status: 503, headers: [("Content-Type", "application/xml"), ("Retry-After", "0")],
+        body: .bytes(Array("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message>\
+            <RequestId>SD1</RequestId></Error>
+            """.utf8)))
+
+    static func configuration(_ server: HTTPServer, retries: Int) throws -> S3Configuration {
+        try S3Configuration(
+            credentials: S3Credentials(accessKeyID: "AKLOCAL", secretAccessKey: "local-secret-value"),
+            endpoint: server.baseURL, retry: RetryPolicy(retries: retries, baseDelay: 0.01, maxDelay: 0.05))
+    }
+
+    @Test func slowDownIsARetryableErrorNamingItsCode() async throws {
+        try await withHTTPServer(handler: { _ in Self.slowDown }) { server in
+            try await HTTPEngine.withEngine { engine in
+                let client = try S3Client(bucket: "bkt", configuration: Self.configuration(server, retries: 2), engine: engine)
+                do {
+                    try await client.put(key: "cache/ab/x.jpg", bytes: [1, 2, 3])
+                    Issue.record("the PUT succeeded")
+                } catch let error as S3Error {
+                    #expect(error.code == .slowDown)
+                    #expect(error.status == 503)
+                    #expect(error.isRetryable)
+                    #expect(error.attempts == 3)
+                    #expect(error.description == "S3 PUT cache/ab/x.jpg: SlowDown (503): Please reduce your request rate. "
+                        + "[request SD1] (after 3 attempts)")
+                    #expect(!error.description.contains("local-secret-value"))
+                }
+                #expect(server.requestCount == 3)
+            }
+        }
+    }
+
+    @Test func aStoreThatRecoversAfterTwoSlowDownsGetsTheObject() async throws {
+        let stored = Locked<[(path: String, body: [UInt8], checksum: String?, payloadHash: String?)]>([])
+        let answered = Locked(0)
+        try await withHTTPServer(handler: { req in
+            let n = answered.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if n <= 2 { return Self.slowDown }
+            stored.withLock {
+                $0.append((req.path, req.body, req.header("x-amz-checksum-sha256"), req.header("x-amz-content-sha256")))
+            }
+            return ServerResponse(status: 200, headers: [("ETag", "\"etag-3\"")])
+        }) { server in
+            try await HTTPEngine.withEngine { engine in
+                let client = try S3Client(bucket: "bkt", configuration: Self.configuration(server, retries: 3), engine: engine)
+                let etag = try await client.put(key: "cache/a b.jpg", bytes: Array("hello".utf8), contentType: "image/jpeg")
+                #expect(etag == "\"etag-3\"")
+            }
+        }
+        let requests = stored.withLock { $0 }
+        try #require(requests.count == 1)
+        #expect(requests[0].path == "/bkt/cache/a b.jpg")
+        #expect(requests[0].body == Array("hello".utf8))
+        #expect(requests[0].checksum == "LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=")
+        #expect(requests[0].payloadHash == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+    }
+
+    @Test func aRetryAfterLongerThanThePolicyAllowsEndsAtOnce() async throws {
+        var answer = Self.slowDown
+        answer.headers = [("Retry-After", "3600")]
+        try await withHTTPServer(handler: { [answer] _ in answer }) { server in
+            try await HTTPEngine.withEngine { engine in
+                var configuration = try Self.configuration(server, retries: 3)
+                configuration.retry.maxRetryWait = 10
+                let client = try S3Client(bucket: "bkt", configuration: configuration, engine: engine)
+                do {
+                    _ = try await client.get(key: "k")
+                    Issue.record("the GET succeeded")
+                } catch let error as S3Error {
+                    #expect(error.attempts == 1)
+                    #expect(error.gaveUp?.contains("Retry-After: 3600") == true)
+                }
+                #expect(server.requestCount == 1)
+            }
+        }
+    }
+
+    @Test func notFoundIsNotRetried() async throws {
+        try await withHTTPServer(handler: { _ in
+            ServerResponse(status: 404, body: .bytes(Array("<Error><Code>NoSuchKey</Code><Message>gone</Message></Error>".utf8)))
+        }) { server in
+            try await HTTPEngine.withEngine { engine in
+                let client = try S3Client(bucket: "bkt", configuration: Self.configuration(server, retries: 3), engine: engine)
+                await #expect(throws: S3Error(operation: "GET", key: "k", status: 404, code: .noSuchKey, message: "gone")) {
+                    _ = try await client.get(key: "k")
+                }
+                #expect(try await client.head(key: "k") == nil)
+                #expect(server.requestCount == 2)
+            }
+        }
+    }
+}
