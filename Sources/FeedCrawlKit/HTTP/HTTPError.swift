@@ -14,8 +14,6 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case partialBody(received: Int64, expected: Int64?)
     /// Refused, DNS failure, empty reply, or send/receive errors before any body byte.
     case connectionFailed(String)
-    /// The destination file could not be created or written (`errno`, e.g. `ENOSPC`).
-    case file(path: String, errno: Int32)
     /// The request itself is unusable (e.g. a header containing CR/LF, a GET with a body).
     case invalidRequest(String)
     /// The body came in a `Content-Encoding` libcurl cannot decode (it decodes gzip, deflate,
@@ -59,8 +57,6 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "body cut short after \(received) bytes"
         case .connectionFailed(let why):
             return "connection failed: \(why)"
-        case .file(let path, let code):
-            return "cannot write \(path): \(errnoDescription(code)) (errno \(code))"
         case .invalidRequest(let why):
             return "invalid request: \(why)"
         case .unsupportedContentEncoding(let name):

@@ -34,7 +34,8 @@ final class PipelineHarness: @unchecked Sendable {
         withStorage: Bool = false, _ answer: @escaping @Sendable (ServerRequest) -> ServerResponse
     ) throws {
         layout = CacheLayout(outDirectory: out.path)
-        try layout.createFanOutDirectories()
+        let store = LocalCacheStore(layout: layout)
+        try store.prepare()
         storage = withStorage ? try CrawlStorage(layout: layout, previousManifestBytes: 0) { _ in } : nil
         engine = try HTTPEngine(configuration: .init(maxConcurrentTransfers: settings.limits.concurrency))
         journal = try Journal(path: layout.journalPath)
@@ -42,7 +43,7 @@ final class PipelineHarness: @unchecked Sendable {
         let events: @Sendable (CrawlEvent) -> Void = { event in eventList.withLock { $0.append(event) } }
         recorder = RunItems(journal: journal, spill: Spill(directory: out.path), runStarted: Date(), events: events)
         pipeline = ImagePipeline(
-            engine: engine, layout: layout, out: try FileDirectory(path: out.path), settings: settings,
+            engine: engine, store: store, settings: settings,
             archive: archive, recorder: recorder, storage: storage, events: events)
         let requests = self.requests
         server = try HTTPServer { request in
