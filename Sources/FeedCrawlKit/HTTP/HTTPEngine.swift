@@ -64,8 +64,9 @@ public final class HTTPEngine: @unchecked Sendable {
     /// shuts down mid-transfer, and `HTTPError.engineShutDown` after `shutdown()`.
     ///
     /// Sink destination: the sink is made when a 2xx response starts, receives the body, and is
-    /// discarded on any failure or cancellation; on success the caller's factory made it, and the
-    /// caller finishes it. A sink's error is thrown as it was thrown.
+    /// discarded on any failure or cancellation. It is not returned: a caller that must finish
+    /// the sink (commit it) keeps it from its factory, or uses `start(_:completion:)`, whose
+    /// result holds it. A sink's error is thrown as it was thrown.
     public func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
         // A thin layer over the one execution path, `start(_:completion:)`.
         try Task.checkCancellation()

@@ -1,5 +1,4 @@
 import CCurl
-import Glibc
 
 /// What the loop hands back to `HTTPEngine.perform` for a completed transfer.
 struct CompletedTransfer: Sendable {
