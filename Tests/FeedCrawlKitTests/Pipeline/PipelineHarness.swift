@@ -29,12 +29,14 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// `answer` serves every request (it runs on the server's connection thread and may block).
+    /// `store` is where images go: the local directory of OUT when nil.
     init(
         settings: ImagePipeline.Settings = PipelineHarness.settings, archive: ArchiveIndex = ArchiveIndex(),
-        withStorage: Bool = false, _ answer: @escaping @Sendable (ServerRequest) -> ServerResponse
+        withStorage: Bool = false, store: (any CacheStore)? = nil,
+        _ answer: @escaping @Sendable (ServerRequest) -> ServerResponse
     ) throws {
         layout = CacheLayout(outDirectory: out.path)
-        let store = LocalCacheStore(layout: layout)
+        let store = store ?? LocalCacheStore(layout: layout)
         try store.prepare()
         storage = withStorage ? try CrawlStorage(layout: layout, previousManifestBytes: 0) { _ in } : nil
         engine = try HTTPEngine(configuration: .init(maxConcurrentTransfers: settings.limits.concurrency))
