@@ -52,7 +52,7 @@ struct CacheFilesTests {
         let layout = CacheLayout(outDirectory: dir.path)
         let kept = (0..<5).map { CacheLayout.relativePath(forURL: "https://h/kept/\($0).jpg", format: .jpeg) }
         let others = (0..<4).map { CacheLayout.relativePath(forURL: "https://h/other/\($0)", format: .png) }
-        let parts = [CacheLayout.temporaryPath(for: kept[0]), CacheLayout.temporaryPath(for: others[0])]
+        let parts = [kept[0], others[0]].map { LocalCacheStore.partialName(forKey: String(FileIO.fileName(of: $0).prefix(64))) }
         let hex = SHA256.hex("https://h/stray")
         let strays = [
             "cache/\(kept[1].dropFirst(6).prefix(2))/notes.txt",
