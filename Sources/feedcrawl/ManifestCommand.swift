@@ -139,26 +139,7 @@ enum ManifestCommand {
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
             exit(ExitStatus.usage.rawValue)
         }
-        var removed: [String] = []
-        var notRemoved: [String] = []
-        if repair {
-            for problem in result.problems where [.corrupt, .incomplete, .orphaned].contains(problem.kind) {
-                // Only names inside the cache: a manifest's `file` values are untrusted text (an
-                // orphan's name was read from a cache folder: `cache/ab/<name>`).
-                let parts = problem.file.split(separator: "/", omittingEmptySubsequences: false)
-                let orphan = problem.kind == .orphaned && parts.count == 3
-                    && parts[0] == CacheLayout.cacheDirectoryName[...] && !["", ".", ".."].contains(parts[2])
-                guard CacheLayout.isValidRelativePath(problem.file) || orphan else {
-                    notRemoved.append(problem.file)
-                    continue
-                }
-                if unlink(snapshot.layout.absolutePath(problem.file)) == 0 || errno == ENOENT {
-                    removed.append(problem.file)
-                } else {
-                    notRemoved.append("\(problem.file) (\(String(cString: strerror(errno))))")
-                }
-            }
-        }
+        let (removed, notRemoved) = repair ? CacheVerifier.repair(result, in: snapshot) : ([], [])
         lock.release()
         Console.write(result.render(format))
         if repair {

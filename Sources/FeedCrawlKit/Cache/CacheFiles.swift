@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A set of cache files (`cache/ab/<64 hex>.<ext>`) in 8 bytes each: the first 61 bits of the
 /// key with the image format in the low 3 bits, sorted. Used for the files on disk and the files
 /// a manifest references, so the end of a run compares them without holding any path.
@@ -72,38 +68,42 @@ struct CacheFiles: Sendable {
         return low < keys.count && keys[low] == key ? low : nil
     }
 
-    /// The cache files under `layout` and the `.part` files (relative to OUT): one `readdir`
-    /// pass over the fan-out folders, no `stat`. Names of any other shape are left out.
-    static func scan(_ layout: CacheLayout, capacity: Int = 0) -> (files: CacheFiles, temporary: [String]) {
+    /// The cache files `store` holds and its `.part` names: one listing, no `stat`. Names of any
+    /// other shape are left out.
+    static func scan(_ store: any CacheStore, capacity: Int = 0) throws(CacheStoreError) -> (files: CacheFiles, temporary: [String]) {
         var files = CacheFiles(capacity: capacity)
         var temporary: [String] = []
-        layout.forEachCacheFile { folder, name in
-            let relative = CacheLayout.cacheDirectoryName + "/" + String(folder.suffix(2)) + "/" + name
-            if CacheLayout.isTemporary(name) {
-                temporary.append(relative)
-            } else if let key = key(relative) {
-                files.insert(key: key)
+        try store.list { names in
+            for name in names {
+                if CacheLayout.isTemporary(name) {
+                    temporary.append(name)
+                } else if let key = key(name) {
+                    files.insert(key: key)
+                }
             }
         }
         files.seal()
         return (files, temporary)
     }
 
-    /// Removes every cache-shaped file under `layout` that is not in `self` (and, with
-    /// `temporary`, every `.part` file). Returns how many were removed.
-    func removeOthers(in layout: CacheLayout, temporary: Bool) -> Int {
+    /// Removes every cache-shaped entry of `store` that is not in `self` (and, with `temporary`,
+    /// every `.part` name). Returns how many were removed; an entry that cannot be removed is
+    /// left (the next sweep tries again).
+    func removeOthers(in store: any CacheStore, temporary: Bool) throws(CacheStoreError) -> Int {
         var removed = 0
-        layout.forEachCacheFile { folder, name in
-            let relative = CacheLayout.cacheDirectoryName + "/" + String(folder.suffix(2)) + "/" + name
-            let unwanted: Bool
-            if CacheLayout.isTemporary(name) {
-                unwanted = temporary
-            } else if let key = Self.key(relative) {
-                unwanted = !contains(key: key)
-            } else {
-                unwanted = false  // not of the cache's shape: left alone
+        // Page by page, as the names come: an eviction may remove most of the cache.
+        try store.list { names in
+            for name in names {
+                let unwanted: Bool
+                if CacheLayout.isTemporary(name) {
+                    unwanted = temporary
+                } else if let key = Self.key(name) {
+                    unwanted = !contains(key: key)
+                } else {
+                    unwanted = false  // not of the cache's shape: left alone
+                }
+                if unwanted, (try? store.remove(name)) == true { removed += 1 }
             }
-            if unwanted, unlink(folder + "/" + name) == 0 { removed += 1 }
         }
         return removed
     }

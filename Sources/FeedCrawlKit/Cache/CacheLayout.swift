@@ -103,12 +103,8 @@ public struct CacheLayout: Sendable, Hashable {
         absolutePath("\(Self.cacheDirectoryName)/\(Self.key(forURL: url).prefix(2))")
     }
 
-    /// A temporary name in the same directory as `finalPath`: `"<finalPath>.<random>.part"`.
-    public static func temporaryPath(for finalPath: String) -> String {
-        AtomicFile.temporaryPath(for: finalPath)
-    }
-
-    /// Whether a file name is a temporary (`.part`) file, e.g. left by an interrupted run.
+    /// Whether a file name is a temporary (`.part`) file: a partial name of the cache store
+    /// (`LocalCacheStore.partialName`), e.g. left by an interrupted run.
     public static func isTemporary(_ name: String) -> Bool {
         AtomicFile.isTemporary(name)
     }

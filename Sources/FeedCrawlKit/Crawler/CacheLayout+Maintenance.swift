@@ -16,15 +16,4 @@ extension CacheLayout {
         }
         return names.filter { unlink(statePath($0)) == 0 }.count
     }
-
-    /// Whether the cache holds `file` (a cache path) with `bytes` bytes (any size when nil):
-    /// one `stat`. A file of another size (changed behind the manifest's back, e.g. by a killed
-    /// run) does not count.
-    func holds(file: String, bytes: Int64?) -> Bool {
-        guard Self.isValidRelativePath(file) else { return false }
-        var info = stat()
-        guard stat(absolutePath(file), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
-        if let bytes { return Int64(info.st_size) == bytes }
-        return true
-    }
 }

@@ -50,7 +50,14 @@ extension Crawler {
         // A shard writes no contact sheet: the merge does, for all shards.
         let sheet = configuration.shard == nil ? ContactSheet.Index(spill: spill, run: run) : nil
         let room = previous.files + 2 * recorder.count + 1024
-        let (present, temporary) = CacheFiles.scan(layout, capacity: room)
+        let present: CacheFiles, temporary: [String]
+        do {
+            (present, temporary) = try CacheFiles.scan(pipeline.store, capacity: room)
+        } catch {
+            // Without the listing nothing is merged or swept; the journal stays for the next run.
+            result.storageProblem = "cannot list the cache: \(error)"
+            return result
+        }
         let sorted = previous.inOrder
         let reconcile: (CacheKey) -> ImageRecord.Outcome? = { pipeline.finishedOutcome(forFile: $0) }
         var policy = ManifestMerge.Policy(
@@ -120,7 +127,9 @@ extension Crawler {
         // The scan at the start of this phase saw every file: when the manifest references all
         // of them and no `.part` file was left, there is nothing to sweep (no second readdir).
         if let referenced = result.referenced, !temporary.isEmpty || result.unreferencedPresent > 0 {
-            result.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - result.evictedPresent)
+            // A listing that fails leaves the files for the next sweep.
+            let removed = (try? referenced.removeOthers(in: pipeline.store, temporary: true)) ?? 0
+            result.orphansRemoved = max(0, removed - result.evictedPresent)
         }
         do {
             if let sheet { try ContactSheet.write(index: sheet, manifestPath: layout.manifestPath, outDirectory: layout.outDirectory) }

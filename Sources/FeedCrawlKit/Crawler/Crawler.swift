@@ -61,13 +61,14 @@ public final class Crawler: Sendable {
         // means the last run was killed and may have left partial downloads behind.
         let interrupted = FileIO.exists(layout.journalPath)
         if interrupted { try Self.fold(layout, spill: spill) }
+        let store = LocalCacheStore(layout: layout)
         do {
-            try layout.createFanOutDirectories()
+            try store.prepare()
+            // A shard leaves `.part` files alone: another shard may be writing them.
+            if interrupted && !sharded { leftovers += try store.removePartials() }
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
-        // A shard leaves `.part` files alone: another shard may be writing them.
-        if interrupted && !sharded { leftovers += layout.removeTemporaryFiles() }
         let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
         var archive: ArchiveIndex?
         let journal: Journal
@@ -92,7 +93,7 @@ public final class Crawler: Sendable {
         let redactor = SecretRedactor(secrets: configuration.sources.compactMap(\.key))
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
-            engine: engine, layout: layout, out: try? FileDirectory(path: layout.outDirectory),
+            engine: engine, store: store,
             settings: pipelineSettings(), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
             events: events)
         archive = nil

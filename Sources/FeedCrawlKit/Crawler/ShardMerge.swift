@@ -90,7 +90,15 @@ public struct ShardMerge: Sendable {
 
         var report = Report(shards: count, complete: complete, problems: problems, manifestPath: layout.manifestPath,
                             startedAt: started, finishedAt: started)
-        let (present, temporary) = CacheFiles.scan(layout)
+        let store = LocalCacheStore(layout: layout)
+        let present: CacheFiles, temporary: [String]
+        do {
+            (present, temporary) = try CacheFiles.scan(store)
+        } catch {
+            report.storageProblem = "cannot list the cache: \(error)"
+            report.finishedAt = Date()
+            return report
+        }
         var policy = ManifestMerge.Policy(precedence: .latestSeen, present: present, runStarted: since.wholeSeconds)
         func streams() throws -> [any ItemStream] {
             try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
@@ -138,7 +146,9 @@ public struct ShardMerge: Sendable {
                 report.cacheFiles = merged.referenced.count
                 referenced = merged.referenced
             }
-            report.orphansRemoved = max(0, referenced.removeOthers(in: layout, temporary: true) - evictedPresent)
+            // A listing that fails leaves the files for the next sweep.
+            let removed = (try? referenced.removeOthers(in: store, temporary: true)) ?? 0
+            report.orphansRemoved = max(0, removed - evictedPresent)
         } catch {
             report.storageProblem = "cannot write the manifest: \(error)"
             report.finishedAt = Date()

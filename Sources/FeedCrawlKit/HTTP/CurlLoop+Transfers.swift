@@ -50,40 +50,43 @@ extension CurlLoop {
             lock.withLock { openedConnections += connects }
         }
         if result == CURLE_OK {
-            var response = transfer.makeResponse(easy)
-            var pending: PendingFile?
-            if case .file(let path) = transfer.request.destination, response.isSuccess {
-                if transfer.request.digestBody {
-                    response.bodyDigest = (transfer.digester ?? BodyDigester()).finish()
+            let response = transfer.makeResponse(easy)
+            var sink: (any BodySink)?
+            if response.isSuccess {
+                do {
+                    sink = try transfer.finishedSink()
+                } catch {
+                    detach(transfer)
+                    transfer.resume(throwing: error)
+                    return
                 }
-                pending = PendingFile(
-                    fd: transfer.fd, path: path, directory: transfer.request.fileDirectory,
-                    fsync: transfer.request.fsync)
-                transfer.fd = -1
+                transfer.bodySink = nil
             }
             detach(transfer)
-            transfer.resume(returning: CompletedTransfer(response: response, pendingFile: pending))
+            transfer.resume(returning: CompletedTransfer(response: response, sink: sink))
         } else {
-            var error = HTTPError.fromCurl(
+            var error: any Error = HTTPError.fromCurl(
                 code: result.rawValue, message: easy.errorMessage(result),
                 recorded: transfer.recordedFailure(for: result),
                 bytesReceived: transfer.bytesReceived, expected: transfer.expectedLength(easy),
                 maxBytes: transfer.request.maxBytes)
-            if result == CURLE_BAD_CONTENT_ENCODING, transfer.recordedFailure(for: result) == nil {
-                error = .unsupportedContentEncoding(transfer.headerValue(easy, "content-encoding") ?? "unknown")
+            if result == CURLE_WRITE_ERROR, let sinkError = transfer.sinkError {
+                error = sinkError
+            } else if result == CURLE_BAD_CONTENT_ENCODING, transfer.recordedFailure(for: result) == nil {
+                error = HTTPError.unsupportedContentEncoding(transfer.headerValue(easy, "content-encoding") ?? "unknown")
             }
             detach(transfer)
-            transfer.discardFile()
+            transfer.discardSink()
             transfer.resume(throwing: error)
         }
     }
 
-    /// Removes an active transfer from the multi handle, discards its file and resumes it with
+    /// Removes an active transfer from the multi handle, discards its sink and resumes it with
     /// `error`. Does nothing for a transfer that is not active (finished, or never started).
     func abort(_ transfer: Transfer, with error: any Error) {
         guard transfer.activeIndex >= 0 else { return }
         detach(transfer)
-        transfer.discardFile()
+        transfer.discardSink()
         transfer.resume(throwing: error)
     }
 

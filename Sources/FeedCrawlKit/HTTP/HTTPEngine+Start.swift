@@ -6,9 +6,9 @@ struct TransferHandle: Sendable {
 extension HTTPEngine {
     /// Starts `request` without a task or continuation: `completion` runs exactly once, on the
     /// engine's thread (so it must be short and never block), with the finished transfer or the
-    /// error. For a 2xx file destination the result holds the `PendingFile` still to be finished
-    /// (fsync, close) by the caller, off the engine's thread. Cancelling completes it with
-    /// `CancellationError` and unlinks a partial file. On a shut-down engine `completion` runs at
+    /// error. For a 2xx sink destination the result holds the sink with the whole body, for the
+    /// caller to finish off the engine's thread. Cancelling completes it with `CancellationError`
+    /// and discards the sink. On a shut-down engine `completion` runs at
     /// once on the calling thread with `HTTPError.engineShutDown`.
     ///
     /// This is the engine's one execution path: the image pipeline calls it directly (one
@@ -22,7 +22,7 @@ extension HTTPEngine {
         try request.validate()
         let transfer = Transfer(request: request)
         if let path = request.bodyFile {
-            transfer.upload = try UploadFile.open(path, in: request.fileDirectory)
+            transfer.upload = try UploadFile.open(path)
         }
         transfer.completion = completion
         loop.submit(transfer)

@@ -7,8 +7,8 @@ import CCurl
 /// in flight) is the caller's job. Every transfer follows up to 5 redirects, allows only `http`
 /// and `https` (also for redirects), and enforces the body cap while streaming.
 ///
-/// Cancelling the calling task removes the transfer within milliseconds, unlinks a partially
-/// written file and throws `CancellationError`.
+/// Cancelling the calling task removes the transfer within milliseconds, discards a partly
+/// written sink (`BodySink`) and throws `CancellationError`.
 public final class HTTPEngine: @unchecked Sendable {
     /// Engine-wide settings.
     public struct Configuration: Sendable {
@@ -63,8 +63,10 @@ public final class HTTPEngine: @unchecked Sendable {
     /// failures, `CancellationError` when the task is (or already was) cancelled or the engine
     /// shuts down mid-transfer, and `HTTPError.engineShutDown` after `shutdown()`.
     ///
-    /// File destination: the file is created (`O_CREAT|O_TRUNC|O_CLOEXEC`, 0644) when a 2xx
-    /// response starts, receives the body, and is unlinked on any failure or cancellation.
+    /// Sink destination: the sink is made when a 2xx response starts, receives the body, and is
+    /// discarded on any failure or cancellation. It is not returned: a caller that must finish
+    /// the sink (commit it) keeps it from its factory, or uses `start(_:completion:)`, whose
+    /// result holds it. A sink's error is thrown as it was thrown.
     public func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
         // A thin layer over the one execution path, `start(_:completion:)`.
         try Task.checkCancellation()
@@ -84,9 +86,6 @@ public final class HTTPEngine: @unchecked Sendable {
             }
         } onCancel: {
             if let started = handle.withLock({ $0 }) { cancel(started) }
-        }
-        if let file = completed.pendingFile {
-            try file.finish()
         }
         return completed.response
     }

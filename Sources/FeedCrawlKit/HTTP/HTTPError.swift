@@ -14,8 +14,6 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case partialBody(received: Int64, expected: Int64?)
     /// Refused, DNS failure, empty reply, or send/receive errors before any body byte.
     case connectionFailed(String)
-    /// The destination file could not be created or written (`errno`, e.g. `ENOSPC`).
-    case file(path: String, errno: Int32)
     /// The request body file (`HTTPRequest.bodyFile`) could not be opened or read, or changed
     /// size while it was sent: the path as a path from the working directory, and what went wrong.
     case bodyFile(path: String, problem: String)
@@ -62,8 +60,6 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "body cut short after \(received) bytes"
         case .connectionFailed(let why):
             return "connection failed: \(why)"
-        case .file(let path, let code):
-            return "cannot write \(path): \(errnoDescription(code)) (errno \(code))"
         case .bodyFile(let path, let problem):
             return "cannot send \(path): \(problem)"
         case .invalidRequest(let why):

@@ -31,9 +31,6 @@ extension HTTPRequest {
         if maxBytes < 0 {
             throw .invalidRequest("maxBytes is negative")
         }
-        if case .file(let path) = destination, path.isEmpty || path.utf8.contains(0) {
-            throw .invalidRequest("bad destination path \(debugQuoted(path))")
-        }
         for entry in resolve where entry.isEmpty || entry.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
             throw .invalidRequest("bad resolve entry \(debugQuoted(entry))")
         }

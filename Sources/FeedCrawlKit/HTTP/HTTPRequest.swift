@@ -16,15 +16,13 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Where the response body goes.
-    public enum Destination: Sendable, Equatable {
+    public enum Destination: Sendable {
         /// Collected into `HTTPResponse.body`.
         case memory
-        /// Streamed into the file at `path` when the final status is 2xx. The file is created
-        /// (`O_CREAT|O_TRUNC`, mode 0644) only once a 2xx response arrives, so a 304 or 404 leaves
-        /// an existing file at `path` untouched. On any failure or cancellation after it was
-        /// created, the file is unlinked. A relative `path` is resolved against `fileDirectory`
-        /// when it is set.
-        case file(path: String)
+        /// Streamed into the `BodySink` the factory makes at the first body byte of a 2xx
+        /// response (at the end of an empty one), so a 304 or 404 makes none and keeps only an
+        /// error excerpt in `HTTPResponse.body`. A factory error fails the transfer with it.
+        case sink(@Sendable () throws -> any BodySink)
     }
 
     /// The absolute `http://` or `https://` URL.
@@ -36,8 +34,8 @@ public struct HTTPRequest: Sendable {
     /// The POST or PUT body (sent as-is; set a `Content-Type` header yourself). Default `nil`
     /// (an empty body for POST and PUT). Must be `nil` for GET.
     public var body: [UInt8]? = nil
-    /// A PUT body streamed from the file at this path (resolved against `fileDirectory` when it is
-    /// relative), never read whole into memory: its length, taken with `fstat` when the request
+    /// A PUT body streamed from the file at this path (a relative path from the working
+    /// directory), never read whole into memory: its length, taken with `fstat` when the request
     /// starts, goes out as `Content-Length`. A file that cannot be opened fails the request with
     /// `HTTPError.bodyFile` before anything is sent. Only for PUT, and not together with `body`.
     /// Default `nil`.
@@ -51,7 +49,7 @@ public struct HTTPRequest: Sendable {
     public var maxBytes: Int64 = 10 << 20
     /// `true` asks for compressed transfer (`Accept-Encoding: deflate, gzip, br, zstd`) and decodes
     /// whatever `Content-Encoding` of these the body comes in (an unknown one fails with
-    /// `HTTPError.unsupportedContentEncoding`); `maxBytes` and the digest count decoded bytes.
+    /// `HTTPError.unsupportedContentEncoding`); `maxBytes` and the sink count decoded bytes.
     /// `false` sends no `Accept-Encoding` and leaves the body as sent. Default `false`.
     public var acceptEncoding: Bool = false
     /// Connect timeout (DNS + TCP + TLS) in milliseconds. Default 10 000.
@@ -63,15 +61,6 @@ public struct HTTPRequest: Sendable {
     public var lowSpeedTimeSeconds: Int = 15
     /// A cap on the whole transfer in milliseconds. Default `nil` (no cap).
     public var totalTimeoutMs: Int? = nil
-    /// File destination: the directory a relative `path` is resolved against. Default `nil` (the
-    /// working directory). Errors name the file by `fileDirectory.path` plus `path`.
-    public var fileDirectory: FileDirectory? = nil
-    /// File destination: `fsync` the file before closing it on success. Default `false`.
-    public var fsync: Bool = false
-    /// File destination: hash the body while it is written, keep its first bytes and check its
-    /// image structure (`ImageStructureCheck`), returned in `HTTPResponse.bodyDigest` for a 2xx
-    /// response (saves reading the file back). Default `false`.
-    public var digestBody: Bool = false
     /// `true` returns every header of the final response in `HTTPResponse.headers`; `false`
     /// (default) returns only `HTTPResponse.standardHeaderNames`, which is cheaper.
     public var allResponseHeaders: Bool = false

@@ -14,7 +14,7 @@ public struct HTTPResponse: Sendable {
     /// Headers of the final response, names lowercased. By default only `standardHeaderNames`
     /// that were present; every header with `HTTPRequest.allResponseHeaders`.
     public var headers: [HTTPHeader]
-    /// Memory destination: the body. File destination: empty for 2xx (the body is in the file);
+    /// Memory destination: the body. Sink destination: empty for 2xx (the body is in the sink);
     /// for other statuses the first ≤ 4 KiB of the body, as an error excerpt.
     public var body: [UInt8]
     /// Body bytes delivered (decoded), including bytes not kept in an error excerpt.
@@ -33,9 +33,6 @@ public struct HTTPResponse: Sendable {
     public var lastModified: String?
     /// The `Content-Length` header as sent, if present and numeric.
     public var contentLength: Int64?
-    /// File destination with `HTTPRequest.digestBody` and a 2xx status: the body's SHA-256, first
-    /// bytes and image structure, computed as it streamed to the file. `nil` otherwise.
-    public var bodyDigest: BodyDigest?
     /// The address the final response came from (`CURLINFO_PRIMARY_IP`), when known.
     public var primaryIP: String?
     /// The HTTP version of the final response (`1.0`, `1.1`, `2`, `3`; 0 when unknown).

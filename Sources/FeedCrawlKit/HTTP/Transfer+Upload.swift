@@ -10,10 +10,10 @@ struct UploadFile {
     /// Where the next read starts (libcurl may rewind through the seek callback).
     var offset: Int64 = 0
 
-    /// Opens `path` (relative to `directory` when there is one) and takes its length.
-    static func open(_ path: String, in directory: FileDirectory?) throws(HTTPError) -> UploadFile {
-        let shown = DirectoryRelative.display(path, in: directory)
-        let fd = DirectoryRelative.open(path, in: directory, flags: O_RDONLY | O_CLOEXEC, mode: 0)
+    /// Opens `path` and takes its length.
+    static func open(_ path: String) throws(HTTPError) -> UploadFile {
+        let shown = path
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             let code = errno
             throw .bodyFile(path: shown, problem: "\(errnoDescription(code)) (errno \(code))")
@@ -87,7 +87,7 @@ extension Transfer {
 
     /// The body file as named in errors.
     var uploadDisplayPath: String {
-        DirectoryRelative.display(request.bodyFile ?? "", in: request.fileDirectory)
+        request.bodyFile ?? ""
     }
 
     /// Closes the body file, if open.

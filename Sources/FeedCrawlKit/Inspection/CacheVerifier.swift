@@ -1,5 +1,3 @@
-import Glibc
-
 /// Re-hashes every file the manifest references and looks for files it does not reference.
 public enum CacheVerifier {
     /// Checks the cache under `snapshot.layout` against the snapshot's items, read once:
@@ -13,6 +11,7 @@ public enum CacheVerifier {
     /// A file is hashed once; a file several images reference is one problem that names
     /// every item referencing it. Changes nothing.
     public static func verify(_ snapshot: ManifestSnapshot) throws -> CacheVerification {
+        let store = LocalCacheStore(layout: snapshot.layout)
         var result = CacheVerification()
         var referenced = CacheFiles()
         /// What reading each file found: its digest, or nil when it is missing or unreadable.
@@ -45,15 +44,15 @@ public enum CacheVerifier {
                 case .some(let known?):
                     digest = known
                 case nil:
-                    do {
-                        digest = try FileDigest.read(path: snapshot.layout.absolutePath(file))
-                    } catch let error as FileDigest.ReadError where error.code == ENOENT {
-                        read[key] = .some(nil)
-                        report(.missing, file, key, name, nil)
-                        continue
+                    do throws(CacheStoreError) {
+                        digest = try store.digest(file)
                     } catch {
                         read[key] = .some(nil)
-                        report(.corrupt, file, key, name, "\(error)")
+                        if error.isMissing {
+                            report(.missing, file, key, name, nil)
+                        } else {
+                            report(.corrupt, file, key, name, "\(error)")
+                        }
                         continue
                     }
                     // Keep the digest (without its head) to compare the other references.
@@ -77,10 +76,10 @@ public enum CacheVerifier {
             }
         }
         referenced.seal()
-        snapshot.layout.forEachCacheFile { folder, name in
-            let relative = CacheLayout.cacheDirectoryName + "/" + String(folder.suffix(2)) + "/" + name
-            if CacheLayout.isTemporary(name) || !(CacheFiles.key(relative).map(referenced.contains(key:)) ?? false) {
-                result.problems.append(.init(kind: .orphaned, file: relative))
+        try store.list { names in
+            for name in names
+            where CacheLayout.isTemporary(name) || !(CacheFiles.key(name).map(referenced.contains(key:)) ?? false) {
+                result.problems.append(.init(kind: .orphaned, file: name))
             }
         }
         let order = Dictionary(uniqueKeysWithValues: CacheVerification.Problem.Kind.allCases.enumerated().map { ($1, $0) })
@@ -88,5 +87,35 @@ public enum CacheVerifier {
             $0.kind != $1.kind ? order[$0.kind, default: 0] < order[$1.kind, default: 0] : $0.file < $1.file
         }
         return result
+    }
+
+    /// Removes every `corrupt`, `incomplete` and `orphaned` file `result` found in the cache of
+    /// `snapshot` (`manifest --verify --repair`), so that the next run fetches those images again
+    /// (it fetches what the cache does not hold). Only names inside the cache are removed: a
+    /// manifest's `file` values are untrusted text. Returns the names removed (or already gone),
+    /// and those not removed with the reason. Call it under the run lock, as `verify`.
+    public static func repair(
+        _ result: CacheVerification, in snapshot: ManifestSnapshot
+    ) -> (removed: [String], notRemoved: [String]) {
+        let store = LocalCacheStore(layout: snapshot.layout)
+        var removed: [String] = []
+        var notRemoved: [String] = []
+        for problem in result.problems where [.corrupt, .incomplete, .orphaned].contains(problem.kind) {
+            // An orphan's name was listed from the cache (`cache/ab/<name>`), any name.
+            let parts = problem.file.split(separator: "/", omittingEmptySubsequences: false)
+            let orphan = problem.kind == .orphaned && parts.count == 3
+                && parts[0] == CacheLayout.cacheDirectoryName[...] && !["", ".", ".."].contains(parts[2])
+            guard CacheLayout.isValidRelativePath(problem.file) || orphan else {
+                notRemoved.append(problem.file)
+                continue
+            }
+            do throws(CacheStoreError) {
+                try store.remove(problem.file)
+                removed.append(problem.file)
+            } catch {
+                notRemoved.append("\(problem.file) (\(FileSystemError.reason(for: error.code)))")
+            }
+        }
+        return (removed, notRemoved)
     }
 }

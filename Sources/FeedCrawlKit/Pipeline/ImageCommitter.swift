@@ -2,23 +2,23 @@ import CCurl
 import Glibc
 
 /// The pipeline's last step, on a thread of its own so the HTTP engine's thread never waits for
-/// a disk: each finished download is made durable (`fsync`, close) and renamed into place, an
-/// earlier copy under another name is removed, and then every outcome of the batch is handed to
-/// `deliver` (which records the items); the journal is flushed every 32 lines or 200 ms
-/// (`flush`). Jobs queue up while a batch is processed, so under load one wake-up serves many.
+/// a disk: each finished download is committed to the cache store (`CacheStore.commit`: made
+/// durable and put in place, an earlier copy under another name removed), and then every
+/// outcome of the batch is handed to `deliver` (which records the items); the journal is
+/// flushed every 32 lines or 200 ms (`flush`). Jobs queue up while a batch is processed, so under load one wake-up serves many.
 final class ImageCommitter: @unchecked Sendable {
-    /// One URL's outcome, with the downloaded file still to put in place when there is one.
+    /// One URL's outcome, with the downloaded body still to commit when there is one.
     struct Job: Sendable {
         var url: String
         var outcome: ImageRecord.Outcome
         var file: Placement?
     }
 
-    /// A downloaded body: where it is, where it goes, what it replaces.
+    /// A downloaded body: the sink holding it, where it goes, what it replaces.
     struct Placement: Sendable {
-        /// The `.part` file, still open (synced and closed here).
-        var pending: PendingFile
-        /// The final name, as the file calls take it (relative to `directory` when there is one).
+        /// The body, written but not yet committed.
+        var sink: any CacheSink
+        /// The entry's name (`cache/ab/<key>.<ext>`).
         var final: String
         /// The name of an earlier copy of the same URL (another image type) to remove, if any.
         var replaced: String?
@@ -42,7 +42,7 @@ final class ImageCommitter: @unchecked Sendable {
     private var drained: [CheckedContinuation<Void, Never>] = []
     private var thread: pthread_t?
 
-    private let directory: FileDirectory?
+    private let store: any CacheStore
     private let deliver: Deliver
     private let flush: Flush
     private let noteWriteFailure: @Sendable (String, Int32) -> Void
@@ -51,10 +51,10 @@ final class ImageCommitter: @unchecked Sendable {
 
     /// `noteWriteFailure` hears of every failed write (path, errno), so a full disk stops the run.
     init(
-        directory: FileDirectory?, deliver: @escaping Deliver, flush: @escaping Flush,
+        store: any CacheStore, deliver: @escaping Deliver, flush: @escaping Flush,
         noteWriteFailure: @escaping @Sendable (String, Int32) -> Void
     ) {
-        self.directory = directory
+        self.store = store
         self.deliver = deliver
         self.flush = flush
         self.noteWriteFailure = noteWriteFailure
@@ -207,7 +207,7 @@ final class ImageCommitter: @unchecked Sendable {
         return deadline
     }
 
-    /// Puts each job's file in place and delivers the batch's outcomes. Takes the jobs out of
+    /// Commits each job's body and delivers the batch's outcomes. Takes the jobs out of
     /// `batch` (moving them, not copying), leaving it empty with its capacity.
     private func process(_ batch: inout [Job]) {
         var outcomes: [(url: String, outcome: ImageRecord.Outcome)] = []
@@ -216,18 +216,10 @@ final class ImageCommitter: @unchecked Sendable {
         while let job = batch.popLast() {
             var outcome = job.outcome
             if let file = job.file {
-                do {
-                    try file.pending.finish()
-                    if DirectoryRelative.rename(file.pending.path, to: file.final, in: directory) {
-                        if let replaced = file.replaced { DirectoryRelative.unlink(replaced, in: directory) }
-                    } else {
-                        let code = errno
-                        DirectoryRelative.unlink(file.pending.path, in: directory)
-                        noteWriteFailure(DirectoryRelative.display(file.final, in: directory), code)
-                        outcome = .init(status: .failed, error: "cannot store \(outcome.file ?? file.final): \(FileSystemError.reason(for: code))")
-                    }
+                do throws(CacheStoreError) {
+                    try store.commit(file.sink, as: file.final, replacing: file.replaced)
                 } catch {
-                    if case .file(let path, let code) = error { noteWriteFailure(path, code) }
+                    noteWriteFailure(error.path, error.code)
                     outcome = .init(status: .failed, error: error.description)
                 }
             }

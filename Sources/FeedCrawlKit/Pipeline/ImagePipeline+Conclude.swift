@@ -1,18 +1,19 @@
 import FoundationEssentials
-import Glibc
 
 extension ImagePipeline {
     /// What one attempt's result means (on the engine's thread: no blocking call but the
-    /// `unlink` of a body that will not be kept): the body validated and ready to be put in
-    /// place, a 304, a permanent failure, or a reason to retry.
+    /// `discard` of a body that will not be kept): the body validated and ready to be committed,
+    /// a 304, a permanent failure, or a reason to retry.
     func conclude(_ prepared: Prepared, _ result: Result<CompletedTransfer, any Error>) -> Attempt {
         let completed: CompletedTransfer
         switch result {
         case .success(let value):
             completed = value
         case .failure(let error as HTTPError):
-            if case .file(let path, let code) = error { storage?.noteWriteFailure(path: path, code: code) }
             return classify(error)
+        case .failure(let error as CacheStoreError):
+            storage?.noteWriteFailure(path: error.path, code: error.code)
+            return .done(.init(status: .failed, error: error.description), nil)
         case .failure(let error):
             if error is CancellationError { return .done(cancelledOutcome(nil), nil) }
             return .done(.init(status: .failed, error: "\(error)"), nil)
@@ -26,7 +27,7 @@ extension ImagePipeline {
             if let date = response.lastModified { outcome.lastModified = date }
             return .done(outcome, nil)
         }
-        guard response.isSuccess, let file = completed.pendingFile else {
+        guard response.isSuccess, let sink = completed.sink as? any CacheSink else {
             let reason = "HTTP \(response.status)"
             if RetryPolicy.isTransient(status: response.status) {
                 let pushback = (response.status == 429 || response.status == 503) && response.retryAfterSeconds == nil
@@ -35,7 +36,7 @@ extension ImagePipeline {
             }
             return .done(.init(status: .failed, error: reason), nil)
         }
-        let digest = response.bodyDigest ?? BodyDigest(sha256: "", head: [])
+        let digest = sink.digest
         let verdict = ImageValidation.validate(
             status: response.status, contentType: response.contentType,
             contentLength: response.contentEncoding == nil ? response.contentLength : nil,
@@ -43,13 +44,13 @@ extension ImagePipeline {
             bodyDelimited: response.isBodyDelimited, maxBytes: settings.maxImageBytes)
         switch verdict {
         case .reject(let reason):
-            file.discard()
+            sink.discard()
             return .done(.init(status: .rejected, error: reason), nil)
         case .fail(let reason):
-            file.discard()
+            sink.discard()
             return .done(.init(status: .failed, error: reason), nil)
         case .transient(let reason):
-            file.discard()
+            sink.discard()
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
             let relative = CacheLayout.relativePath(forKey: prepared.key.hex, format: info.format)
@@ -64,8 +65,8 @@ extension ImagePipeline {
             outcome.lastModified = response.lastModified
             outcome.fetchedAt = Date()
             let old = prepared.previous?.file
-            let replaced = settings.removesReplacedFiles && old != nil && old != relative ? old.map(cachePath) : nil
-            return .done(outcome, .init(pending: file, final: cachePath(relative), replaced: replaced))
+            let replaced = settings.removesReplacedFiles && old != relative ? old : nil
+            return .done(outcome, .init(sink: sink, final: relative, replaced: replaced))
         }
     }
 
@@ -74,19 +75,9 @@ extension ImagePipeline {
         case .unsupportedScheme, .invalidURL, .tooManyRedirects, .bodyTooLarge, .unsupportedContentEncoding,
              .addressRefused:
             return .done(.init(status: .rejected, error: error.description), nil)
-        case .file:
-            return .done(.init(status: .failed, error: error.description), nil)
         default:
             if error.isTransient { return .retry(reason: error.description, retryAfter: nil) }
             return .done(.init(status: .failed, error: error.description), nil)
         }
-    }
-}
-
-extension PendingFile {
-    /// Closes and removes a body that will not be kept.
-    func discard() {
-        if fd >= 0 { close(fd) }
-        DirectoryRelative.unlink(path, in: directory)
     }
 }

@@ -129,15 +129,13 @@ extension ImagePipeline {
         }
     }
 
-    /// The request for one attempt: conditional when the archive has a copy, streamed to a
-    /// `.part` file next to its cache entry, hashed while it streams.
+    /// The request for one attempt: conditional when the archive has a copy, streamed into a
+    /// sink of the cache store (made at the first byte of a 2xx response), hashed and
+    /// structure-checked while it streams.
     private func prepare(_ task: ImageTask) -> Prepared {
-        let temporary = cachePath(CacheLayout.temporaryRelativePath(forKey: task.key.hex))
-        var request = HTTPRequest(url: task.url, destination: .file(path: temporary))
-        request.fileDirectory = out
+        let key = task.key.hex
+        var request = HTTPRequest(url: task.url, destination: .sink { [store] in try store.makeSink(key: key) })
         request.maxBytes = settings.maxImageBytes
-        request.fsync = true
-        request.digestBody = true
         // A server may send an image gzip-, deflate- or br-encoded unasked; decode it as a browser
         // does (the cap then counts decoded bytes).
         request.acceptEncoding = true
@@ -151,11 +149,6 @@ extension ImagePipeline {
             if let date = previous.lastModified { request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date)) }
         }
         return Prepared(request: request, key: task.key, previous: task.previous)
-    }
-
-    /// A path relative to OUT as the file calls take it: as it is against `out`, else OUT-prefixed.
-    func cachePath(_ relative: String) -> String {
-        out != nil ? relative : layout.absolutePath(relative)
     }
 
     /// Seconds since `epoch`, the throttle's clock.
@@ -282,7 +275,7 @@ extension ImagePipeline {
                     return (startReadyLocked(), rooms, task.startedAt.map { ContinuousClock.now - $0 })
                 }
             if elapsed == .zero {
-                placement?.pending.discard()  // no task wants it any more
+                placement?.sink.discard()  // no task wants it any more
                 return
             }
             startTransfers(starts)

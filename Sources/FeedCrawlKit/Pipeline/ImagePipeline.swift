@@ -8,10 +8,11 @@ import FoundationEssentials
 ///   a copy in the archive younger than the TTL) or subscribes to the one task of its URL
 ///   (`PrefetchScheduler`: one entry per URL, priority, limits, back-pressure).
 /// - Transfers (`ImagePipeline+Transfers`): conditional requests when the archive has a copy,
-///   bodies streamed to a `.part` file and hashed by the HTTP engine, validated, retried with the
-///   feeds' `RetryPolicy` (backoff, jitter, `Retry-After`).
-/// - Commit (`ImageCommitter`): fsync and rename into the cache off the engine's thread, then
-///   delivery to every subscriber; an item whose images are all done is journaled (`RunItems`).
+///   bodies streamed by the HTTP engine into a sink of the cache store (`CacheStore.makeSink`:
+///   written, hashed, structure-checked), validated, retried with the feeds' `RetryPolicy`
+///   (backoff, jitter, `Retry-After`).
+/// - Commit (`ImageCommitter`): `CacheStore.commit` off the engine's thread, then delivery to
+///   every subscriber; an item whose images are all done is journaled (`RunItems`).
 /// - Cancellation: one source (its subscribers leave every task; a URL's task that no one else
 ///   wants is stopped: cancel on last unsubscribe), or everything (a signal, `--deadline`).
 ///
@@ -40,8 +41,8 @@ final class ImagePipeline: @unchecked Sendable {
     }
 
     let engine: HTTPEngine
-    let layout: CacheLayout
-    let out: FileDirectory?
+    /// Where the images go: every cache file is made, checked and put in place through it.
+    let store: any CacheStore
     let settings: Settings
     /// What earlier runs stored; let go (`finish`) before the end of the run needs the memory.
     private(set) var archive: ArchiveIndex
@@ -80,12 +81,11 @@ final class ImagePipeline: @unchecked Sendable {
     var downloaded: Int64 = 0
 
     init(
-        engine: HTTPEngine, layout: CacheLayout, out: FileDirectory?, settings: Settings, archive: ArchiveIndex,
+        engine: HTTPEngine, store: any CacheStore, settings: Settings, archive: ArchiveIndex,
         recorder: RunItems, storage: CrawlStorage?, events: @escaping @Sendable (CrawlEvent) -> Void
     ) {
         self.engine = engine
-        self.layout = layout
-        self.out = out
+        self.store = store
         self.settings = settings
         self.archive = archive
         self.recorder = recorder
@@ -94,7 +94,7 @@ final class ImagePipeline: @unchecked Sendable {
         scheduler = PrefetchScheduler(limits: settings.limits)
         throttle = HostThrottle(limits: .init(maxConcurrency: settings.limits.perHost))
         committer = ImageCommitter(
-            directory: out,
+            store: store,
             deliver: { [unowned self] outcomes in deliver(outcomes) },
             flush: { [unowned recorder] force in recorder.flush(force: force) },
             noteWriteFailure: { [weak storage] path, code in storage?.noteWriteFailure(path: path, code: code) })
@@ -242,7 +242,7 @@ final class ImagePipeline: @unchecked Sendable {
             return .done
         }
         // One stat: whether the cache still holds the archived copy with its recorded size.
-        let held = archived.map { $0.file.map { layout.holds(file: $0, bytes: archived?.bytes) } ?? false } ?? false
+        let held = archived.map { $0.file.map { store.exists($0, bytes: archived?.bytes) } ?? false } ?? false
         if held, let archived, let outcome = freshOutcome(archived) {
             resolveLocked(subscriber, outcome)
             return .done

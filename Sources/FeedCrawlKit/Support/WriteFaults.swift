@@ -4,8 +4,8 @@ import Synchronization
 /// Injected write failures, so tests can drive the disk-full path (ENOSPC) through the real
 /// code without filling a real disk or mounting anything.
 ///
-/// Every place feedcrawl writes file bytes asks `check(path:count:)` first: the HTTP engine's
-/// body files, `FileIO.writeAll` (the manifest's atomic writes), the journal and the manifest
+/// Every place feedcrawl writes file bytes asks `check(path:count:)` first: the cache store's
+/// sinks (`LocalCacheSink`, downloads), `FileIO.writeAll` (the manifest's atomic writes), the journal and the manifest
 /// reserve. A fault is armed for one directory and applies only to paths under it, so tests
 /// running in parallel in one process do not see each other's faults. When no fault is armed
 /// (always, outside tests) the check is one relaxed atomic load.

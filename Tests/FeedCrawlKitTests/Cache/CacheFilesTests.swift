@@ -52,7 +52,7 @@ struct CacheFilesTests {
         let layout = CacheLayout(outDirectory: dir.path)
         let kept = (0..<5).map { CacheLayout.relativePath(forURL: "https://h/kept/\($0).jpg", format: .jpeg) }
         let others = (0..<4).map { CacheLayout.relativePath(forURL: "https://h/other/\($0)", format: .png) }
-        let parts = [CacheLayout.temporaryPath(for: kept[0]), CacheLayout.temporaryPath(for: others[0])]
+        let parts = [kept[0], others[0]].map { LocalCacheStore.partialName(forKey: String(FileIO.fileName(of: $0).prefix(64))) }
         let hex = SHA256.hex("https://h/stray")
         let strays = [
             "cache/\(kept[1].dropFirst(6).prefix(2))/notes.txt",
@@ -74,13 +74,13 @@ struct CacheFilesTests {
     @Test func scanFindsTheCacheFilesAndTheTemporaryOnes() throws {
         let dir = TestDirectory()
         let cache = try Self.makeCache(dir)
-        let (files, temporary) = CacheFiles.scan(cache.layout)
+        let (files, temporary) = try CacheFiles.scan(LocalCacheStore(layout: cache.layout))
         #expect(files.count == cache.kept.count + cache.others.count)
         for file in cache.kept + cache.others { #expect(files.contains(file)) }
         #expect(Set(temporary) == Set(cache.parts))
         // No cache at all.
         let empty = TestDirectory()
-        #expect(CacheFiles.scan(CacheLayout(outDirectory: empty.path)).files.count == 0)
+        #expect(try CacheFiles.scan(LocalCacheStore(layout: CacheLayout(outDirectory: empty.path))).files.count == 0)
     }
 
     @Test func removeOthersKeepsTheReferencedFilesAndNamesOfOtherShapes() throws {
@@ -89,14 +89,15 @@ struct CacheFilesTests {
         var keep = CacheFiles()
         for file in cache.kept { keep.insert(file) }
         keep.seal()
+        let store = LocalCacheStore(layout: cache.layout)
         // Without temporary: the .part files stay.
-        #expect(keep.removeOthers(in: cache.layout, temporary: false) == cache.others.count)
+        #expect(try keep.removeOthers(in: store, temporary: false) == cache.others.count)
         for file in cache.kept + cache.parts + cache.strays { #expect(FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
         for file in cache.others { #expect(!FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
-        #expect(keep.removeOthers(in: cache.layout, temporary: true) == cache.parts.count)
+        #expect(try keep.removeOthers(in: store, temporary: true) == cache.parts.count)
         for file in cache.kept + cache.strays { #expect(FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
         for file in cache.parts { #expect(!FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
         #expect(FileIO.exists(cache.layout.absolutePath("cache/abc")))
-        #expect(keep.removeOthers(in: cache.layout, temporary: true) == 0)
+        #expect(try keep.removeOthers(in: store, temporary: true) == 0)
     }
 }

@@ -33,12 +33,13 @@ struct CacheLayoutTests {
     }
 
     @Test func temporaryNames() {
-        let final = CacheLayout(outDirectory: "o").path(forURL: url, format: .png)
-        let a = CacheLayout.temporaryPath(for: final), b = CacheLayout.temporaryPath(for: final)
+        let key = SHA256.hex(url)
+        let final = CacheLayout.relativePath(forKey: key, format: .png)
+        let a = LocalCacheStore.partialName(forKey: key), b = LocalCacheStore.partialName(forKey: key)
         #expect(a != b)
-        #expect(a.hasPrefix(final + "."))
+        #expect(a.hasPrefix(String(final.dropLast("png".count))))
         #expect(a.hasSuffix(".part"))
-        #expect(a.utf8.count == final.utf8.count + 1 + 12 + 5)
+        #expect(a.utf8.count == final.utf8.count - 3 + 12 + 5)
         #expect(FileIO.directoryName(of: a) == FileIO.directoryName(of: final))
         #expect(CacheLayout.isTemporary(FileIO.fileName(of: a)))
         #expect(!CacheLayout.isTemporary(FileIO.fileName(of: final)))

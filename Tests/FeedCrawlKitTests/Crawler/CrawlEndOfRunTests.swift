@@ -164,7 +164,7 @@ extension CrawlerTests {
             // A run killed after journaling every item: its cache files and journal, no manifest.
             let killed = CrawlDirectory()
             let layout = CacheLayout(outDirectory: killed.path)
-            try layout.createFanOutDirectories()
+            try LocalCacheStore(layout: layout).prepare()
             for file in CrawlFixture.cacheFiles(done.path) {
                 try AtomicFile.write(try FileIO.read(done.path + "/" + file), to: layout.absolutePath(file))
             }

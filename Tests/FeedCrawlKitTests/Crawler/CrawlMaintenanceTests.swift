@@ -18,7 +18,7 @@ extension CrawlerTests {
         /// of source `old` with one `image` variant; returns the items.
         static func seed(_ out: TestDirectory, ages: [Double], fetched: [Double]? = nil) throws -> [ManifestItem] {
             let layout = CacheLayout(outDirectory: out.path)
-            try layout.createFanOutDirectories()
+            try LocalCacheStore(layout: layout).prepare()
             var items: [ManifestItem] = []
             // One reference time for all, so equal ages are equal dates.
             let now = Date().timeIntervalSince1970.rounded(.down)

@@ -4,16 +4,15 @@ import Testing
 @Suite("Temporary download names")
 struct TemporaryNameTests {
     @Test func namesAreUniqueTwelveHexDigitsAndRecognisedAsTemporary() {
-        let layout = CacheLayout(outDirectory: "/out")
+        let key = CacheLayout.key(forURL: "https://cdn.example/a.jpg")
         var seen = Set<String>()
         for _ in 0..<20_000 {
-            let path = layout.temporaryPath(forURL: "https://cdn.example/a.jpg")
+            let path = LocalCacheStore.partialName(forKey: key)
             #expect(seen.insert(path).inserted)
         }
-        let path = layout.temporaryPath(forURL: "https://cdn.example/a.jpg")
-        let key = CacheLayout.key(forURL: "https://cdn.example/a.jpg")
-        #expect(path.hasPrefix("/out/cache/\(key.prefix(2))/\(key)."))
-        let suffix = path.dropFirst("/out/cache/xx/".count + 65).dropLast(".part".count)
+        let path = LocalCacheStore.partialName(forKey: key)
+        #expect(path.hasPrefix("cache/\(key.prefix(2))/\(key)."))
+        let suffix = path.dropFirst("cache/xx/".count + 65).dropLast(".part".count)
         #expect(suffix.count == 12 && suffix.allSatisfy { $0.isHexDigit && !$0.isUppercase })
         #expect(CacheLayout.isTemporary(String(path.split(separator: "/").last ?? "")))
     }

@@ -72,10 +72,10 @@ struct HTTPEngineRedirectTests {
                     Issue.record("expected unsupportedScheme, got \(String(describing: error))")
                     return
                 }
-                // The same into a file: nothing may be left behind.
+                // The same into a sink: none may be made.
                 let path = tmp.file("out")
                 _ = await catchHTTPError {
-                    try await engine.perform(HTTPRequest(url: url, destination: .file(path: path)))
+                    try await engine.perform(HTTPRequest(url: url, destination: FileSink.destination(path)))
                 }
                 #expect(!fileExists(path))
             }

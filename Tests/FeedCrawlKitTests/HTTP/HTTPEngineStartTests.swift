@@ -5,7 +5,7 @@ import Testing
 
 /// `HTTPEngine.start(_:completion:)`, the engine's one execution path (the image pipeline
 /// calls it directly; `perform` is a thin layer over it): one completion per transfer, on the
-/// engine's thread, with the 2xx body file left for the caller to finish.
+/// engine's thread, with the 2xx body's sink handed back for the caller to finish.
 @Suite("HTTPEngine start")
 struct HTTPEngineStartTests {
     static let body = patternBytes(200_000, seed: 5)
@@ -35,15 +35,13 @@ struct HTTPEngineStartTests {
         var all: [(thread: String, result: Result<CompletedTransfer, any Error>)] { results.withLock { $0 } }
     }
 
-    @Test func aFileBodyIsLeftOpenForTheCallerToFinish() async throws {
+    @Test func theSinkIsHandedBackForTheCallerToFinish() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 let completions = Completions()
-                var request = HTTPRequest(url: server.baseURL + "/img", destination: .file(path: tmp.file("a.part")))
-                request.digestBody = true
-                request.fsync = true
+                let request = HTTPRequest(url: server.baseURL + "/img", destination: FileSink.destination(tmp.file("a.part")))
                 _ = try engine.start(request, completion: completions.handler)
                 #expect(await waitUntil { !completions.all.isEmpty })
                 let all = completions.all
@@ -52,35 +50,33 @@ struct HTTPEngineStartTests {
                 let completed = try #require(try all.first?.result.get())
                 #expect(completed.response.status == 200)
                 #expect(completed.response.bytesReceived == Int64(Self.body.count))
-                #expect(completed.response.bodyDigest?.sha256 == SHA256.hex(Self.body))
-                let file = try #require(completed.pendingFile)
-                #expect(file.fd >= 0)
-                #expect(file.fsync)
-                try file.finish()
+                let sink = try #require(completed.sink as? FileSink)
+                #expect(sink.path == tmp.file("a.part"))
+                sink.close()
                 #expect(readFile(tmp.file("a.part")) == Self.body)
             }
         }
     }
 
-    @Test func anErrorStatusLeavesNoFileToFinish() async throws {
+    @Test func anErrorStatusMakesNoSink() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 let completions = Completions()
                 _ = try engine.start(
-                    HTTPRequest(url: server.baseURL + "/missing", destination: .file(path: tmp.file("m"))),
+                    HTTPRequest(url: server.baseURL + "/missing", destination: FileSink.destination(tmp.file("m"))),
                     completion: completions.handler)
                 #expect(await waitUntil { !completions.all.isEmpty })
                 let completed = try #require(try completions.all.first?.result.get())
                 #expect(completed.response.status == 404)
-                #expect(completed.pendingFile == nil)
+                #expect(completed.sink == nil)
                 #expect(!fileExists(tmp.file("m")))
             }
         }
     }
 
-    @Test func cancellingCompletesOnceWithCancellationAndUnlinksThePartialFile() async throws {
+    @Test func cancellingCompletesOnceWithCancellationAndDiscardsTheSink() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         let path = tmp.file("d")
@@ -88,7 +84,7 @@ struct HTTPEngineStartTests {
             try await HTTPEngine.withEngine { engine in
                 let completions = Completions()
                 let handle = try engine.start(
-                    HTTPRequest(url: server.baseURL + "/drip", destination: .file(path: path)),
+                    HTTPRequest(url: server.baseURL + "/drip", destination: FileSink.destination(path)),
                     completion: completions.handler)
                 #expect(await waitUntil { fileExists(path) })
                 engine.cancel(handle)

@@ -10,7 +10,7 @@ struct TempDir {
     init() throws {
         var template = Array("/tmp/fc-http-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
-            throw HTTPError.file(path: "/tmp/fc-http-XXXXXX", errno: errno)
+            throw FileSystemError("mkdtemp", path: "/tmp/fc-http-XXXXXX")
         }
         path = String(cString: made)
     }
@@ -34,6 +34,44 @@ struct TempDir {
     func remove() {
         for name in entries() { unlink(file(name)) }
         rmdir(path)
+    }
+}
+
+/// A test `BodySink` writing to a file: created (`O_CREAT|O_TRUNC`) when the engine makes it,
+/// closed on `close()` or `discard()` (which unlinks it).
+final class FileSink: BodySink, @unchecked Sendable {
+    let path: String
+    private var fd: Int32
+
+    init(path: String) throws(FileSystemError) {
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileSystemError("open", path: path) }
+        self.path = path
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// A destination whose sinks write to `path`.
+    static func destination(_ path: String) -> HTTPRequest.Destination {
+        .sink { try FileSink(path: path) }
+    }
+
+    func write(_ chunk: UnsafeRawBufferPointer) throws {
+        guard Glibc.write(fd, chunk.baseAddress, chunk.count) == chunk.count else {
+            throw FileSystemError("write", path: path)
+        }
+    }
+
+    func discard() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+        unlink(path)
+    }
+
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
     }
 }
 

@@ -9,7 +9,7 @@ struct CacheVerifierTests {
     /// shared by two items), saved as a version-2 manifest.
     static func makeOut(_ dir: TestDirectory) throws -> (layout: CacheLayout, items: [ManifestItem]) {
         let layout = CacheLayout(outDirectory: dir.path)
-        try layout.createFanOutDirectories()
+        try LocalCacheStore(layout: layout).prepare()
         func stored(_ variant: String, _ url: String, width: Int) throws -> ImageRecord {
             let bytes = ImageFixtures.png(width: width, height: 1)
             let file = CacheLayout.relativePath(forURL: url, format: .png)
@@ -120,7 +120,7 @@ struct CacheVerifierTests {
     @Test func aVersion1ManifestIsVerified() throws {
         let dir = TestDirectory()
         let layout = CacheLayout(outDirectory: dir.path)
-        try layout.createFanOutDirectories()
+        try LocalCacheStore(layout: layout).prepare()
         // The files the old manifest names, with the sizes and digests it records where it does.
         let text = V1Fixtures.manifest
         try AtomicFile.write(Array(text.utf8), to: layout.manifestPath)

@@ -29,12 +29,15 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// `answer` serves every request (it runs on the server's connection thread and may block).
+    /// `store` is where images go: the local directory of OUT when nil.
     init(
         settings: ImagePipeline.Settings = PipelineHarness.settings, archive: ArchiveIndex = ArchiveIndex(),
-        withStorage: Bool = false, _ answer: @escaping @Sendable (ServerRequest) -> ServerResponse
+        withStorage: Bool = false, store: (any CacheStore)? = nil,
+        _ answer: @escaping @Sendable (ServerRequest) -> ServerResponse
     ) throws {
         layout = CacheLayout(outDirectory: out.path)
-        try layout.createFanOutDirectories()
+        let store = store ?? LocalCacheStore(layout: layout)
+        try store.prepare()
         storage = withStorage ? try CrawlStorage(layout: layout, previousManifestBytes: 0) { _ in } : nil
         engine = try HTTPEngine(configuration: .init(maxConcurrentTransfers: settings.limits.concurrency))
         journal = try Journal(path: layout.journalPath)
@@ -42,7 +45,7 @@ final class PipelineHarness: @unchecked Sendable {
         let events: @Sendable (CrawlEvent) -> Void = { event in eventList.withLock { $0.append(event) } }
         recorder = RunItems(journal: journal, spill: Spill(directory: out.path), runStarted: Date(), events: events)
         pipeline = ImagePipeline(
-            engine: engine, layout: layout, out: try FileDirectory(path: out.path), settings: settings,
+            engine: engine, store: store, settings: settings,
             archive: archive, recorder: recorder, storage: storage, events: events)
         let requests = self.requests
         server = try HTTPServer { request in

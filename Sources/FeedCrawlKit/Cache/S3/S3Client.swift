@@ -141,10 +141,20 @@ public final class S3Client: Sendable {
         -> S3ObjectInfo
     {
         var request = try makeRequest("GET", key: key, url: objectURL(key), method: .get)
-        request.destination = .file(path: path)
+        // Each attempt's sink truncates `path` anew; the engine discards a failed attempt's.
+        let latest = Locked<ObjectFileSink?>(nil)
+        request.destination = .sink {
+            let sink = try ObjectFileSink(path: path)
+            latest.withLock { $0 = sink }
+            return sink
+        }
         request.maxBytes = maxBytes
-        request.fsync = fsync
         let response = try await send("GET", key: key, request)
+        guard let sink = latest.withLock({ $0 }) else {
+            throw S3Error(operation: "GET", key: key, status: response.status, code: nil,
+                          message: "the store answered without a body sink being made")
+        }
+        try sink.finish(fsync: fsync)
         return S3ObjectInfo(size: response.bytesReceived, etag: response.etag, lastModified: response.lastModified,
                             contentType: response.contentType)
     }

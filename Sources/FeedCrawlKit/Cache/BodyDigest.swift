@@ -1,6 +1,7 @@
 /// What was learned about a body while it streamed past, without reading it again: its size,
-/// SHA-256, first bytes and image structure. The engine computes it for a file-destination body
-/// (`HTTPRequest.digestBody`); `manifest --verify` computes the same for a cached file.
+/// SHA-256, first bytes and image structure. A cache sink computes it as a download streams in
+/// (`CacheSink.digest`); `manifest --verify` computes the same for a cached file
+/// (`CacheStore.digest`).
 public struct BodyDigest: Sendable, Equatable {
     /// Bytes kept from the start of the body (1 KiB): enough to tell an HTML page or name a
     /// format; the structure check reads the dimensions itself.

@@ -3,8 +3,9 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 
-@Suite("HTTPEngine file destination")
-struct HTTPEngineFileTests {
+/// The sink destination, with a test sink writing to a file (`FileSink`).
+@Suite("HTTPEngine sink destination")
+struct HTTPEngineSinkTests {
     static let body = patternBytes(300_000, seed: 3)
 
     static let handler: HTTPServer.Handler = { req in
@@ -22,13 +23,12 @@ struct HTTPEngineFileTests {
     }
 
     @Test(arguments: ["/img", "/chunked"])
-    func bodyIsStreamedIntoTheFile(path: String) async throws {
+    func bodyIsStreamedIntoTheSink(path: String) async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
-                var request = HTTPRequest(url: server.baseURL + path, destination: .file(path: tmp.file("a.png")))
-                request.fsync = true
+                let request = HTTPRequest(url: server.baseURL + path, destination: FileSink.destination(tmp.file("a.png")))
                 let r = try await engine.perform(request)
                 #expect(r.status == 200)
                 #expect(r.body.isEmpty)
@@ -38,26 +38,26 @@ struct HTTPEngineFileTests {
         }
     }
 
-    @Test func emptyBodyCreatesAnEmptyFile() async throws {
+    @Test func emptyBodyMakesAnEmptySink() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 let r = try await engine.perform(HTTPRequest(url: server.baseURL + "/empty",
-                                                             destination: .file(path: tmp.file("e"))))
+                                                             destination: FileSink.destination(tmp.file("e"))))
                 #expect(r.status == 200)
                 #expect(readFile(tmp.file("e")) == [])
             }
         }
     }
 
-    @Test func non2xxKeepsAnExcerptAndWritesNoFile() async throws {
+    @Test func non2xxKeepsAnExcerptAndMakesNoSink() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 let r = try await engine.perform(HTTPRequest(url: server.baseURL + "/missing",
-                                                             destination: .file(path: tmp.file("m"))))
+                                                             destination: FileSink.destination(tmp.file("m"))))
                 #expect(r.status == 404)
                 #expect(r.body.count == 4096)
                 #expect(r.body.allSatisfy { $0 == UInt8(ascii: "e") })
@@ -67,30 +67,30 @@ struct HTTPEngineFileTests {
         }
     }
 
-    @Test func notModifiedLeavesAnExistingFileAlone() async throws {
+    @Test func notModifiedMakesNoSink() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         writeFile(tmp.file("c"), [9, 9, 9])
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 let r = try await engine.perform(HTTPRequest(url: server.baseURL + "/cached",
-                                                             destination: .file(path: tmp.file("c"))))
+                                                             destination: FileSink.destination(tmp.file("c"))))
                 #expect(r.status == 304)
                 #expect(readFile(tmp.file("c")) == [9, 9, 9])
             }
         }
     }
 
-    @Test func failedTransfersLeaveNoFile() async throws {
+    @Test func failedTransfersDiscardTheSink() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 await expectHTTPError(.partialBody(received: 100_000, expected: Int64(Self.body.count))) {
                     try await engine.perform(HTTPRequest(url: server.baseURL + "/truncated",
-                                                         destination: .file(path: tmp.file("t"))))
+                                                         destination: FileSink.destination(tmp.file("t"))))
                 }
-                var capped = HTTPRequest(url: server.baseURL + "/chunked", destination: .file(path: tmp.file("c")))
+                var capped = HTTPRequest(url: server.baseURL + "/chunked", destination: FileSink.destination(tmp.file("c")))
                 capped.maxBytes = 50_000
                 await expectHTTPError(.bodyTooLarge(limit: 50_000)) { try await engine.perform(capped) }
             }
@@ -98,30 +98,59 @@ struct HTTPEngineFileTests {
         #expect(tmp.entries().isEmpty)
     }
 
-    @Test func unwritableDestinationIsAFileError() async throws {
+    /// A factory's or a sink's error fails the transfer with that very error.
+    @Test func theSinksErrorIsTheTransfersError() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         let path = tmp.file("no-such-dir/x")
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
-                await expectHTTPError(.file(path: path, errno: ENOENT)) {
-                    try await engine.perform(HTTPRequest(url: server.baseURL + "/img", destination: .file(path: path)))
+                for url in ["/img", "/empty"] {
+                    do {
+                        _ = try await engine.perform(HTTPRequest(url: server.baseURL + url, destination: FileSink.destination(path)))
+                        Issue.record("expected the factory's error")
+                    } catch let error as FileSystemError {
+                        #expect(error == FileSystemError("open", path: path, code: ENOENT))
+                    }
                 }
-                await expectHTTPError(.file(path: path, errno: ENOENT)) {
-                    try await engine.perform(HTTPRequest(url: server.baseURL + "/empty", destination: .file(path: path)))
+                // A sink that fails on its second chunk: discarded, its error thrown.
+                let failing = FailingSink()
+                do {
+                    _ = try await engine.perform(HTTPRequest(url: server.baseURL + "/chunked", destination: .sink { failing }))
+                    Issue.record("expected the sink's error")
+                } catch let error as FileSystemError {
+                    #expect(error == FileSystemError("write", path: "sink", code: ENOSPC))
                 }
+                #expect(failing.writes.withLock { $0 } == 2)
+                #expect(failing.discarded.withLock { $0 })
             }
         }
     }
 
-    @Test func cancellationMidBodyUnlinksThePartialFile() async throws {
+    /// Takes one chunk, then fails with ENOSPC.
+    final class FailingSink: BodySink {
+        let writes = Locked(0)
+        let discarded = Locked(false)
+
+        func write(_ chunk: UnsafeRawBufferPointer) throws {
+            let count = writes.withLock { n -> Int in
+                n += 1
+                return n
+            }
+            if count > 1 { throw FileSystemError("write", path: "sink", code: ENOSPC) }
+        }
+
+        func discard() { discarded.withLock { $0 = true } }
+    }
+
+    @Test func cancellationMidBodyDiscardsTheSink() async throws {
         let tmp = try TempDir()
         defer { tmp.remove() }
         let path = tmp.file("d")
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 let task = Task {
-                    try await engine.perform(HTTPRequest(url: server.baseURL + "/drip", destination: .file(path: path)))
+                    try await engine.perform(HTTPRequest(url: server.baseURL + "/drip", destination: FileSink.destination(path)))
                 }
                 // The file appears once the first body bytes arrived.
                 #expect(await waitUntil { fileExists(path) })

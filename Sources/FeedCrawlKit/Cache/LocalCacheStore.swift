@@ -1,0 +1,236 @@
+import Glibc
+
+/// The cache as a local directory, `OUT/cache/ab/<64 hex>.<ext>` (`CacheLayout`).
+///
+/// A body streams into `cache/ab/<key>.<12 hex digits>.part` next to its entry; `commit` fsyncs
+/// and closes it, renames it over the final name (atomic on one file system: a reader sees the
+/// old entry or the new one, never part of one) and removes a replaced copy. A write failure names
+/// the path and errno and honours `WriteFaults`, so a full disk stops the run (`CrawlStorage`).
+///
+/// OUT is held open: names resolve against it (`openat`, `renameat`, `unlinkat`, `fstatat`),
+/// so the kernel walks only `cache/ab/…` for each file of a crawl instead of the whole path.
+/// When OUT cannot be opened, names resolve as OUT-prefixed paths.
+final class LocalCacheStore: CacheStore {
+    let layout: CacheLayout
+    /// OUT (`O_RDONLY | O_DIRECTORY | O_CLOEXEC`), or -1 when it could not be opened.
+    private let directory: Int32
+
+    /// The store of `layout`'s cache; nothing is created (`prepare()` does).
+    init(layout: CacheLayout) {
+        self.layout = layout
+        directory = open(layout.outDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    deinit {
+        if directory >= 0 { close(directory) }
+    }
+
+    /// What names resolve against.
+    private var base: Int32 { directory >= 0 ? directory : AT_FDCWD }
+
+    /// `name` as the file calls take it: as it is against OUT, else OUT-prefixed.
+    private func local(_ name: String) -> String {
+        directory >= 0 ? name : layout.absolutePath(name)
+    }
+
+    /// `name` as a path from the working directory (`OUT/<name>`), for messages.
+    func displayPath(_ name: String) -> String {
+        layout.absolutePath(name)
+    }
+
+    /// A fresh partial name for the entry with `key`, in the folder of its entry:
+    /// `"cache/ab/<key>.<12 hex digits>.part"`. The digits come from a per-process sequence with
+    /// a random start (no system call per download).
+    static func partialName(forKey key: String) -> String {
+        CacheLayout.entryPath(
+            in: CacheLayout.cacheDirectoryName, key: key, ending: TemporaryName.next(), suffix: AtomicFile.temporarySuffix)
+    }
+
+    func prepare() throws(CacheStoreError) {
+        do {
+            try AtomicFile.createDirectories(layout.cacheDirectory)
+        } catch {
+            throw CacheStoreError("create", path: error.path, code: error.code)
+        }
+        let digits = Array("0123456789abcdef")
+        for high in digits {
+            for low in digits {
+                let path = layout.cacheDirectory + "/" + String(high) + String(low)
+                if mkdir(path, 0o755) != 0 && errno != EEXIST {
+                    throw CacheStoreError("create", path: path, code: errno)
+                }
+            }
+        }
+    }
+
+    func makeSink(key: String) throws(CacheStoreError) -> any CacheSink {
+        let name = Self.partialName(forKey: key)
+        let fd = openat(base, local(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CacheStoreError("write", path: displayPath(name), code: errno) }
+        return LocalCacheSink(store: self, name: name, fd: fd)
+    }
+
+    func commit(_ sink: any CacheSink, as name: String, replacing: String?) throws(CacheStoreError) {
+        guard let sink = sink as? LocalCacheSink, sink.store === self else {
+            preconditionFailure("LocalCacheStore.commit: a sink of another store")
+        }
+        try sink.close()
+        guard renameat(base, local(sink.name), base, local(name)) == 0 else {
+            let code = errno
+            unlinkat(base, local(sink.name), 0)
+            throw CacheStoreError("store", path: displayPath(name), code: code)
+        }
+        if let replacing, CacheLayout.isValidRelativePath(replacing) { unlinkat(base, local(replacing), 0) }
+    }
+
+    func exists(_ name: String, bytes: Int64?) -> Bool {
+        guard CacheLayout.isValidRelativePath(name) else { return false }
+        var info = stat()
+        guard fstatat(base, local(name), &info, 0) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return false }
+        if let bytes { return Int64(info.st_size) == bytes }
+        return true
+    }
+
+    /// One page per fan-out folder (`cache/ab/`), read with `readdir` (no `stat`). A missing
+    /// cache folder lists nothing.
+    func list(_ page: ([String]) -> Void) throws(CacheStoreError) {
+        let cache = layout.cacheDirectory
+        guard let top = opendir(cache) else { return }
+        defer { closedir(top) }
+        var names: [String] = []
+        while let entry = readdir(top) {
+            let folder = DirectoryEntry.name(entry)
+            guard folder.utf8.count == 2, folder != ".." else { continue }
+            guard let dir = opendir(cache + "/" + folder) else { continue }
+            let prefix = CacheLayout.cacheDirectoryName + "/" + folder + "/"
+            while let file = readdir(dir) {
+                let name = DirectoryEntry.name(file)
+                if name != "." && name != ".." { names.append(prefix + name) }
+            }
+            closedir(dir)
+            if !names.isEmpty {
+                page(names)
+                names.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// Only names under `cache/` (no `..` component) are removed; anything else throws EINVAL.
+    @discardableResult
+    func remove(_ name: String) throws(CacheStoreError) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0] == CacheLayout.cacheDirectoryName[...],
+              !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            throw CacheStoreError("remove", path: displayPath(name), code: EINVAL)
+        }
+        if unlinkat(base, local(name), 0) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw CacheStoreError("remove", path: displayPath(name), code: errno)
+    }
+
+    func read(_ name: String, _ chunk: (UnsafeRawBufferPointer) -> Void) throws(CacheStoreError) {
+        let fd = openat(base, local(name), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CacheStoreError("read", path: displayPath(name), code: errno) }
+        defer { Glibc.close(fd) }
+        let bufferSize = 64 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, bufferSize)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CacheStoreError("read", path: displayPath(name), code: errno)
+            }
+            if count == 0 { break }
+            chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    /// Unlinks a partial body (after `discard()` or a failed commit).
+    fileprivate func unlinkPartial(_ name: String) {
+        unlinkat(base, local(name), 0)
+    }
+}
+
+/// A body being written to its `.part` file in a `LocalCacheStore`: written, hashed and checked
+/// on the engine's loop thread, then synced, closed and renamed by `commit` on the committer's.
+/// Used by one thread at a time (the engine hands it over when the transfer ends).
+final class LocalCacheSink: CacheSink, @unchecked Sendable {
+    let store: LocalCacheStore
+    /// The partial name (`cache/ab/<key>.<12 hex digits>.part`).
+    let name: String
+    /// The open `.part` file, or -1 once closed or discarded.
+    private var fd: Int32
+    private var digester = BodyDigester()
+
+    fileprivate init(store: LocalCacheStore, name: String, fd: Int32) {
+        self.store = store
+        self.name = name
+        self.fd = fd
+    }
+
+    deinit {
+        if fd >= 0 {
+            Glibc.close(fd)
+            store.unlinkPartial(name)
+        }
+    }
+
+    var digest: BodyDigest { digester.finish() }
+
+    func write(_ chunk: UnsafeRawBufferPointer) throws {
+        guard var p = chunk.baseAddress else { return }
+        if let code = WriteFaults.check(path: store.displayPath(name), count: chunk.count) {
+            throw CacheStoreError("write", path: store.displayPath(name), code: code)
+        }
+        var left = chunk.count
+        while left > 0 {
+            let written = Glibc.write(fd, p, left)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw CacheStoreError("write", path: store.displayPath(name), code: errno)
+            }
+            p += written
+            left -= written
+        }
+        digester.update(chunk)
+    }
+
+    func discard() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+        store.unlinkPartial(name)
+    }
+
+    /// Makes the written bytes durable (`fsync`) and closes the file; on failure removes it.
+    fileprivate func close() throws(CacheStoreError) {
+        let fd = self.fd
+        self.fd = -1
+        var code: Int32 = fsync(fd) == 0 ? 0 : errno
+        if Glibc.close(fd) != 0 && errno != EINTR && code == 0 { code = errno }
+        guard code == 0 else {
+            store.unlinkPartial(name)
+            throw CacheStoreError("write", path: store.displayPath(name), code: code)
+        }
+    }
+}
+
+/// Unique 12-hex-digit suffixes for partial names (internal).
+enum TemporaryName {
+    private static let state = Locked<UInt64>(UInt64.random(in: 0...UInt64.max))
+
+    /// The next suffix: a random start stepped by an odd constant, so no two repeat within
+    /// 2^48 downloads of one process.
+    static func next() -> String {
+        let value = state.withLock { value -> UInt64 in
+            value &+= 0x9E37_79B9_7F4A_7C15
+            return value & 0xFFFF_FFFF_FFFF
+        }
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 12) { out in
+            for i in 0..<12 { out[i] = digits.utf8Start[Int((value >> UInt64(44 - 4 * i)) & 0xF)] }
+            return 12
+        }
+    }
+}
