@@ -6,7 +6,7 @@ public struct HTTPResponse: Sendable {
     public static let standardHeaderNames: [String] = [
         "content-type", "content-length", "etag", "last-modified", "retry-after", "location",
         "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "content-encoding",
-        "transfer-encoding",
+        "transfer-encoding", "date",
     ]
 
     /// The HTTP status code of the final response.

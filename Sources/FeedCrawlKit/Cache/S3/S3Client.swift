@@ -19,6 +19,9 @@ public struct S3ObjectInfo: Sendable, Equatable {
     public var lastModified: String?
     /// `Content-Type` as sent.
     public var contentType: String?
+    /// The store's clock when it answered (its `Date` header, as sent), to judge ages on the
+    /// store's clock rather than this machine's (`ObjectLease`).
+    public var storeDate: String?
 
     /// Creates an info value (the client builds these).
     public init(size: Int64, etag: String? = nil, lastModified: String? = nil, contentType: String? = nil) {
@@ -165,8 +168,10 @@ public final class S3Client: Sendable {
         let request = try makeRequest("HEAD", key: key, url: objectURL(key), method: .head)
         let response = try await send("HEAD", key: key, request, accepting: 404)
         guard response.status != 404 else { return nil }
-        return S3ObjectInfo(size: response.contentLength ?? 0, etag: response.etag,
-                            lastModified: response.lastModified, contentType: response.contentType)
+        var info = S3ObjectInfo(size: response.contentLength ?? 0, etag: response.etag,
+                                lastModified: response.lastModified, contentType: response.contentType)
+        info.storeDate = response.header("date")
+        return info
     }
 
     /// Deletes `key`. Deleting a key that does not exist succeeds too (S3 answers 204 either way).
