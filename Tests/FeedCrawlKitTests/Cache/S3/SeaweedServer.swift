@@ -107,6 +107,10 @@ final class SeaweedServer: Sendable {
             weed, "server", "-dir=\(directory)/data", "-s3", "-s3.port=\(ports[0])",
             "-s3.config=\(directory)/identities.json", "-master.port=\(ports[1])", "-volume.port=\(ports[2])",
             "-filer.port=\(ports[3])", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            // weed 4.48 also opens an Iceberg REST catalog on 8181 and a Lance namespace server on
+            // 9101, fixed ports: a second server at once (two suites) exited with "bind: address
+            // already in use". Neither is used here.
+            "-s3.port.iceberg=0", "-s3.port.lance=0",
         ]
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
