@@ -49,17 +49,20 @@ struct CacheFiles: Sendable {
         insert(key: key)
     }
 
-    mutating func insert(key: UInt64) {
+    /// Adds `key`; returns whether it is a file of a subset's universe that was not held yet
+    /// (false for any other key).
+    @discardableResult
+    mutating func insert(key: UInt64) -> Bool {
         if !universe.isEmpty, let slot = Self.search(universe, key) {
             let bit: UInt64 = 1 << UInt64(slot % 64)
-            if members[slot / 64] & bit == 0 {
-                members[slot / 64] |= bit
-                memberCount += 1
-            }
-            return
+            guard members[slot / 64] & bit == 0 else { return false }
+            members[slot / 64] |= bit
+            memberCount += 1
+            return true
         }
         if let last = keys.last, key <= last { sorted = false }
         keys.append(key)
+        return false
     }
 
     /// Sorts and drops repeats; call after the last insert, before `contains`.
@@ -77,6 +80,11 @@ struct CacheFiles: Sendable {
 
     /// How many of these files `other` does not hold.
     func count(notIn other: CacheFiles) -> Int {
+        // `other` a subset of this very set: the files it does not hold, counted by its bits.
+        if !keys.isEmpty, other.universe.count == keys.count,
+           keys.withUnsafeBufferPointer({ mine in other.universe.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress } }) {
+            return keys.count - other.memberCount
+        }
         var count = keys.reduce(0) { $0 + (other.contains(key: $1) ? 0 : 1) }
         for (slot, key) in universe.enumerated() where members[slot / 64] & 1 << UInt64(slot % 64) != 0 {
             if !other.contains(key: key) { count += 1 }

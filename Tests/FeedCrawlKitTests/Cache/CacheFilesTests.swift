@@ -120,6 +120,16 @@ struct CacheFilesSubsetTests {
             plain.insert(name)
         }
         subset.insert("not a cache path")
+        // `insert(key:)` says when a file of the universe is first held (the merge counts its
+        // bytes then), and only then.
+        var fresh = CacheFiles.subset(of: disk)
+        let first = try #require(CacheFiles.key(onDisk[0]))
+        let other = try #require(CacheFiles.key(gone[0]))
+        let added = [fresh.insert(key: first), fresh.insert(key: first), fresh.insert(key: other)]
+        #expect(added == [true, false, false])
+        fresh.seal()
+        #expect(fresh.count == 2)
+        #expect(disk.count(notIn: fresh) == disk.count - 1)
         subset.seal()
         plain.seal()
         #expect(subset.count == plain.count)
