@@ -2,9 +2,17 @@
 /// key with the image format in the low 3 bits, sorted. Used for the files on disk and the files
 /// a manifest references, so the end of a run compares them without holding any path.
 /// (Two different files would have to share 61 bits of a SHA-256 to be confused.)
+///
+/// A subset of another set (`subset(of:)`, the files a manifest references among those on disk)
+/// holds one bit per file of that set, sharing its keys rather than copying them; only keys the
+/// other set lacks take 8 bytes.
 struct CacheFiles: Sendable {
     private var keys: [UInt64] = []
     private var sorted = true
+    /// For a subset: the other set's sorted keys (shared), and which of them are members.
+    private var universe: [UInt64] = []
+    private var members: [UInt64] = []
+    private var memberCount = 0
 
     /// An empty set; `capacity` reserves room for that many files (untouched room costs no
     /// memory, and the set then never grows by copying).
@@ -20,16 +28,37 @@ struct CacheFiles: Sendable {
         return key.prefix & ~7 | UInt64(index)
     }
 
-    var count: Int { keys.count }
+    /// An empty subset of `universe` (sealed): each of its files costs one bit; other files are
+    /// held as in any set.
+    static func subset(of universe: CacheFiles) -> CacheFiles {
+        var subset = CacheFiles()
+        subset.universe = universe.keys
+        subset.members = [UInt64](repeating: 0, count: (universe.keys.count + 63) / 64)
+        return subset
+    }
+
+    /// Files held (after `seal`).
+    var count: Int { keys.count + memberCount }
 
     mutating func insert(_ file: String) {
         guard let key = Self.key(file) else { return }
         insert(key: key)
     }
 
-    mutating func insert(key: UInt64) {
+    /// Adds `key`; returns whether it is a file of a subset's universe that was not held yet
+    /// (false for any other key).
+    @discardableResult
+    mutating func insert(key: UInt64) -> Bool {
+        if !universe.isEmpty, let slot = Self.search(universe, key) {
+            let bit: UInt64 = 1 << UInt64(slot % 64)
+            guard members[slot / 64] & bit == 0 else { return false }
+            members[slot / 64] |= bit
+            memberCount += 1
+            return true
+        }
         if let last = keys.last, key <= last { sorted = false }
         keys.append(key)
+        return false
     }
 
     /// Sorts and drops repeats; call after the last insert, before `contains`.
@@ -47,7 +76,16 @@ struct CacheFiles: Sendable {
 
     /// How many of these files `other` does not hold.
     func count(notIn other: CacheFiles) -> Int {
-        keys.reduce(0) { $0 + (other.contains(key: $1) ? 0 : 1) }
+        // `other` a subset of this very set: the files it does not hold, counted by its bits.
+        if !keys.isEmpty, other.universe.count == keys.count,
+           keys.withUnsafeBufferPointer({ mine in other.universe.withUnsafeBufferPointer { $0.baseAddress == mine.baseAddress } }) {
+            return keys.count - other.memberCount
+        }
+        var count = keys.reduce(0) { $0 + (other.contains(key: $1) ? 0 : 1) }
+        for (slot, key) in universe.enumerated() where members[slot / 64] & 1 << UInt64(slot % 64) != 0 {
+            if !other.contains(key: key) { count += 1 }
+        }
+        return count
     }
 
     func contains(_ file: String) -> Bool {
@@ -55,11 +93,19 @@ struct CacheFiles: Sendable {
     }
 
     func contains(key: UInt64) -> Bool {
-        index(ofKey: key) != nil
+        if !universe.isEmpty, let slot = Self.search(universe, key) {
+            return members[slot / 64] & 1 << UInt64(slot % 64) != 0
+        }
+        return index(ofKey: key) != nil
     }
 
     /// Where `key` is among the sorted keys (0 ..< count), or nil when the set does not hold it.
+    /// (For a set that is not a subset.)
     func index(ofKey key: UInt64) -> Int? {
+        Self.search(keys, key)
+    }
+
+    private static func search(_ keys: [UInt64], _ key: UInt64) -> Int? {
         var low = 0, high = keys.count
         while low < high {
             let mid = (low + high) / 2

@@ -116,7 +116,7 @@ public final class Crawler: Sendable {
         }
         let cancelled = Task.isCancelled
         let deadline = deadlineReached.withLock { $0 }
-        pipeline.finish()
+        pipeline.finish(spill: spill?.sibling())
 
         let finished = Date()
         var run = RunRecord(

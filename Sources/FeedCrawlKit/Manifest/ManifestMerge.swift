@@ -3,9 +3,9 @@ import FoundationEssentials
 /// Joins sorted item streams into one manifest in one pass: the end of a run (this run's items
 /// with the previous manifest's), the fold of a killed run's journal, and `manifest merge`
 /// (shard parts). Memory does not grow with the items: streams are read one item at a time and
-/// each output item is written at once; only the keys of referenced files are kept (8 bytes a
-/// file, for the orphan sweep that follows), and while the merge runs each image's key and bytes
-/// (16 bytes an image, to count the referenced bytes once per file).
+/// each output item is written at once; only which files are referenced is kept (for the orphan
+/// sweep that follows, and to count the referenced bytes once per file: one bit per file on
+/// disk, with `Policy.present`; else 8 bytes a file).
 ///
 /// For each key the winner is picked (`Precedence`). An item that is not the run's own (carried
 /// over) is first brought up to date with the run's outcome for a file it shares (`reconcile`),
@@ -60,7 +60,8 @@ struct ManifestMerge {
     }
 
     var policy: Policy
-    /// Room to reserve for `Result.referenced` (files the output may reference); default 0.
+    /// Room to reserve for `Result.referenced` (files the output may reference) without
+    /// `Policy.present`; default 0.
     var capacity = 0
 
     /// Merges `streams` (each in manifest order) and hands each item to `write`. With
@@ -69,13 +70,10 @@ struct ManifestMerge {
         _ streams: inout [any ItemStream], planning: Bool = false, write: (StreamItem) throws -> Void
     ) throws -> Result {
         var result = Result()
-        result.referenced = CacheFiles(capacity: capacity)
+        // The files on disk are known: a referenced one is a bit of that set, not 8 more bytes.
+        result.referenced = policy.present.map(CacheFiles.subset(of:)) ?? CacheFiles(capacity: capacity)
         var heads: [StreamItem?] = []
         for index in streams.indices { heads.append(try streams[index].next()) }
-        // Which files of `policy.present` have been counted in `referencedBytes`: one bit per
-        // file on disk (an item whose file is not there is dropped), not a (key, bytes) pair
-        // per image.
-        var counted = [UInt64](repeating: 0, count: ((policy.present?.count ?? 0) + 63) / 64)
         var protectedFiles: [(key: UInt64, bytes: Int64)] = []
         while true {
             // The smallest key among the heads, and which streams hold it.
@@ -118,14 +116,10 @@ struct ManifestMerge {
             result.bySource[item.item.source, default: Counts()].add(item.item)
             for image in item.item.images {
                 guard let file = image.file, let key = CacheFiles.key(file) else { continue }
-                result.referenced.insert(key: key)
-                if let present = policy.present, let slot = present.index(ofKey: key) {
-                    let bit: UInt64 = 1 << UInt64(slot % 64)
-                    if counted[slot / 64] & bit == 0 {
-                        counted[slot / 64] |= bit
-                        result.referencedBytes += max(0, image.bytes ?? 0)
-                    }
-                }
+                // A file on disk is counted in `referencedBytes` once, when it is first referenced
+                // (an item whose file is not there is dropped); `referenced` is then a subset of
+                // `policy.present`, its bit per file saying which were counted.
+                if result.referenced.insert(key: key) { result.referencedBytes += max(0, image.bytes ?? 0) }
                 guard planning else { continue }
                 if recent {
                     protectedFiles.append((key, image.bytes ?? 0))

@@ -100,7 +100,9 @@ final class ArchiveIndex: @unchecked Sendable {
             }
             inOrder[path] = sorted
         }
-        entries.sort { $0.key < $1.key }
+        // In place: the standard sort's merge buffer would hold half as many entries again
+        // (12 MiB more for a million images, at the start of a warm run).
+        entries.withUnsafeMutableBufferPointer { Self.sortInPlace($0) }
         self.entries = entries
         self.sources = sources
         self.variants = variants
@@ -109,6 +111,85 @@ final class ArchiveIndex: @unchecked Sendable {
 
     deinit {
         for source in sources { close(source.fd) }
+    }
+
+    /// Sorts by key, then location (so the entries of one key are in the order they were read),
+    /// with no buffer: a quicksort (median of three, the shorter side first, so the stack stays
+    /// small), insertion sort for short ranges, and a heapsort should a range split badly too
+    /// often.
+    static func sortInPlace(_ entries: UnsafeMutableBufferPointer<Entry>) {
+        func less(_ a: Entry, _ b: Entry) -> Bool {
+            a.key != b.key ? a.key < b.key : a.location < b.location
+        }
+        func insertion(_ low: Int, _ high: Int) {
+            guard high - low > 1 else { return }
+            for index in (low + 1)..<high {
+                let entry = entries[index]
+                var slot = index
+                while slot > low, less(entry, entries[slot - 1]) {
+                    entries[slot] = entries[slot - 1]
+                    slot -= 1
+                }
+                entries[slot] = entry
+            }
+        }
+        func heapsort(_ low: Int, _ high: Int) {
+            let count = high - low
+            func sift(_ start: Int, _ end: Int) {
+                var root = start
+                while 2 * root + 1 < end {
+                    var child = 2 * root + 1
+                    if child + 1 < end, less(entries[low + child], entries[low + child + 1]) { child += 1 }
+                    guard less(entries[low + root], entries[low + child]) else { return }
+                    entries.swapAt(low + root, low + child)
+                    root = child
+                }
+            }
+            for start in stride(from: count / 2 - 1, through: 0, by: -1) { sift(start, count) }
+            for end in stride(from: count - 1, to: 0, by: -1) {
+                entries.swapAt(low, low + end)
+                sift(0, end)
+            }
+        }
+        var low = 0, high = entries.count
+        var budget = 2 * (Int.bitWidth - entries.count.leadingZeroBitCount)
+        var stack: [(Int, Int, Int)] = []
+        while true {
+            if high - low <= 16 {
+                insertion(low, high)
+            } else if budget == 0 {
+                heapsort(low, high)
+            } else {
+                // Median of three to the front, then Hoare's partition around it.
+                let mid = low + (high - low) / 2, last = high - 1
+                if less(entries[mid], entries[low]) { entries.swapAt(mid, low) }
+                if less(entries[last], entries[low]) { entries.swapAt(last, low) }
+                if less(entries[last], entries[mid]) { entries.swapAt(last, mid) }
+                entries.swapAt(low, mid)
+                let pivot = entries[low]
+                var i = low, j = high
+                while true {
+                    repeat { i += 1 } while i < high && less(entries[i], pivot)
+                    repeat { j -= 1 } while less(pivot, entries[j])
+                    if i >= j { break }
+                    entries.swapAt(i, j)
+                }
+                entries.swapAt(low, j)
+                // [low, j) and [j + 1, high): the longer waits, the shorter goes next.
+                let left = (low, j), right = (j + 1, high)
+                budget -= 1
+                if j - low < high - (j + 1) {
+                    stack.append((right.0, right.1, budget))
+                    (low, high) = left
+                } else {
+                    stack.append((left.0, left.1, budget))
+                    (low, high) = right
+                }
+                continue
+            }
+            guard let next = stack.popLast() else { return }
+            (low, high, budget) = next
+        }
     }
 
     /// Archived images.

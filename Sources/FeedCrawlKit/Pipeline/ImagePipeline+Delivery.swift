@@ -172,14 +172,16 @@ extension ImagePipeline {
     }
 
     /// Records every item still pending (its missing images stay `cancelled`), then stops the
-    /// committer. The run's items are then all in `recorder`.
-    func finish() {
+    /// committer. The run's items are then all in `recorder`. With `spill`, the finished URLs'
+    /// places move there (`FinishedURLs.freeze`): the end of the run needs the memory more.
+    func finish(spill: Spill? = nil) {
         lock.withLock {
             for (token, pending) in items.takeAll() { recordLocked(token, pending) }
         }
         recordCompleted()
         committer.stop()
         releaseArchive()
+        lock.withLock { finished.freeze(to: spill) }
     }
 
     private func wakeIfIdle() {

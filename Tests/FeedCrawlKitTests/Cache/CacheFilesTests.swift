@@ -101,3 +101,62 @@ struct CacheFilesTests {
         #expect(try keep.removeOthers(in: store, temporary: true) == 0)
     }
 }
+
+@Suite("CacheFiles subset")
+struct CacheFilesSubsetTests {
+    /// A subset of the files on disk holds a bit per such file and other keys as a plain set
+    /// does: it must answer every question as the plain set of the same files would.
+    @Test func answersAsThePlainSetWould() throws {
+        var disk = CacheFiles()
+        let onDisk = (0..<300).map { ItemFixtures.file($0 * 13 % 1000, ext: $0 % 3 == 0 ? "png" : "jpg") }
+        for name in onDisk { disk.insert(name) }
+        disk.seal()
+        var subset = CacheFiles.subset(of: disk)
+        var plain = CacheFiles()
+        var random = TestRandom(seed: 5)
+        let gone = (0..<20).map { ItemFixtures.file(2000 + $0) }
+        for _ in 0..<400 {
+            let name = random.chance(0.9) ? random.pick(onDisk) : random.pick(gone)
+            subset.insert(name)
+            plain.insert(name)
+        }
+        subset.insert("not a cache path")
+        // `insert(key:)` says when a file of the universe is first held (the merge counts its
+        // bytes then), and only then.
+        var fresh = CacheFiles.subset(of: disk)
+        let first = try #require(CacheFiles.key(onDisk[0]))
+        let other = try #require(CacheFiles.key(gone[0]))
+        let added = [fresh.insert(key: first), fresh.insert(key: first), fresh.insert(key: other)]
+        #expect(added == [true, false, false])
+        fresh.seal()
+        #expect(fresh.count == 2)
+        #expect(disk.count(notIn: fresh) == disk.count - 1)
+        subset.seal()
+        plain.seal()
+        #expect(subset.count == plain.count)
+        for name in onDisk + gone { #expect(subset.contains(name) == plain.contains(name), "\(name)") }
+        #expect(disk.count(notIn: subset) == disk.count(notIn: plain))
+        #expect(subset.count(notIn: disk) == plain.count(notIn: disk))
+        #expect(subset.count(notIn: disk) > 0)
+        #expect(subset.count(notIn: CacheFiles()) == plain.count)
+        // A subset of nothing is a plain set.
+        var none = CacheFiles.subset(of: CacheFiles())
+        none.insert(gone[0])
+        none.seal()
+        #expect(none.count == 1 && none.contains(gone[0]))
+    }
+
+    @Test func removeOthersKeepsTheSubsetsFiles() throws {
+        let dir = TestDirectory()
+        let cache = try CacheFilesTests.makeCache(dir)
+        let (disk, _) = CacheFiles.scan(cache.layout)
+        var keep = CacheFiles.subset(of: disk)
+        for file in cache.kept { keep.insert(file) }
+        keep.insert(CacheLayout.relativePath(forURL: "https://h/not-on-disk", format: .jpeg))
+        keep.seal()
+        #expect(keep.count == cache.kept.count + 1)
+        #expect(keep.removeOthers(in: cache.layout, temporary: true) == cache.others.count + cache.parts.count)
+        for file in cache.kept + cache.strays { #expect(FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
+        for file in cache.others + cache.parts { #expect(!FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
+    }
+}
