@@ -149,13 +149,14 @@ struct CacheFilesSubsetTests {
     @Test func removeOthersKeepsTheSubsetsFiles() throws {
         let dir = TestDirectory()
         let cache = try CacheFilesTests.makeCache(dir)
-        let (disk, _) = CacheFiles.scan(cache.layout)
+        let store = LocalCacheStore(layout: cache.layout)
+        let (disk, _) = try CacheFiles.scan(store)
         var keep = CacheFiles.subset(of: disk)
         for file in cache.kept { keep.insert(file) }
         keep.insert(CacheLayout.relativePath(forURL: "https://h/not-on-disk", format: .jpeg))
         keep.seal()
         #expect(keep.count == cache.kept.count + 1)
-        #expect(keep.removeOthers(in: cache.layout, temporary: true) == cache.others.count + cache.parts.count)
+        #expect(try keep.removeOthers(in: store, temporary: true) == cache.others.count + cache.parts.count)
         for file in cache.kept + cache.strays { #expect(FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
         for file in cache.others + cache.parts { #expect(!FileIO.exists(cache.layout.absolutePath(file)), "\(file)") }
     }
