@@ -22,7 +22,7 @@ import Synchronization
 /// Errors are `CacheStoreError`s with `code` 0 (no errno: a refused upload is not a full disk)
 /// and the `S3Error`'s description as `reason` (e.g. `AccessDenied (403): …`), except `read` of a
 /// missing object, whose code is `ENOENT` (`isMissing`).
-final class S3CacheStore: CacheStore, @unchecked Sendable {
+final class S3CacheStore: CacheStore, Sendable {
     /// `Cache-Control` of every stored image: an entry's name is its URL's hash and its body
     /// never changes under that name, but a later run may replace the URL's image under another
     /// name and delete this one; a day lets a CDN or browser keep it without serving a deleted
