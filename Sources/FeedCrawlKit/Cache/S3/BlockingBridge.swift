@@ -11,9 +11,10 @@ import Dispatch
 /// a task-executor preference (SE-0417) for an executor of its own, a serial `DispatchQueue`
 /// (which targets the overcommitting root queue, so it gets a thread even when every pool thread
 /// is blocked): the task's code, and every resumption after an `await` (the engine resumes
-/// `perform`'s continuation from its libcurl thread), runs on that queue, never needing the pool.
-/// (`S3Client`'s retry pause is `Task.sleep`, whose wake-up the runtime may route through the
-/// global executor; it is only reached after a transient failure.)
+/// `perform`'s continuation from its libcurl thread; `Task.sleep`, `S3Client`'s pause before a
+/// retry, wakes it too), runs on that queue, never needing the pool. Tested with 8 callers a core
+/// blocking every pool thread: the naive bridge had not finished after 60 s, this one takes
+/// about a second.
 ///
 /// `HTTPEngine.start` with completion callbacks would avoid tasks altogether, but would need a
 /// second, synchronous copy of the client's requests and retries; this keeps one.

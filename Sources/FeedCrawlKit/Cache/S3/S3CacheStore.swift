@@ -156,8 +156,14 @@ final class S3CacheStore: CacheStore, Sendable {
     }
 
     /// GETs the object into a spool file (`<spool>/read.<12 hex digits>.part`, streamed, never
-    /// whole in memory), then reads that in 64 KiB chunks and removes it.
+    /// whole in memory), then reads that in 64 KiB chunks and removes it. Needs no `prepare()`
+    /// (it creates the spool folder when missing).
     func read(_ name: String, _ chunk: (UnsafeRawBufferPointer) -> Void) throws(CacheStoreError) {
+        do {
+            try AtomicFile.createDirectories(spool)
+        } catch {
+            throw CacheStoreError("create", path: error.path, code: error.code)
+        }
         let key = location.key(name)
         let path = spool + "/read." + TemporaryName.next() + AtomicFile.temporarySuffix
         let client = self.client

@@ -162,6 +162,10 @@ final class S3CacheStoreSeaweedTests {
         try store.commit(sink, as: name, replacing: nil)
         #expect(spooled.isEmpty)
         #expect(try store.digest(name) == written)
+        // A store that was not prepared (manifest --verify) reads too, making its spool folder.
+        let verifier = S3CacheStore(client: store.client, location: store.location, spool: spool.file("verify"))
+        #expect(try verifier.digest(name) == written)
+        #expect(TestDirectory.list(spool.file("verify")).isEmpty)
         var names: [String] = []
         try store.list { names += $0 }
         #expect(names == [name])
@@ -202,8 +206,9 @@ final class S3CacheStoreSeaweedTests {
 @Suite("S3CacheStore parts")
 struct S3CacheStorePartsTests {
     /// Every cooperative thread blocked in `run` at once (far more callers than cores): with a
-    /// plain `Task` and a semaphore nothing would run the tasks that signal them (a deadlock);
-    /// the bridge's own queue runs them, including their resumptions after an `await`.
+    /// plain `Task` and a semaphore nothing runs the tasks that signal them (tried: no end within
+    /// 60 s; libdispatch adds a pool thread about once a second at best); the bridge's own queue
+    /// runs them, including their resumptions after an `await`.
     @Test(.timeLimit(.minutes(1))) func theBridgeRunsWhileEveryPoolThreadIsBlockedInIt() async throws {
         let bridge = BlockingBridge()
         let callers = 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
@@ -216,6 +221,24 @@ struct S3CacheStorePartsTests {
                                 continuation.resume(returning: index)
                             }
                         }
+                    }) ?? -1
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(total == (0..<callers).reduce(0, +))
+    }
+
+    /// The same with `Task.sleep` (how `S3Client` waits before a retry) in the bridged code.
+    @Test(.timeLimit(.minutes(1))) func aSleepInTheBridgeResumesWhileEveryPoolThreadIsBlocked() async throws {
+        let bridge = BlockingBridge()
+        let callers = 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
+        let total = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<callers {
+                group.addTask {
+                    (try? bridge.run {
+                        try await Task.sleep(for: .milliseconds(5))
+                        return index
                     }) ?? -1
                 }
             }
