@@ -67,17 +67,18 @@ final class LocalCacheStore: CacheStore {
         let name = Self.partialName(forKey: key)
         let fd = openat(base, local(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CacheStoreError("write", path: displayPath(name), code: errno) }
-        return LocalCacheSink(store: self, name: name, fd: fd)
+        return LocalCacheSink(owner: self, name: name, directory: base, path: local(name), displayPath: displayPath(name),
+                              fd: fd)
     }
 
     func commit(_ sink: any CacheSink, as name: String, replacing: String?) throws(CacheStoreError) {
-        guard let sink = sink as? LocalCacheSink, sink.store === self else {
+        guard let sink = sink as? LocalCacheSink, sink.owner === self else {
             preconditionFailure("LocalCacheStore.commit: a sink of another store")
         }
-        try sink.close()
-        guard renameat(base, local(sink.name), base, local(name)) == 0 else {
+        try sink.close(fsync: true)
+        guard renameat(base, sink.path, base, local(name)) == 0 else {
             let code = errno
-            unlinkat(base, local(sink.name), 0)
+            sink.unlink()
             throw CacheStoreError("store", path: displayPath(name), code: code)
         }
         if let replacing, CacheLayout.isValidRelativePath(replacing) { unlinkat(base, local(replacing), 0) }
@@ -145,34 +146,43 @@ final class LocalCacheStore: CacheStore {
             chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
     }
-
-    /// Unlinks a partial body (after `discard()` or a failed commit).
-    fileprivate func unlinkPartial(_ name: String) {
-        unlinkat(base, local(name), 0)
-    }
 }
 
-/// A body being written to its `.part` file in a `LocalCacheStore`: written, hashed and checked
-/// on the engine's loop thread, then synced, closed and renamed by `commit` on the committer's.
-/// Used by one thread at a time (the engine hands it over when the transfer ends).
+/// A body being written to a local `.part` file: written, hashed and checked (`BodyDigester`) on
+/// the engine's loop thread, then closed (synced when asked) by its store's `commit` on the
+/// committer's thread. `LocalCacheStore` puts it next to its entry and renames it into place;
+/// `S3CacheStore` puts it in its spool folder and uploads it. Used by one thread at a time (the
+/// engine hands it over when the transfer ends). Dropped without `close`, it removes its file.
 final class LocalCacheSink: CacheSink, @unchecked Sendable {
-    let store: LocalCacheStore
-    /// The partial name (`cache/ab/<key>.<12 hex digits>.part`).
+    /// The store that made it (its `commit` checks it was given its own sink; kept alive so that
+    /// `directory` stays open).
+    let owner: AnyObject
+    /// The partial name as the store names it (`cache/ab/<key>.<12 hex digits>.part` locally).
     let name: String
-    /// The open `.part` file, or -1 once closed or discarded.
+    /// The folder `path` resolves against (`AT_FDCWD` or a descriptor `owner` holds open).
+    let directory: Int32
+    /// The file, relative to `directory`.
+    let path: String
+    /// The file as a path from the working directory, for messages.
+    let displayPath: String
+    /// The open file, or -1 once closed or discarded.
     private var fd: Int32
     private var digester = BodyDigester()
 
-    fileprivate init(store: LocalCacheStore, name: String, fd: Int32) {
-        self.store = store
+    /// A sink writing to `fd`, the file `path` (against `directory`).
+    init(owner: AnyObject, name: String, directory: Int32, path: String, displayPath: String, fd: Int32) {
+        self.owner = owner
         self.name = name
+        self.directory = directory
+        self.path = path
+        self.displayPath = displayPath
         self.fd = fd
     }
 
     deinit {
         if fd >= 0 {
             Glibc.close(fd)
-            store.unlinkPartial(name)
+            unlink()
         }
     }
 
@@ -180,15 +190,15 @@ final class LocalCacheSink: CacheSink, @unchecked Sendable {
 
     func write(_ chunk: UnsafeRawBufferPointer) throws {
         guard var p = chunk.baseAddress else { return }
-        if let code = WriteFaults.check(path: store.displayPath(name), count: chunk.count) {
-            throw CacheStoreError("write", path: store.displayPath(name), code: code)
+        if let code = WriteFaults.check(path: displayPath, count: chunk.count) {
+            throw CacheStoreError("write", path: displayPath, code: code)
         }
         var left = chunk.count
         while left > 0 {
             let written = Glibc.write(fd, p, left)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw CacheStoreError("write", path: store.displayPath(name), code: errno)
+                throw CacheStoreError("write", path: displayPath, code: errno)
             }
             p += written
             left -= written
@@ -200,19 +210,25 @@ final class LocalCacheSink: CacheSink, @unchecked Sendable {
         guard fd >= 0 else { return }
         Glibc.close(fd)
         fd = -1
-        store.unlinkPartial(name)
+        unlink()
     }
 
-    /// Makes the written bytes durable (`fsync`) and closes the file; on failure removes it.
-    fileprivate func close() throws(CacheStoreError) {
+    /// Closes the file, first making the written bytes durable when `fsync` (the local store's
+    /// entries; a spool file need not be); on failure removes it.
+    func close(fsync sync: Bool) throws(CacheStoreError) {
         let fd = self.fd
         self.fd = -1
-        var code: Int32 = fsync(fd) == 0 ? 0 : errno
+        var code: Int32 = !sync || fsync(fd) == 0 ? 0 : errno
         if Glibc.close(fd) != 0 && errno != EINTR && code == 0 { code = errno }
         guard code == 0 else {
-            store.unlinkPartial(name)
-            throw CacheStoreError("write", path: store.displayPath(name), code: code)
+            unlink()
+            throw CacheStoreError("write", path: displayPath, code: code)
         }
+    }
+
+    /// Removes the file (after `discard()`, a failed commit, or an upload).
+    func unlink() {
+        unlinkat(directory, path, 0)
     }
 }
 

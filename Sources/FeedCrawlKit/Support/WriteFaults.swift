@@ -5,7 +5,7 @@ import Synchronization
 /// code without filling a real disk or mounting anything.
 ///
 /// Every place feedcrawl writes file bytes asks `check(path:count:)` first: the cache store's
-/// sinks (`LocalCacheSink`, downloads), `FileIO.writeAll` (the manifest's atomic writes), the journal and the manifest
+/// sinks (`LocalCacheSink`: downloads, S3 spool files), `FileIO.writeAll` (the manifest's atomic writes), the journal and the manifest
 /// reserve. A fault is armed for one directory and applies only to paths under it, so tests
 /// running in parallel in one process do not see each other's faults. When no fault is armed
 /// (always, outside tests) the check is one relaxed atomic load.

@@ -5,7 +5,8 @@ import Testing
 
 /// One SeaweedFS (`weed server` with its S3 gateway) on free loopback ports, with its own data
 /// directory and identities.json (a random access key and secret: SigV4 is enforced), and one
-/// bucket made for the tests. Started and stopped by the `.seaweedFS` suite trait, one per suite.
+/// bucket made for the tests. Started and stopped by the `.seaweedFS` suite trait, one per suite,
+/// one suite at a time (`SeaweedGate`).
 ///
 /// `weed` is `$FEEDCRAWL_WEED`, else `<package root>/.build/seaweedfs/bin/weed` (put there by
 /// `scripts/deps --tests`). When it is missing the suite fails, saying so: it never passes unrun.
@@ -257,14 +258,49 @@ struct SeaweedTrait: SuiteTrait, TestScoping {
     func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        let server = try await SeaweedServer.start()
+        await SeaweedGate.shared.enter()
+        let server: SeaweedServer
+        do {
+            server = try await SeaweedServer.start()
+        } catch {
+            await SeaweedGate.shared.leave()
+            throw error
+        }
         do {
             try await SeaweedServer.$current.withValue(server) { try await function() }
         } catch {
             await server.stop()
+            await SeaweedGate.shared.leave()
             throw error
         }
         await server.stop()
+        await SeaweedGate.shared.leave()
+    }
+}
+
+/// Lets one `.seaweedFS` suite run at a time in the process: two `weed server`s started at once
+/// (two such suites run in parallel) made the second exit at start every time it was tried.
+actor SeaweedGate {
+    static let shared = SeaweedGate()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits until no other suite holds the gate, then holds it.
+    func enter() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    /// Hands the gate to the next suite waiting, or frees it.
+    func leave() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
 

@@ -1,0 +1,300 @@
+import Glibc
+import Synchronization
+
+/// The cache as objects in S3-compatible storage: `PREFIX/cache/ab/<64 hex>.<ext>` under an
+/// `S3Location`, the same names as on disk (`CacheLayout`), so a manifest reads the same.
+///
+/// - A body streams into a spool file, `<spool>/<key>.<12 hex digits>.part`, through the same
+///   `LocalCacheSink` (and so the same `BodyDigester`) the local store uses; nothing is held
+///   whole in memory.
+/// - `commit` PUTs the spool file with its length and SHA-256 (`x-amz-checksum-sha256`: the
+///   store refuses a body that does not match it, so a spool file changed after it was hashed
+///   stores nothing), `Content-Type` from the name's extension and `Cache-Control`
+///   `public, max-age=86400`; then removes the spool file, then DELETEs the replaced copy. An
+///   S3 PUT is atomic: the object is complete or absent.
+/// - `exists` makes no request (it runs under the pipeline's lock): it answers from the listing
+///   `prepare()` takes, kept packed (16 bytes an object), and this store's own commits and
+///   removes since.
+/// - Requests run synchronously on the calling thread through a `BlockingBridge` (see there why
+///   not a plain `Task` and a semaphore). Commits run one at a time on the committer's thread,
+///   so uploads are not concurrent.
+///
+/// Errors are `CacheStoreError`s with `code` 0 (no errno: a refused upload is not a full disk)
+/// and the `S3Error`'s description as `reason` (e.g. `AccessDenied (403): …`), except `read` of a
+/// missing object, whose code is `ENOENT` (`isMissing`).
+final class S3CacheStore: CacheStore, Sendable {
+    /// `Cache-Control` of every stored image: an entry's name is its URL's hash and its body
+    /// never changes under that name, but a later run may replace the URL's image under another
+    /// name and delete this one; a day lets a CDN or browser keep it without serving a deleted
+    /// object for long.
+    static let cacheControl = "public, max-age=86400"
+
+    let client: S3Client
+    let location: S3Location
+    /// The folder spool files go in (created by `prepare()`).
+    let spool: String
+    private let bridge = BlockingBridge()
+    private let held = Mutex(HeldObjects())
+    private let putCount = Atomic<Int>(0)
+
+    /// A store of the objects under `location` (its bucket must be `client`'s), spooling bodies
+    /// in the folder `spool`. Makes no request (`prepare()` does).
+    init(client: S3Client, location: S3Location, spool: String) {
+        precondition(client.bucket == location.bucket, "S3CacheStore: the client is for another bucket")
+        self.client = client
+        self.location = location
+        self.spool = spool
+    }
+
+    /// How many PUTs this store has made that succeeded.
+    var uploads: Int { putCount.load(ordering: .relaxed) }
+
+    /// How many cache objects the store believes it holds (listing plus its own changes).
+    var heldCount: Int { held.withLock { $0.count } }
+
+    /// `name` as a URL, for messages: `s3://BUCKET/PREFIX/name`.
+    func displayPath(_ name: String) -> String {
+        "s3://\(location.bucket)/\(location.key(name))"
+    }
+
+    /// The prefix every cache key starts with: `PREFIX/cache/`.
+    private var cachePrefix: String { location.key(CacheLayout.cacheDirectoryName + "/") }
+
+    // MARK: CacheStore
+
+    /// Creates the spool folder and lists `PREFIX/cache/` once (ListObjectsV2, 1000 keys a
+    /// request), keeping each object of the cache's shape as 16 bytes (packed key and size). A
+    /// missing bucket or a refused signature fails here, before anything is fetched.
+    func prepare() throws(CacheStoreError) {
+        do {
+            try AtomicFile.createDirectories(spool)
+        } catch {
+            throw CacheStoreError("create", path: error.path, code: error.code)
+        }
+        var listed = HeldObjects()
+        try listPages { objects in
+            for object in objects {
+                guard let key = CacheFiles.key(relativeName(object.key)) else { continue }
+                listed.append(key: key, size: object.size)
+            }
+        }
+        listed.seal()
+        held.withLock { $0 = listed }
+    }
+
+    func makeSink(key: String) throws(CacheStoreError) -> any CacheSink {
+        let name = key + "." + TemporaryName.next() + AtomicFile.temporarySuffix
+        let path = spool + "/" + name
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CacheStoreError("write", path: path, code: errno) }
+        return LocalCacheSink(owner: self, name: name, directory: AT_FDCWD, path: path, displayPath: path, fd: fd)
+    }
+
+    func commit(_ sink: any CacheSink, as name: String, replacing: String?) throws(CacheStoreError) {
+        guard let sink = sink as? LocalCacheSink, sink.owner === self else {
+            preconditionFailure("S3CacheStore.commit: a sink of another store")
+        }
+        try sink.close(fsync: false)
+        defer { sink.unlink() }
+        let digest = sink.digest
+        let key = location.key(name)
+        let file = sink.path
+        let sha256 = Self.bytes(hex: digest.sha256)
+        let contentType = Self.contentType(name: name, digest: digest)
+        let client = self.client
+        do {
+            try bridge.run {
+                try await client.put(key: key, file: file, sha256: sha256, contentType: contentType,
+                                     cacheControl: Self.cacheControl)
+            }
+        } catch {
+            throw CacheStoreError("store", path: displayPath(name), code: 0, reason: Self.reason(error))
+        }
+        putCount.add(1, ordering: .relaxed)
+        held.withLock { $0.record(name, size: digest.size) }
+        if let replacing, replacing != name, CacheLayout.isValidRelativePath(replacing) {
+            // As the local store: a copy left behind is an orphan the end of a run finds.
+            _ = try? remove(replacing)
+        }
+    }
+
+    func exists(_ name: String, bytes: Int64?) -> Bool {
+        guard CacheLayout.isValidRelativePath(name), let key = CacheFiles.key(name) else { return false }
+        guard let size = held.withLock({ $0.size(ofKey: key) }) else { return false }
+        return bytes == nil || bytes == size
+    }
+
+    /// One page per ListObjectsV2 answer (up to 1000 names), relative to the prefix.
+    func list(_ page: ([String]) -> Void) throws(CacheStoreError) {
+        try listPages { objects in page(objects.map { relativeName($0.key) }) }
+    }
+
+    /// HEAD (S3 answers a DELETE alike whether or not there was an object), then DELETE. Only
+    /// names under `cache/` (no empty, `.` or `..` component) are removed; anything else throws
+    /// EINVAL.
+    @discardableResult
+    func remove(_ name: String) throws(CacheStoreError) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0] == CacheLayout.cacheDirectoryName[...],
+              !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            throw CacheStoreError("remove", path: displayPath(name), code: EINVAL)
+        }
+        let key = location.key(name)
+        let client = self.client
+        let existed: Bool
+        do {
+            existed = try bridge.run {
+                guard try await client.head(key: key) != nil else { return false }
+                try await client.delete(key: key)
+                return true
+            }
+        } catch {
+            throw CacheStoreError("remove", path: displayPath(name), code: 0, reason: Self.reason(error))
+        }
+        held.withLock { $0.record(name, size: nil) }
+        return existed
+    }
+
+    /// GETs the object into a spool file (`<spool>/read.<12 hex digits>.part`, streamed, never
+    /// whole in memory), then reads that in 64 KiB chunks and removes it. Needs no `prepare()`
+    /// (it creates the spool folder when missing).
+    func read(_ name: String, _ chunk: (UnsafeRawBufferPointer) -> Void) throws(CacheStoreError) {
+        do {
+            try AtomicFile.createDirectories(spool)
+        } catch {
+            throw CacheStoreError("create", path: error.path, code: error.code)
+        }
+        let key = location.key(name)
+        let path = spool + "/read." + TemporaryName.next() + AtomicFile.temporarySuffix
+        let client = self.client
+        do {
+            try bridge.run { _ = try await client.get(key: key, toFile: path) }
+        } catch {
+            let missing = (error as? S3Error).map { $0.code == .noSuchKey || $0.code == .notFound } ?? false
+            throw CacheStoreError("read", path: displayPath(name), code: missing ? ENOENT : 0, reason: Self.reason(error))
+        }
+        defer { unlink(path) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CacheStoreError("read", path: path, code: errno) }
+        defer { close(fd) }
+        let bufferSize = 64 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, bufferSize)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CacheStoreError("read", path: path, code: errno)
+            }
+            if count == 0 { break }
+            chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Walks the listing of `PREFIX/cache/` a page at a time, on the calling thread.
+    private func listPages(_ body: ([S3ListedObject]) -> Void) throws(CacheStoreError) {
+        let prefix = cachePrefix
+        let client = self.client
+        var continuation: String?
+        repeat {
+            let token = continuation
+            let page: S3ListPage
+            do {
+                page = try bridge.run { try await client.list(prefix: prefix, continuation: token) }
+            } catch {
+                throw CacheStoreError("list", path: "s3://\(location.bucket)/\(prefix)", code: 0, reason: Self.reason(error))
+            }
+            body(page.objects)
+            if page.nextContinuationToken != nil && page.nextContinuationToken == token {
+                throw CacheStoreError("list", path: "s3://\(location.bucket)/\(prefix)", code: 0,
+                                      reason: "the store returned the same continuation token twice")
+            }
+            continuation = page.nextContinuationToken
+        } while continuation != nil
+    }
+
+    /// `key` without the location's prefix (`cache/ab/…`).
+    private func relativeName(_ key: String) -> String {
+        guard !location.prefix.isEmpty else { return key }
+        let lead = location.prefix + "/"
+        return key.hasPrefix(lead) ? String(key.dropFirst(lead.count)) : key
+    }
+
+    /// The `Content-Type` of an entry: its extension's format, else the sniffed one, else
+    /// `application/octet-stream`.
+    static func contentType(name: String, digest: BodyDigest) -> String {
+        if let dot = name.lastIndex(of: "."), let format = ImageFormat(fileExtension: String(name[name.index(after: dot)...])) {
+            return format.mimeType
+        }
+        return ImageSniffer.detectFormat(digest.head)?.mimeType ?? "application/octet-stream"
+    }
+
+    /// The bytes of a lowercase or uppercase hex string (pairs; a bad digit counts as 0).
+    static func bytes(hex: String) -> [UInt8] {
+        func value(_ c: UInt8) -> UInt8 {
+            switch c {
+            case 0x30...0x39: c - 0x30
+            case 0x61...0x66: c - 0x61 + 10
+            case 0x41...0x46: c - 0x41 + 10
+            default: 0
+            }
+        }
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count - 1, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+    }
+
+    /// What the store said (`S3Error.description`), or the error as text.
+    static func reason(_ error: any Error) -> String {
+        (error as? S3Error)?.description ?? String(describing: error)
+    }
+}
+
+/// The cache objects a store holds, without a String each: the listing as sorted (packed key,
+/// size) pairs, 16 bytes an object (`CacheFiles.key`), plus the changes made since in a small
+/// table (a size, or -1 for removed).
+struct HeldObjects: Sendable {
+    private var listed: [(key: UInt64, size: Int64)] = []
+    private var changes: [UInt64: Int64] = [:]
+
+    /// Adds a listed object; call `seal()` after the last.
+    mutating func append(key: UInt64, size: Int64) {
+        listed.append((key, size))
+    }
+
+    /// Sorts the listed objects by key.
+    mutating func seal() {
+        listed.sort { $0.key < $1.key }
+    }
+
+    /// Records that `name` now holds `size` bytes, or (nil) is gone.
+    mutating func record(_ name: String, size: Int64?) {
+        guard let key = CacheFiles.key(name) else { return }
+        changes[key] = size ?? -1
+    }
+
+    /// The size of the object with the packed `key`, or nil when none is held.
+    func size(ofKey key: UInt64) -> Int64? {
+        if let changed = changes[key] { return changed < 0 ? nil : changed }
+        return listedIndex(key).map { listed[$0].size }
+    }
+
+    /// How many objects are held.
+    var count: Int {
+        changes.reduce(listed.count) { total, change in
+            let wasListed = listedIndex(change.key) != nil
+            return total + (change.value < 0 ? (wasListed ? -1 : 0) : (wasListed ? 0 : 1))
+        }
+    }
+
+    /// Where `key` is among the listed objects, or nil.
+    private func listedIndex(_ key: UInt64) -> Int? {
+        var low = 0, high = listed.count
+        while low < high {
+            let mid = (low + high) / 2
+            if listed[mid].key < key { low = mid + 1 } else { high = mid }
+        }
+        return low < listed.count && listed[low].key == key ? low : nil
+    }
+}
