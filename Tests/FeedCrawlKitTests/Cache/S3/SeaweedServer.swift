@@ -278,8 +278,10 @@ struct SeaweedTrait: SuiteTrait, TestScoping {
     }
 }
 
-/// Lets one `.seaweedFS` suite run at a time in the process: two `weed server`s started at once
-/// (two such suites run in parallel) made the second exit at start every time it was tried.
+/// Lets one `.seaweedFS` suite run at a time in the process. Two servers at once did work once
+/// weed's fixed-port extras were turned off (`-s3.port.iceberg=0 -s3.port.lance=0`: before, the
+/// second exited with "bind: address already in use" on 8181), but each weed takes about 115 MiB
+/// and a core while it starts, on a 2-core machine that runs the rest of the suite meanwhile.
 actor SeaweedGate {
     static let shared = SeaweedGate()
     private var busy = false
