@@ -9,13 +9,18 @@ import Testing
 /// (`cancelAll(reason:)`, as a signal or `--deadline`).
 @Suite("ImagePipeline cancellation", .serialized)
 struct ImagePipelineCancellationTests {
-    /// An image that takes about 24 seconds to arrive: cancellation must come long before (and a
+    /// An image that takes about 60 seconds to arrive: cancellation must come long before (and a
     /// loaded machine has time to see its temporary file).
     static let slowImage = CrawlFixture.png(side: 24, bytes: 1200)
-    static let slow = ServerResponse(headers: [("Content-Type", "image/png")], body: .drip(slowImage, bytesPerSecond: 50))
+    static let slow = ServerResponse(headers: [("Content-Type", "image/png")], body: .drip(slowImage, bytesPerSecond: 20))
 
     @Test func aRunningURLNoSourceWantsAnyMoreStopsAndLeavesNoPartialFile() async throws {
-        let harness = try PipelineHarness { request in
+        // The drip is far below libcurl's low-speed limit (1 KiB/s): with the default 15 s the
+        // transfer timed out and was retried under a loaded CI (two requests, and a moment with
+        // no temporary file). Only cancellation may end it here.
+        var settings = PipelineHarness.settings
+        settings.lowSpeedTimeSeconds = 600
+        let harness = try PipelineHarness(settings: settings) { request in
             request.path == "/slow.png" ? Self.slow : PipelineImages.serve(request.path)
         }
         // Source 1 alone wants the slow image (twice: an item's variant and another item).
@@ -24,8 +29,8 @@ struct ImagePipelineCancellationTests {
             harness.item("a", [("image", "/slow.png")]), harness.item("d", page: 2, [("first", "/d.png"), ("second", "/slow.png")]),
         ], group: 1)
         // The slow body is arriving: its temporary file exists.
-        #expect(await waitUntil(seconds: 20) { !CrawlFixture.partFiles(harness.out.path).isEmpty })
-        #expect(await waitUntil(seconds: 20) { harness.count("/d.png") == 1 })
+        #expect(await waitUntil(seconds: 60) { !CrawlFixture.partFiles(harness.out.path).isEmpty })
+        #expect(await waitUntil(seconds: 60) { harness.count("/d.png") == 1 })
         harness.pipeline.cancel(group: 1)
         let items = try await harness.finish()
         #expect(items["a"]?.status == .cancelled)
