@@ -133,17 +133,10 @@ final class LocalCacheStore: CacheStore {
         let fd = openat(base, local(name), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CacheStoreError("read", path: displayPath(name), code: errno) }
         defer { Glibc.close(fd) }
-        let bufferSize = 64 * 1024
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = Glibc.read(fd, buffer.baseAddress, bufferSize)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CacheStoreError("read", path: displayPath(name), code: errno)
-            }
-            if count == 0 { break }
-            chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        do {
+            try FileIO.readChunks(fd, path: displayPath(name), chunk)
+        } catch {
+            throw CacheStoreError("read", path: error.path, code: error.code)
         }
     }
 }
@@ -189,19 +182,11 @@ final class LocalCacheSink: CacheSink, @unchecked Sendable {
     var digest: BodyDigest { digester.finish() }
 
     func write(_ chunk: UnsafeRawBufferPointer) throws {
-        guard var p = chunk.baseAddress else { return }
-        if let code = WriteFaults.check(path: displayPath, count: chunk.count) {
-            throw CacheStoreError("write", path: displayPath, code: code)
-        }
-        var left = chunk.count
-        while left > 0 {
-            let written = Glibc.write(fd, p, left)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw CacheStoreError("write", path: displayPath, code: errno)
-            }
-            p += written
-            left -= written
+        do {
+            // Honours `WriteFaults` (the disk-full tests) under the path people see.
+            try FileIO.writeAll(fd, chunk, path: displayPath)
+        } catch {
+            throw CacheStoreError("write", path: displayPath, code: error.code)
         }
         digester.update(chunk)
     }

@@ -72,6 +72,26 @@ public enum FileIO {
         }
     }
 
+    /// Reads `fd` from where it stands to its end, handing each chunk (at most 64 KiB, valid only
+    /// during the call) to `chunk`. `path` only labels errors.
+    public static func readChunks(
+        _ fd: Int32, path: String, _ chunk: (UnsafeRawBufferPointer) -> Void
+    ) throws(FileSystemError) {
+        let size = 64 << 10
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress, size)
+            if n > 0 {
+                chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            } else if n == 0 {
+                return
+            } else if errno != EINTR {
+                throw FileSystemError("read", path: path)
+            }
+        }
+    }
+
     /// Removes the file at `path`; a missing file is not an error.
     public static func remove(_ path: String) throws(FileSystemError) {
         if unlink(path) != 0, errno != ENOENT { throw FileSystemError("unlink", path: path) }

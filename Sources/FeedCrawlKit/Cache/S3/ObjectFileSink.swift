@@ -19,17 +19,7 @@ final class ObjectFileSink: BodySink, @unchecked Sendable {
     }
 
     func write(_ chunk: UnsafeRawBufferPointer) throws {
-        guard var p = chunk.baseAddress else { return }
-        var left = chunk.count
-        while left > 0 {
-            let n = Glibc.write(fd, p, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError("write", path: path)
-            }
-            p += n
-            left -= n
-        }
+        try FileIO.writeAll(fd, chunk, path: path)
     }
 
     func discard() {

@@ -177,17 +177,10 @@ final class S3CacheStore: CacheStore, Sendable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CacheStoreError("read", path: path, code: errno) }
         defer { close(fd) }
-        let bufferSize = 64 * 1024
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = Glibc.read(fd, buffer.baseAddress, bufferSize)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw CacheStoreError("read", path: path, code: errno)
-            }
-            if count == 0 { break }
-            chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        do {
+            try FileIO.readChunks(fd, path: path, chunk)
+        } catch {
+            throw CacheStoreError("read", path: error.path, code: error.code)
         }
     }
 

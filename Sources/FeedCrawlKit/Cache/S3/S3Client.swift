@@ -49,19 +49,23 @@ public final class S3Client: Sendable {
     public let engine: HTTPEngine
 
     /// A client for `bucket` (checked against S3's bucket-naming rules).
-    public init(bucket: String, configuration: S3Configuration, engine: HTTPEngine) throws(S3LocationError) {
+    public convenience init(bucket: String, configuration: S3Configuration, engine: HTTPEngine) throws(S3LocationError) {
         if let problem = S3Location.bucketProblem(bucket) {
             throw S3LocationError(text: bucket, problem: problem)
         }
-        self.bucket = bucket
-        self.configuration = configuration
-        self.engine = engine
+        self.init(checkedBucket: bucket, configuration: configuration, engine: engine)
     }
 
     /// A client for the bucket of `location` (its prefix is the caller's to apply, `location.key(_:)`).
     public convenience init(location: S3Location, configuration: S3Configuration, engine: HTTPEngine) {
         // The location's bucket name was checked when it was parsed.
-        try! self.init(bucket: location.bucket, configuration: configuration, engine: engine)
+        self.init(checkedBucket: location.bucket, configuration: configuration, engine: engine)
+    }
+
+    private init(checkedBucket bucket: String, configuration: S3Configuration, engine: HTTPEngine) {
+        self.bucket = bucket
+        self.configuration = configuration
+        self.engine = engine
     }
 
     // MARK: PUT
