@@ -127,7 +127,14 @@ extension CommandLineOptions {
                "Pixabay hits per page, 3-200; the launches source always uses the server's default (20)."),
         .value("--out", "DIR", .options, defaultText: "./output",
                "Output folder for cache/, manifest.json and index.html, the contact sheet written after "
-                   + "every run.").environment("FEEDCRAWL_OUT"),
+                   + "every run; or s3://BUCKET/PREFIX for S3-compatible object storage (credentials from "
+                   + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).").environment("FEEDCRAWL_OUT"),
+        .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
+               "The S3-compatible service an s3:// OUT is on (path-style addressing), e.g. "
+                   + "http://127.0.0.1:8333."),
+        .value("--public-url", "URL", .options, defaultText: "relative links",
+               "Where OUT is served over HTTP (a CDN, the bucket's website): the contact sheet links "
+                   + "its images and manifest there."),
         .value("--concurrency", "N", .options, defaultText: "16", "Image transfers in flight at once."),
         .value("--per-host", "N", .options, defaultText: "8", "Image transfers in flight to one host."),
         .value("--retries", "N", .options, defaultText: "3",

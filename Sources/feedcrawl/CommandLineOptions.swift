@@ -12,6 +12,12 @@ struct CommandLineOptions {
     var pages = 5
     var perPage = 100
     var outDirectory = "output"
+    /// `--out s3://BUCKET/PREFIX`: OUT in object storage (then `outDirectory` holds that text).
+    var outLocation: S3Location?
+    /// `--s3-endpoint`: the S3-compatible service; default `AWS_ENDPOINT_URL`, else AWS.
+    var s3Endpoint: String?
+    /// `--public-url`: the contact sheet's links start with it; default relative links.
+    var publicURL: String?
     var pixabayURL: String?
     var launchesURL: String?
     var concurrency = 16
@@ -113,6 +119,16 @@ struct CommandLineOptions {
             case "--out":
                 options.outDirectory = try list.value(for: argument)
                 guard !options.outDirectory.isEmpty else { throw UsageError(description: "--out needs a folder") }
+                options.outLocation = nil
+                if options.outDirectory.lowercased().hasPrefix("s3:") {
+                    do {
+                        options.outLocation = try S3Location(parsing: options.outDirectory)
+                    } catch {
+                        throw UsageError(description: "--out: \(error)")
+                    }
+                }
+            case "--s3-endpoint": options.s3Endpoint = try url(argument)
+            case "--public-url": options.publicURL = try url(argument)
             case "--pixabay-url": options.pixabayURL = try url(argument)
             case "--launches-url": options.launchesURL = try url(argument)
             case "--concurrency": options.concurrency = try list.integer(for: argument, in: 1...1024)
@@ -270,6 +286,23 @@ struct CommandLineOptions {
             maxConcurrentTransfers: 1, caInfo: caFile, proxy: proxy, noProxy: noProxy)
         if let userAgent { push.engine.userAgent = userAgent }
         return push
+    }
+
+    /// The object storage `--out s3://…` names, reached as `--s3-endpoint` and the `AWS_*`
+    /// variables of `environment` say, with `--public-url`; nil for an OUT on disk. Throws a
+    /// `UsageError` when credentials are missing or the endpoint is unusable.
+    func objectStoreTarget(environment: [String: String]) throws -> ObjectStoreTarget? {
+        guard let outLocation else { return nil }
+        let configuration: S3Configuration
+        do {
+            configuration = try S3Configuration.fromEnvironment(environment, endpoint: s3Endpoint)
+        } catch {
+            throw UsageError(description: "--out \(outLocation): \(error)")
+        }
+        var target = ObjectStoreTarget(location: outLocation, configuration: configuration)
+        target.publicURL = publicURL
+        if let tmp = environment["TMPDIR"], !tmp.isEmpty { target.stagingRoot = tmp }
+        return target
     }
 
     /// The crawl this command line asks for, with the demo feed's URLs when no source is named.

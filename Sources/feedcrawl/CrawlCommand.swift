@@ -60,6 +60,12 @@ enum CrawlCommand {
             configuration = options.crawlConfiguration()
         }
 
+        do {
+            configuration.objectStore = try options.objectStoreTarget(environment: environment)
+        } catch {
+            demo?.stop()
+            usageError(error, arguments: arguments)
+        }
         configuration.checkpoint = CrashPoint.fromEnvironment(ProcessInfo.processInfo.environment)
         let output: Reporter
         do {
@@ -81,6 +87,9 @@ enum CrawlCommand {
             report = try await crawl.value
         } catch Crawler.SetupError.locked(let path) {
             output.fail(lockedMessage(path), status: ExitStatus.locked.rawValue)
+            exit(ExitStatus.locked.rawValue)
+        } catch Crawler.SetupError.leaseHeld(let message) {
+            output.fail(message, status: ExitStatus.locked.rawValue)
             exit(ExitStatus.locked.rawValue)
         } catch Crawler.SetupError.damagedManifest(let damage) {
             output.fail(damage.description, status: ExitStatus.damagedManifest.rawValue)

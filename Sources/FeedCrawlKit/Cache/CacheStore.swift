@@ -34,6 +34,14 @@ protocol CacheStore: AnyObject, Sendable {
     /// partial body is gone too. Slow (a sync, or an upload): never call it on the engine's thread.
     func commit(_ sink: any CacheSink, as name: String, replacing: String?) throws(CacheStoreError)
 
+    /// Commits each of `commits` as `commit` does, at once where the store can (uploads), and
+    /// returns each one's error (nil: committed), in order. Once it returns every entry that
+    /// committed is durable. The default commits one after the other.
+    func commitAll(_ commits: [CacheCommit]) -> [CacheStoreError?]
+
+    /// How many finished bodies may wait for `commit` before the pipeline waits (nil: no limit).
+    var maxQueuedCommits: Int? { get }
+
     /// Whether the store holds the entry `name` (with `bytes` bytes, when given; any size when
     /// nil). A name not of the cache's shape is never held.
     func exists(_ name: String, bytes: Int64?) -> Bool
@@ -52,7 +60,32 @@ protocol CacheStore: AnyObject, Sendable {
     func read(_ name: String, _ chunk: (UnsafeRawBufferPointer) -> Void) throws(CacheStoreError)
 }
 
+/// One body to put in place: `CacheStore.commitAll`'s unit.
+struct CacheCommit: Sendable {
+    /// The body, written but not yet committed.
+    var sink: any CacheSink
+    /// The entry's name (`cache/ab/<key>.<ext>`).
+    var name: String
+    /// An earlier copy of the same URL under another name, removed once `name` is in place.
+    var replacing: String?
+}
+
 extension CacheStore {
+    /// How many finished bodies may wait for `commit` before downloads wait (nil: no limit; a
+    /// store whose bodies wait in a spool folder bounds it).
+    var maxQueuedCommits: Int? { nil }
+
+    func commitAll(_ commits: [CacheCommit]) -> [CacheStoreError?] {
+        commits.map { commit in
+            do throws(CacheStoreError) {
+                try self.commit(commit.sink, as: commit.name, replacing: commit.replacing)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
     /// The size, SHA-256, first bytes and image structure of the entry `name`, read through the
     /// same `BodyDigester` a download streams through (`manifest --verify`).
     func digest(_ name: String) throws(CacheStoreError) -> BodyDigest {

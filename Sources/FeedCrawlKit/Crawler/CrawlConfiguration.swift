@@ -76,6 +76,10 @@ public struct CrawlConfiguration: Sendable {
     /// find their cache.
     public var cacheIdentity: @Sendable (String) -> String = { $0 }
 
+    /// Keep the archive in S3-compatible object storage (`--out s3://BUCKET/PREFIX`) instead of
+    /// `outDirectory`; default nil. The run then works in the target's staging folder.
+    public var objectStore: ObjectStoreTarget? = nil
+
     public init(outDirectory: String = "output", sources: [SourceConfiguration] = []) {
         self.outDirectory = outDirectory
         self.sources = sources

@@ -46,6 +46,8 @@ public struct CrawlReport: Sendable {
     public var overCacheMax: Bool = false
     /// The most image requests that ever waited in the prefetch queue at once.
     public var peakWaiting: Int = 0
+    /// Images uploaded to object storage (`--out s3://…`); nil for an OUT on disk.
+    public var uploads: Int? = nil
 
     public var itemCount: Int { counts.values.reduce(0, +) }
     public func count(_ status: ItemStatus) -> Int { counts[status, default: 0] }

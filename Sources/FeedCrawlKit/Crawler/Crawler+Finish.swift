@@ -44,11 +44,12 @@ extension Crawler {
     /// the next run removes). When the manifest cannot be written nothing is deleted.
     func finish(
         recorder: RunItems, previous: Finish.Previous, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
-        spill: Spill?
+        spill: Spill?, output: Output?
     ) -> Finish {
         var result = Finish()
         // A shard writes no contact sheet: the merge does, for all shards.
-        let sheet = configuration.shard == nil ? ContactSheet.Index(spill: spill, run: run) : nil
+        let sheet = configuration.shard == nil
+            ? ContactSheet.Index(spill: spill, run: run, linkBase: output?.linkBase ?? "") : nil
         let room = previous.files + 2 * recorder.count + 1024
         let present: CacheFiles, temporary: [String]
         do {
@@ -121,6 +122,14 @@ extension Crawler {
             return result
         }
         configuration.checkpoint?(.manifestWritten)
+        if let output {
+            do {
+                try output.publish()
+            } catch {
+                result.storageProblem = "cannot store the manifest: \(error)"
+                return result
+            }
+        }
         try? recorder.journal.remove()
         // A shard sweeps nothing and writes no contact sheet: the merge does, for all shards.
         guard configuration.shard == nil else { return result }

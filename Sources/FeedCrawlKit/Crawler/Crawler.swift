@@ -18,6 +18,8 @@ public final class Crawler: Sendable {
     /// Errors that stop a crawl before it starts.
     public enum SetupError: Error, CustomStringConvertible {
         case locked(String)
+        /// Another run holds the run lease of an OUT in object storage: what it says.
+        case leaseHeld(String)
         case output(String)
         /// The manifest (or, for a shard, the merged one) cannot be parsed; nothing was changed.
         case damagedManifest(DamagedManifest)
@@ -25,6 +27,7 @@ public final class Crawler: Sendable {
         public var description: String {
             switch self {
             case .locked(let path): return "another feedcrawl run holds \(path)"
+            case .leaseHeld(let message): return message
             case .output(let message): return message
             case .damagedManifest(let damage): return damage.description
             }
@@ -48,6 +51,26 @@ public final class Crawler: Sendable {
     /// more is scheduled, transfers in flight are cancelled (leaving no partial file), their
     /// images are `cancelled`, and the manifest is still written.
     public func run() async throws -> CrawlReport {
+        if let target = configuration.objectStore { return try await run(on: target) }
+        return try await run(output: nil)
+    }
+
+    /// What a run on an OUT in object storage (`run(on:)`) changes in a run: where images go,
+    /// and what happens to the journal and the manifest in the staging folder.
+    struct Output {
+        /// The cache store images are committed to.
+        var store: any CacheStore
+        /// Called once this run's journal file is open (any journal found folded first).
+        var journalOpened: @Sendable () -> Void
+        /// Called once the new manifest is saved, before anything is deleted: store it where it
+        /// belongs. A throw keeps the journal, and nothing is deleted.
+        var publish: @Sendable () throws -> Void
+        /// Links of the contact sheet start with this (`--public-url`); empty: relative.
+        var linkBase: String = ""
+    }
+
+    /// The run, with the local OUT (`output` nil) or a staging folder for object storage.
+    func run(output: Output?) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
         let layout = CacheLayout(outDirectory: configuration.outDirectory, shard: configuration.shard)
         let lock = try Self.lock(layout)
@@ -61,11 +84,12 @@ public final class Crawler: Sendable {
         // means the last run was killed and may have left partial downloads behind.
         let interrupted = FileIO.exists(layout.journalPath)
         if interrupted { try Self.fold(layout, spill: spill) }
-        let store = LocalCacheStore(layout: layout)
+        let store: any CacheStore = output?.store ?? LocalCacheStore(layout: layout)
         do {
             try store.prepare()
-            // A shard leaves `.part` files alone: another shard may be writing them.
-            if interrupted && !sharded { leftovers += try store.removePartials() }
+            // A shard leaves `.part` files alone: another shard may be writing them. A store
+            // that spools has no partial names (its spool starts empty).
+            if interrupted && !sharded && output == nil { leftovers += try store.removePartials() }
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
@@ -82,6 +106,7 @@ public final class Crawler: Sendable {
             }
             throw SetupError.output("\(error)")
         }
+        output?.journalOpened()
         let previous = Finish.Previous(
             bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0,
             inOrder: archive?.inOrder[layout.manifestPath])
@@ -94,7 +119,7 @@ public final class Crawler: Sendable {
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
             engine: engine, store: store,
-            settings: pipelineSettings(), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
+            settings: pipelineSettings(keepsReplacedFiles: output != nil), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
             events: events)
         archive = nil
 
@@ -128,7 +153,8 @@ public final class Crawler: Sendable {
         run.shard = configuration.shard?.description
         storage.releaseForFinalWrite()
         let done = finish(
-            recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill)
+            recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill,
+            output: output)
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: done.counts.items, bytesDownloaded: pipeline.downloadedBytes,
             sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,
@@ -212,7 +238,10 @@ public final class Crawler: Sendable {
         }
     }
 
-    private func pipelineSettings() -> ImagePipeline.Settings {
+    /// The pipeline's settings; `keepsReplacedFiles`: an earlier copy of a URL under another name
+    /// is left for the sweep after the manifest is stored (object storage, where the manifest
+    /// stored still names it until then).
+    private func pipelineSettings(keepsReplacedFiles: Bool) -> ImagePipeline.Settings {
         var settings = ImagePipeline.Settings()
         settings.limits = .init(
             concurrency: configuration.concurrency, perHost: configuration.perHost, maxWaiting: configuration.maxWaiting)
@@ -223,7 +252,7 @@ public final class Crawler: Sendable {
         settings.lowSpeedTimeSeconds = configuration.lowSpeedTimeSeconds
         settings.ttlSeconds = configuration.ttlSeconds
         settings.identity = configuration.cacheIdentity
-        settings.removesReplacedFiles = configuration.shard == nil
+        settings.removesReplacedFiles = configuration.shard == nil && !keepsReplacedFiles
         settings.privateAddresses = privateAddresses
         return settings
     }

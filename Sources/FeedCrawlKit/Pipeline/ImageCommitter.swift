@@ -30,6 +30,8 @@ final class ImageCommitter: @unchecked Sendable {
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Signalled when queued bodies have been committed (`room`).
+    private let room = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Guarded by `mutex`.
     private var jobs: [Job] = []
     /// The batch being processed: swapped with `jobs` (so neither is reallocated), emptied by
@@ -41,6 +43,10 @@ final class ImageCommitter: @unchecked Sendable {
     private var flushRequested = false
     private var drained: [CheckedContinuation<Void, Never>] = []
     private var thread: pthread_t?
+    /// Bodies queued or being committed.
+    private var queuedFiles = 0
+    /// `enqueue` waits while this many bodies are queued (nil: never waits).
+    private let maxQueuedFiles: Int?
 
     private let store: any CacheStore
     private let deliver: Deliver
@@ -50,11 +56,15 @@ final class ImageCommitter: @unchecked Sendable {
     static let flushInterval: Int = 200
 
     /// `noteWriteFailure` hears of every failed write (path, errno), so a full disk stops the run.
+    /// With `maxQueuedFiles`, `enqueue` of a body waits while that many bodies wait to be
+    /// committed (a store that uploads: its spool then holds at most the transfers in flight plus
+    /// that many bodies); default nil, no wait.
     init(
-        store: any CacheStore, deliver: @escaping Deliver, flush: @escaping Flush,
+        store: any CacheStore, maxQueuedFiles: Int? = nil, deliver: @escaping Deliver, flush: @escaping Flush,
         noteWriteFailure: @escaping @Sendable (String, Int32) -> Void
     ) {
         self.store = store
+        self.maxQueuedFiles = maxQueuedFiles.map { max($0, 1) }
         self.deliver = deliver
         self.flush = flush
         self.noteWriteFailure = noteWriteFailure
@@ -65,6 +75,8 @@ final class ImageCommitter: @unchecked Sendable {
         pthread_condattr_init(&attributes)
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
         pthread_cond_init(condition, &attributes)
+        room.initialize(to: pthread_cond_t())
+        pthread_cond_init(room, nil)
         pthread_condattr_destroy(&attributes)
         var tid = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -82,15 +94,23 @@ final class ImageCommitter: @unchecked Sendable {
 
     deinit {
         pthread_cond_destroy(condition)
+        pthread_cond_destroy(room)
         pthread_mutex_destroy(mutex)
+        room.deallocate()
         condition.deallocate()
         mutex.deallocate()
     }
 
-    /// Queues a finished URL. Without a thread (it could not start, or after `stop()`) the job
-    /// is done on the caller's thread.
+    /// Queues a finished URL (waiting first while `maxQueuedFiles` bodies are queued). Without a
+    /// thread (it could not start, or after `stop()`) the job is done on the caller's thread.
     func enqueue(_ job: consuming Job) {
         pthread_mutex_lock(mutex)
+        if let maxQueuedFiles, job.file != nil {
+            while queuedFiles >= maxQueuedFiles, thread != nil, !stopping {
+                pthread_cond_wait(room, mutex)
+            }
+            if thread != nil, !stopping { queuedFiles += 1 }
+        }
         if thread == nil || stopping {
             pthread_mutex_unlock(mutex)
             var single = [job]
@@ -161,9 +181,13 @@ final class ImageCommitter: @unchecked Sendable {
                 swap(&batch, &jobs)
                 busy = true
                 pthread_mutex_unlock(mutex)
-                process(&batch)
+                let files = process(&batch)
                 flush(false)
                 pthread_mutex_lock(mutex)
+                if maxQueuedFiles != nil, files > 0 {
+                    queuedFiles = max(0, queuedFiles - files)
+                    pthread_cond_broadcast(room)
+                }
                 busy = false
                 continue
             }
@@ -192,6 +216,7 @@ final class ImageCommitter: @unchecked Sendable {
                 pthread_mutex_lock(mutex)
             }
         }
+        pthread_cond_broadcast(room)
         pthread_mutex_unlock(mutex)
         flush(true)
     }
@@ -207,24 +232,28 @@ final class ImageCommitter: @unchecked Sendable {
         return deadline
     }
 
-    /// Commits each job's body and delivers the batch's outcomes. Takes the jobs out of
-    /// `batch` (moving them, not copying), leaving it empty with its capacity.
-    private func process(_ batch: inout [Job]) {
+    /// Commits the batch's bodies (`CacheStore.commitAll`: at once where the store can) and
+    /// delivers the batch's outcomes. Takes the jobs out of `batch` (moving them, not copying),
+    /// leaving it empty with its capacity. Returns how many bodies it committed or failed.
+    @discardableResult
+    private func process(_ batch: inout [Job]) -> Int {
+        var commits: [CacheCommit] = []
+        for job in batch {
+            if let file = job.file { commits.append(CacheCommit(sink: file.sink, name: file.final, replacing: file.replaced)) }
+        }
+        var errors = commits.isEmpty ? [] : store.commitAll(commits)[...]
         var outcomes: [(url: String, outcome: ImageRecord.Outcome)] = []
         outcomes.reserveCapacity(batch.count)
         batch.reverse()
         while let job = batch.popLast() {
             var outcome = job.outcome
-            if let file = job.file {
-                do throws(CacheStoreError) {
-                    try store.commit(file.sink, as: file.final, replacing: file.replaced)
-                } catch {
-                    noteWriteFailure(error.path, error.code)
-                    outcome = .init(status: .failed, error: error.description)
-                }
+            if job.file != nil, let error = errors.popFirst() ?? nil {
+                noteWriteFailure(error.path, error.code)
+                outcome = .init(status: .failed, error: error.description)
             }
             outcomes.append((job.url, outcome))
         }
         deliver(outcomes)
+        return commits.count
     }
 }

@@ -94,7 +94,7 @@ final class ImagePipeline: @unchecked Sendable {
         scheduler = PrefetchScheduler(limits: settings.limits)
         throttle = HostThrottle(limits: .init(maxConcurrency: settings.limits.perHost))
         committer = ImageCommitter(
-            store: store,
+            store: store, maxQueuedFiles: store.maxQueuedCommits,
             deliver: { [unowned self] outcomes in deliver(outcomes) },
             flush: { [unowned recorder] force in recorder.flush(force: force) },
             noteWriteFailure: { [weak storage] path, code in storage?.noteWriteFailure(path: path, code: code) })

@@ -52,7 +52,7 @@ extension ContactSheet {
         } else {
             out += "<p class=\"run\">No run recorded.</p>\n"
         }
-        out += "<p>The <a href=\"manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
+        out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
         if outline.earlier > 0 { out += " (\(outline.earlier) not listed by the last run, shown faded)" }
         out += "; generated \(Self.time(generatedAt)).</p>\n"
         if outline.groups.contains(where: { pixabaySources.contains($0.source) }) {
@@ -107,8 +107,10 @@ extension ContactSheet {
         out += "\">"
         if let tile, let file = tile.file {
             out += "<a href=\""
+            out += linkBase
             out += file
             out += "\"><img src=\""
+            out += linkBase
             out += file
             out += "\" loading=\"lazy\" decoding=\"async\" alt=\"\"></a>"
         } else {
@@ -147,7 +149,7 @@ extension ContactSheet {
                 if index > 0 { out += " · " }
                 let name = HTMLText.escape(image.variant, limit: 20)
                 if image.status.hasImage, let file = image.file, HTMLText.isSafeRelativePath(file) {
-                    out += "<a href=\"" + file + "\">" + name + "</a>"
+                    out += "<a href=\"" + linkBase + file + "\">" + name + "</a>"
                 } else {
                     out += name + " " + image.status.rawValue
                 }

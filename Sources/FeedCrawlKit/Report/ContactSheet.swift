@@ -20,11 +20,23 @@ public struct ContactSheet {
     let run: RunRecord?
     /// Sources whose items get Pixabay's credit line.
     let pixabaySources: Set<String>
+    /// What links to the manifest and the images start with: empty (relative links, default), or
+    /// an absolute URL ending in `/` (`--public-url`).
+    let linkBase: String
 
-    init(generatedAt: Date, run: RunRecord?) {
+    init(generatedAt: Date, run: RunRecord?, linkBase: String = "") {
         self.generatedAt = generatedAt
         self.run = run
         pixabaySources = Self.pixabaySources(run)
+        self.linkBase = Self.linkBase(linkBase)
+    }
+
+    /// `url` ending in exactly one `/`, HTML-escaped; empty stays empty.
+    static func linkBase(_ url: String) -> String {
+        guard !url.isEmpty else { return "" }
+        var base = url
+        while base.hasSuffix("/") { base.removeLast() }
+        return HTMLText.escape(base) + "/"
     }
 
     /// The whole page for `manifest`, as one string (for tests and small manifests).
@@ -64,11 +76,15 @@ public struct ContactSheet {
         /// The last item's source and its bytes (items come sorted by source: one array a source).
         private var lastSource: (name: String, bytes: [UInt8]) = ("", [])
 
-        init(spill: Spill?, run: RunRecord?) {
+        /// Links start with `linkBase` (default empty: relative).
+        init(spill: Spill?, run: RunRecord?, linkBase: String = "") {
             sorter = ItemSorter(order: .page, spill: spill)
             tiles = TileStore(spill: spill)
-            sheet = ContactSheet(generatedAt: run?.startedAt ?? .distantPast, run: run)
+            sheet = ContactSheet(generatedAt: run?.startedAt ?? .distantPast, run: run, linkBase: linkBase)
         }
+
+        /// The base of every link (`ContactSheet.linkBase`).
+        var linkBase: String { sheet.linkBase }
 
         /// Renders and records the tile of `item`.
         func add(_ item: ManifestItem) {
@@ -174,7 +190,7 @@ public struct ContactSheet {
         guard let header = try ManifestReader.header(path: manifestPath) else { return }
         let outline = index.outline(run: header.run)
         let writer = try ChunkedFileWriter(path: outDirectory + "/" + fileName)
-        ContactSheet(generatedAt: header.generatedAt, run: header.run)
+        ContactSheet(generatedAt: header.generatedAt, run: header.run, linkBase: index.linkBase)
             .render(outline: outline, tiles: index.sorter.sorted().lazy.map(index.tile)) { writer.append($0) }
         try writer.commit()
     }

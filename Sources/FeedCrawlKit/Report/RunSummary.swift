@@ -42,6 +42,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var contactSheet: String?
     /// Why the manifest or the journal could not be written, if so.
     public var storageProblem: String?
+    /// Images uploaded to object storage (`--out s3://…`); absent for an OUT on disk.
+    public var uploads: Int?
 
     /// Builds the summary of `report`. `sourceCounts` holds each source's items by status (from
     /// `ProgressSnapshot`); sources missing from it get empty counts.
@@ -66,6 +68,7 @@ public struct RunSummary: Codable, Sendable, Equatable {
         manifest = report.manifestPath
         self.contactSheet = contactSheet
         storageProblem = report.storageProblem
+        uploads = report.uploads
     }
 
     /// The summary as one line of JSON (sorted keys, ISO-8601 dates), without a newline.

@@ -124,6 +124,8 @@ struct EffectiveConfiguration: Encodable {
         case "--pages": return .int(options.pages)
         case "--per-page": return .int(options.perPage)
         case "--out": return .string(options.outDirectory)
+        case "--s3-endpoint": return Value(options.s3Endpoint)
+        case "--public-url": return Value(options.publicURL)
         case "--concurrency": return .int(options.concurrency)
         case "--per-host": return .int(options.perHost)
         case "--retries": return .int(options.retries)

@@ -118,6 +118,96 @@ final class S3CacheStore: CacheStore, Sendable {
         }
     }
 
+    /// Uploads that run at once in `commitAll` (16).
+    static let uploadsAtOnce = 16
+
+    /// Finished bodies waiting in the spool for their upload before downloads wait: 64 (so the
+    /// spool holds at most the transfers in flight plus 64 bodies).
+    var maxQueuedCommits: Int? { 4 * Self.uploadsAtOnce }
+
+    /// Uploads the batch at once, `uploadsAtOnce` PUTs in flight, each as `commit` does.
+    func commitAll(_ commits: [CacheCommit]) -> [CacheStoreError?] {
+        guard commits.count > 1 else {
+            return commits.map { commit in
+                do throws(CacheStoreError) {
+                    try self.commit(commit.sink, as: commit.name, replacing: commit.replacing)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        struct Upload: Sendable {
+            var index: Int
+            var key: String
+            var file: String
+            var sha256: [UInt8]
+            var contentType: String
+        }
+        var errors = [CacheStoreError?](repeating: nil, count: commits.count)
+        var uploads: [Upload] = []
+        var sinks: [LocalCacheSink?] = []
+        var sizes = [Int64](repeating: 0, count: commits.count)
+        for (index, commit) in commits.enumerated() {
+            guard let sink = commit.sink as? LocalCacheSink, sink.owner === self else {
+                preconditionFailure("S3CacheStore.commitAll: a sink of another store")
+            }
+            do throws(CacheStoreError) {
+                try sink.close(fsync: false)
+                let digest = sink.digest
+                sizes[index] = digest.size
+                uploads.append(Upload(
+                    index: index, key: location.key(commit.name), file: sink.path,
+                    sha256: Self.bytes(hex: digest.sha256), contentType: Self.contentType(name: commit.name, digest: digest)))
+                sinks.append(sink)
+            } catch {
+                sink.unlink()
+                errors[index] = error
+                sinks.append(nil)
+            }
+        }
+        let client = self.client
+        let limit = Self.uploadsAtOnce
+        let work = uploads
+        let failures: [(Int, String)] = (try? bridge.run {
+            await withTaskGroup(of: (Int, String?).self) { group in
+                var next = 0
+                var failed: [(Int, String)] = []
+                func add() {
+                    let upload = work[next]
+                    next += 1
+                    group.addTask {
+                        do {
+                            try await client.put(key: upload.key, file: upload.file, sha256: upload.sha256,
+                                                 contentType: upload.contentType, cacheControl: Self.cacheControl)
+                            return (upload.index, nil)
+                        } catch {
+                            return (upload.index, Self.reason(error))
+                        }
+                    }
+                }
+                while next < work.count && next < limit { add() }
+                while let (index, failure) = await group.next() {
+                    if let failure { failed.append((index, failure)) }
+                    if next < work.count { add() }
+                }
+                return failed
+            }
+        }) ?? uploads.map { ($0.index, "the upload was not run") }
+        for (index, failure) in failures {
+            errors[index] = CacheStoreError("store", path: displayPath(commits[index].name), code: 0, reason: failure)
+        }
+        for sink in sinks { sink?.unlink() }
+        for (index, commit) in commits.enumerated() where errors[index] == nil {
+            putCount.add(1, ordering: .relaxed)
+            held.withLock { $0.record(commit.name, size: sizes[index]) }
+            if let replacing = commit.replacing, replacing != commit.name, CacheLayout.isValidRelativePath(replacing) {
+                _ = try? remove(replacing)
+            }
+        }
+        return errors
+    }
+
     func exists(_ name: String, bytes: Int64?) -> Bool {
         guard CacheLayout.isValidRelativePath(name), let key = CacheFiles.key(name) else { return false }
         guard let size = held.withLock({ $0.size(ofKey: key) }) else { return false }
