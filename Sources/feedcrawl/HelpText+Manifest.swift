@@ -1,7 +1,7 @@
 extension HelpText {
     static let manifest = """
-    USAGE: feedcrawl manifest [--out DIR] [--status S] [--source S] [--format table|json|csv]
-                              [--json] [--verify [--repair]]
+    USAGE: feedcrawl manifest [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] [--status S]
+                              [--source S] [--format table|json|csv] [--json] [--verify [--repair]]
            feedcrawl manifest merge [crawl options]     (see 'feedcrawl manifest merge --help')
 
     Shows what a crawl left in DIR/manifest.json: with no filter, a summary (items by source
@@ -11,7 +11,11 @@ extension HelpText {
     and escape sequences before it is printed.
 
     OPTIONS:
-      --out DIR               Output folder of the crawl (default ./output).
+      --out DIR               Output folder of the crawl (default ./output), or s3://BUCKET/PREFIX
+                              for one in object storage (credentials from AWS_ACCESS_KEY_ID and
+                              AWS_SECRET_ACCESS_KEY; the manifest is read from a local copy).
+      --s3-endpoint URL       The S3-compatible service of an s3:// OUT (default AWS_ENDPOINT_URL,
+                              else AWS).
       --status S              List items with status S: downloaded, fresh, revalidated, failed,
                               rejected, no-image, cancelled. Comma-separated or repeated for several.
       --source S              List items of source S (pixabay, launches). Repeatable.

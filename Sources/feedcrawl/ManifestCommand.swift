@@ -3,8 +3,19 @@ import Glibc
 
 /// `feedcrawl manifest [options]`: summarise, list or verify what a crawl left in OUT.
 enum ManifestCommand {
+    /// The local copy of an OUT in object storage, removed by `leave`.
+    nonisolated(unsafe) static var objectStore: ObjectStoreCopy?
+
+    /// Removes the copy of an OUT in object storage (and releases its lease), then exits.
+    static func leave(_ status: Int32) -> Never {
+        objectStore?.close()
+        exit(status)
+    }
+
     struct Options {
         var outDirectory = "output"
+        /// `--s3-endpoint`, for an `s3://` OUT.
+        var s3Endpoint: String?
         var filter = ItemFilter()
         var listing = false
         var format = InspectionFormat.table
@@ -25,6 +36,12 @@ enum ManifestCommand {
                 guard !options.outDirectory.isEmpty else {
                     throw CommandLineOptions.UsageError(description: "--out needs a folder")
                 }
+            case "--s3-endpoint":
+                let text = try list.value(for: argument)
+                guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
+                    throw CommandLineOptions.UsageError(description: "--s3-endpoint takes an http:// or https:// URL")
+                }
+                options.s3Endpoint = text
             case "--status":
                 do {
                     options.filter.statuses.formUnion(try ItemFilter.parseStatuses(try list.value(for: argument)))
@@ -69,21 +86,44 @@ enum ManifestCommand {
         }
         if options.help {
             Console.out(HelpText.manifest)
-            exit(0)
+            leave(0)
+        }
+        // An OUT in object storage is read from a local copy of its manifest and journal.
+        var directory = options.outDirectory
+        if options.outDirectory.lowercased().hasPrefix("s3:") {
+            do {
+                let location = try S3Location(parsing: options.outDirectory)
+                let configuration = try S3Configuration.fromEnvironment(
+                    nil, endpoint: options.s3Endpoint)
+                let copy = try ObjectStoreCopy(
+                    target: ObjectStoreTarget(location: location, configuration: configuration), network: .init())
+                objectStore = copy
+                directory = copy.directory
+            } catch let error as S3LocationError {
+                Console.usageError("--out: \(error)", help: "feedcrawl manifest")
+            } catch let error as S3ConfigurationError {
+                Console.usageError("--out \(options.outDirectory): \(error)", help: "feedcrawl manifest")
+            } catch {
+                Console.err("feedcrawl: error: cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
+                leave(ExitStatus.usage.rawValue)
+            }
         }
         // The run holding OUT's lock, if any: its PID is in the lock file while it runs.
-        let running = RunLock.livePID(path: CacheLayout(outDirectory: options.outDirectory).lockPath)
+        let running = objectStore != nil ? nil : RunLock.livePID(path: CacheLayout(outDirectory: directory).lockPath)
         let snapshot: ManifestSnapshot
         do {
-            snapshot = try ManifestSnapshot.load(outDirectory: options.outDirectory)
+            snapshot = try ManifestSnapshot.load(outDirectory: directory)
         } catch .damaged(let damage) {
             damaged(damage)
+        } catch .notFound where objectStore != nil {
+            Console.err("feedcrawl: error: no manifest at \(objectStore?.manifestPath ?? "") (has feedcrawl run with this --out?)")
+            leave(ExitStatus.usage.rawValue)
         } catch .notFound(let path) where running != nil {
             Console.err("feedcrawl: error: no manifest at \(TerminalText.sanitize(path)) yet: the first run (pid \(running ?? 0)) is in progress and has finished no item; look again later")
-            exit(ExitStatus.usage.rawValue)
+            leave(ExitStatus.usage.rawValue)
         } catch {
             Console.err("feedcrawl: error: \(TerminalText.sanitize(error.description))")
-            exit(ExitStatus.usage.rawValue)
+            leave(ExitStatus.usage.rawValue)
         }
         if snapshot.journalItems > 0 {
             if let running {
@@ -98,21 +138,22 @@ enum ManifestCommand {
             if options.listing {
                 text = ItemListing.render(try options.filter.apply(to: snapshot), format: options.format)
             } else {
-                text = try ManifestSummary(snapshot).render(options.format, manifestPath: snapshot.layout.manifestPath)
+                text = try ManifestSummary(snapshot).render(
+                    options.format, manifestPath: objectStore?.manifestPath ?? snapshot.layout.manifestPath)
             }
         } catch {
             if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
-            exit(ExitStatus.usage.rawValue)
+            leave(ExitStatus.usage.rawValue)
         }
         Console.write(text)
-        exit(0)
+        leave(0)
     }
 
     /// Reports a damaged manifest (the file, what was lost, how to recover) and exits 65.
     static func damaged(_ damage: DamagedManifest) -> Never {
         Console.err("feedcrawl: error: \(TerminalText.sanitize(damage.description))")
-        exit(ExitStatus.damagedManifest.rawValue)
+        leave(ExitStatus.damagedManifest.rawValue)
     }
 
     /// Verifies under the run lock, so no run changes the cache meanwhile; with `repair`, then
@@ -120,16 +161,32 @@ enum ManifestCommand {
     /// those images again (it fetches what the cache does not hold). Exit 0 when clean, 1 on any
     /// problem (also when repaired), 75 when a run holds the lock.
     private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat, repair: Bool) -> Never {
+        if let copy = objectStore {
+            if let held = copy.lock() {
+                Console.err("feedcrawl: error: \(TerminalText.sanitize(held))")
+                leave(ExitStatus.locked.rawValue)
+            }
+            let result: CacheVerification
+            do {
+                result = try copy.verify(snapshot)
+            } catch {
+                if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
+                Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
+                leave(ExitStatus.usage.rawValue)
+            }
+            let (removed, notRemoved) = repair ? copy.repair(result, in: snapshot) : ([], [])
+            report(result, removed: removed, notRemoved: notRemoved, format: format, repair: repair)
+        }
         let lock: RunLock
         do {
             lock = try RunLock(path: snapshot.layout.lockPath)
         } catch .held {
             let pid = RunLock.livePID(path: snapshot.layout.lockPath).map { " (pid \($0))" } ?? ""
             Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
-            exit(ExitStatus.locked.rawValue)
+            leave(ExitStatus.locked.rawValue)
         } catch {
             Console.err("feedcrawl: error: \(error)")
-            exit(ExitStatus.usage.rawValue)
+            leave(ExitStatus.usage.rawValue)
         }
         let result: CacheVerification
         do {
@@ -137,10 +194,17 @@ enum ManifestCommand {
         } catch {
             if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
-            exit(ExitStatus.usage.rawValue)
+            leave(ExitStatus.usage.rawValue)
         }
         let (removed, notRemoved) = repair ? CacheVerifier.repair(result, in: snapshot) : ([], [])
         lock.release()
+        report(result, removed: removed, notRemoved: notRemoved, format: format, repair: repair)
+    }
+
+    /// Prints what `--verify` (and `--repair`) found and exits: 0 when clean, else 1.
+    private static func report(
+        _ result: CacheVerification, removed: [String], notRemoved: [String], format: InspectionFormat, repair: Bool
+    ) -> Never {
         Console.write(result.render(format))
         if repair {
             if format == .table {
@@ -151,6 +215,6 @@ enum ManifestCommand {
                 Console.err("feedcrawl: error: --repair could not remove \(TerminalText.sanitize(file))")
             }
         }
-        exit(result.isClean ? ExitStatus.success.rawValue : ExitStatus.itemsFailed.rawValue)
+        leave(result.isClean ? ExitStatus.success.rawValue : ExitStatus.itemsFailed.rawValue)
     }
 }

@@ -23,9 +23,19 @@ enum MergeCommand {
         }
         var merge = ShardMerge(outDirectory: options.outDirectory)
         merge.cacheMaxBytes = options.cacheMaxBytes
+        do {
+            merge.objectStore = try options.objectStoreTarget(environment: environment)
+        } catch {
+            Console.usageError("\(error)", help: "feedcrawl manifest merge")
+        }
+        merge.network = HTTPEngine.Configuration(
+            maxConcurrentTransfers: 1, caInfo: options.caFile, proxy: options.proxy, noProxy: options.noProxy)
+        if let userAgent = options.userAgent { merge.network.userAgent = userAgent }
         let report: ShardMerge.Report
         do {
             report = try merge.run()
+        } catch Crawler.SetupError.leaseHeld(let message) {
+            fail(message, status: .locked, json: options.ux.json)
         } catch Crawler.SetupError.locked(let path) {
             let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
             fail("\(path) is held by a feedcrawl run or shard\(pid); merge when they have finished", status: .locked, json: options.ux.json)

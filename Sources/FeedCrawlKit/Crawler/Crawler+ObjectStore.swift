@@ -18,8 +18,8 @@ extension Crawler {
     ///
     /// So no stored manifest names an object that is not there: objects are deleted only after a
     /// manifest that no longer names them is stored. A run killed at any moment loses at most the
-    /// outcomes of the last `journalInterval` seconds; their images are stored and the next run
-    /// finds them without fetching them again.
+    /// outcomes of the last `journalInterval` seconds (the next run fetches those images again;
+    /// every other finished image it finds in the journal objects and does not fetch).
     func run(on target: ObjectStoreTarget) async throws -> CrawlReport {
         let shard = configuration.shard
         let state = shard?.directory ?? ""

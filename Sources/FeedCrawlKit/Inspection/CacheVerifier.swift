@@ -11,7 +11,11 @@ public enum CacheVerifier {
     /// A file is hashed once; a file several images reference is one problem that names
     /// every item referencing it. Changes nothing.
     public static func verify(_ snapshot: ManifestSnapshot) throws -> CacheVerification {
-        let store = LocalCacheStore(layout: snapshot.layout)
+        try verify(snapshot, store: LocalCacheStore(layout: snapshot.layout))
+    }
+
+    /// `verify(_:)` over the entries of `store`.
+    static func verify(_ snapshot: ManifestSnapshot, store: any CacheStore) throws -> CacheVerification {
         var result = CacheVerification()
         var referenced = CacheFiles()
         /// What reading each file found: its digest, or nil when it is missing or unreadable.
@@ -97,7 +101,13 @@ public enum CacheVerifier {
     public static func repair(
         _ result: CacheVerification, in snapshot: ManifestSnapshot
     ) -> (removed: [String], notRemoved: [String]) {
-        let store = LocalCacheStore(layout: snapshot.layout)
+        repair(result, in: snapshot, store: LocalCacheStore(layout: snapshot.layout))
+    }
+
+    /// `repair(_:in:)` of the entries of `store`.
+    static func repair(
+        _ result: CacheVerification, in snapshot: ManifestSnapshot, store: any CacheStore
+    ) -> (removed: [String], notRemoved: [String]) {
         var removed: [String] = []
         var notRemoved: [String] = []
         for problem in result.problems where [.corrupt, .incomplete, .orphaned].contains(problem.kind) {
@@ -113,7 +123,7 @@ public enum CacheVerifier {
                 try store.remove(problem.file)
                 removed.append(problem.file)
             } catch {
-                notRemoved.append("\(problem.file) (\(FileSystemError.reason(for: error.code)))")
+                notRemoved.append("\(problem.file) (\(error.reason ?? FileSystemError.reason(for: error.code)))")
             }
         }
         return (removed, notRemoved)

@@ -11,8 +11,9 @@ public struct ObjectStoreTarget: Sendable {
     /// default nil (relative links, for a bucket served over HTTP as it is).
     public var publicURL: String? = nil
     /// Seconds between two uploads of the journal's new lines while a run goes on: a run killed
-    /// at any moment loses at most this much of its outcomes (their images are stored already
-    /// and are found again by the next run, which then fetches nothing twice). Default 5.
+    /// at any moment loses at most this much of its outcomes. The next run folds the rest and
+    /// fetches none of those images again; the images of the outcomes lost it fetches again (and
+    /// stores the same bytes under the same names). Default 5.
     public var journalInterval: Double = 5
     /// The folder staging folders go in; default `$TMPDIR`, else `/tmp`.
     public var stagingRoot: String
@@ -163,6 +164,20 @@ final class S3Archive: @unchecked Sendable {
         let client = self.client
         do {
             return try bridge.run { try await S3RunLease.acquire(client: client, key: key, holder: holder, rule: rule) }
+        } catch S3RunLease.Failure.store(let error) where error.code == .accessDenied {
+            // A store may refuse a PUT into a bucket that does not exist as AccessDenied
+            // (SeaweedFS does); a listing says which.
+            let prefix = target.location.key("")
+            let listed: S3Error? = try? blocking { client in
+                do {
+                    _ = try await client.list(prefix: prefix, maxKeys: 1)
+                    return nil
+                } catch let error as S3Error {
+                    return error
+                }
+            }
+            if let listed, listed.code == .noSuchBucket { throw .store(listed) }
+            throw .store(error)
         } catch let failure as S3RunLease.Failure {
             throw failure
         } catch {
