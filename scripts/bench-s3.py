@@ -62,6 +62,7 @@ BUCKET = "bench"
 REGION = "us-east-1"
 RSS_TARGET_MIB = 64
 SAMPLE = 10
+RUN_TIMEOUT = 600  # seconds, each feedcrawl and each rclone run
 RCLONE_FLAGS = ["--include", "/cache/**", "--include", "/manifest.json", "--transfers", "16", "--checkers", "16"]
 LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 WAYS = ("direct", "rclone")
@@ -227,16 +228,31 @@ class Seaweed:
 
 # --- runs
 
-def timed(argv, env, log_path):
-    """(exit status, wall s, CPU s, peak RSS MiB) of one process, from GNU time (as run.py)."""
+def timed(argv, env, log_path, cwd):
+    """(exit status, wall s, CPU s, peak RSS MiB) of one process, from GNU time (as run.py); its
+    process group is killed after RUN_TIMEOUT s (status -9, CPU and RSS then unknown: 0)."""
     usage = Path(str(log_path) + ".time")
     with open(log_path, "w") as log:
         started = time.perf_counter()
-        code = subprocess.run([GNU_TIME, "-o", str(usage), "-f", "%U %S %M", *argv], env=env,
-                              stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT).returncode
+        proc = subprocess.Popen([GNU_TIME, "-o", str(usage), "-f", "%U %S %M", *argv], env=env, cwd=cwd,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            code = proc.wait(RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            code = -9
+            log.write(f"\nbench-s3: killed after {RUN_TIMEOUT} s\n")
+        except BaseException:  # interrupted: the run is in its own session, so end it here
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
         wall = time.perf_counter() - started
-    fields = usage.read_text().split()[-3:]
-    usage.unlink()
+    fields = usage.read_text().split()[-3:] if usage.exists() else []
+    usage.unlink(missing_ok=True)
+    if len(fields) < 3:
+        return code, wall, 0.0, 0.0
     return code, wall, float(fields[0]) + float(fields[1]), int(fields[2]) / 1024
 
 
@@ -359,7 +375,7 @@ def main():
                 if way == "direct":
                     prefix = f"w7-direct/r{rep}"
                     code, wall, cpu, rss = timed(crawl + ["--out", f"s3://{BUCKET}/{prefix}"], s3_env,
-                                                 logs / f"direct-{rep}.log")
+                                                 logs / f"direct-{rep}.log", work)
                     record.update(wall=wall, feedcrawl_exit=code, feedcrawl_cpu=cpu, feedcrawl_rss=rss,
                                   feedcrawl_wall=wall, weed_cpu=weed.cpu() - weed_cpu0)
                     if code != 0:
@@ -368,12 +384,13 @@ def main():
                 else:
                     prefix, out = f"w7-rclone/r{rep}", work / f"out-{rep}"
                     t0 = time.perf_counter()
-                    code, fwall, cpu, rss = timed(crawl + ["--out", str(out)], env, logs / f"rclone-{rep}-crawl.log")
+                    code, fwall, cpu, rss = timed(crawl + ["--out", str(out)], env, logs / f"rclone-{rep}-crawl.log",
+                                                  work)
                     record.update(feedcrawl_exit=code, feedcrawl_cpu=cpu, feedcrawl_rss=rss, feedcrawl_wall=fwall)
                     if code != 0:
                         record["error"] = f"feedcrawl exit {code}: {log_tail(logs / f'rclone-{rep}-crawl.log')}"
                     rcode, rwall, rcpu, rrss = timed([RCLONE, "copy", str(out), f"w7:{BUCKET}/{prefix}", *RCLONE_FLAGS],
-                                                     rclone_env, logs / f"rclone-{rep}-copy.log")
+                                                     rclone_env, logs / f"rclone-{rep}-copy.log", work)
                     record.update(wall=time.perf_counter() - t0, rclone_exit=rcode, rclone_cpu=rcpu,
                                   rclone_rss=rrss, rclone_wall=rwall, weed_cpu=weed.cpu() - weed_cpu0)
                     if rcode != 0:
