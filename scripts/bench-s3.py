@@ -265,11 +265,13 @@ def log_tail(path, lines=3):
 def check_objects(s3, prefix, expected, root, disk_files=None):
     """Whether the objects under prefix are the expected images (see the module's doc)."""
     objects = list_objects(s3, prefix + "/")
-    cache = {}
+    cache, others = {}, []
     for key, size, etag in objects:
         name = key[len(prefix) + 1:]
         if name.startswith("cache/"):
             cache[name.rsplit("/", 1)[-1].split(".", 1)[0]] = (key, size, etag)
+        else:
+            others.append(name)
     by_key = {hashlib.sha256(url.encode()).hexdigest(): image for url, image in expected.items()}
     missing = [k for k in by_key if k not in cache]
     extra = [k for k in cache if k not in by_key]
@@ -294,7 +296,7 @@ def check_objects(s3, prefix, expected, root, disk_files=None):
     result = dict(objects=len(objects), cache_objects=len(cache), expected=len(by_key), missing=len(missing),
                   extra=len(extra), size_mismatch=size_bad, etag_mismatch=etag_bad, etag_multipart=etag_multipart,
                   sampled=len(sampled), sample_mismatch=sample_bad,
-                  manifest=any(key == prefix + "/manifest.json" for key, _, _ in objects))
+                  manifest="manifest.json" in others, others=sorted(others)[:20])
     if disk_files is not None:
         result["disk_files"] = disk_files
     result["ok"] = (not missing and not extra and not size_bad and not etag_bad and not sample_bad
@@ -370,7 +372,7 @@ def main():
         for rep in range(1, args.reps + 1):
             for way in ways:
                 srv.call("/stats/reset", post=True)  # a fresh /api/ window: W5 uses the whole budget
-                record = dict(way=way, rep=rep)
+                record = dict(way=way, rep=rep, load=os.getloadavg()[0])  # the machine is shared
                 weed_cpu0 = weed.cpu()
                 if way == "direct":
                     prefix = f"w7-direct/r{rep}"
@@ -444,7 +446,8 @@ def report(meta, runs):
              f"{meta['reps']} reps, the ways alternating, fresh prefixes each rep; wall is end to end, CPU is user+sys "
              "(GNU time); checked: every object's key, size and ETag against nginx's files, "
              f"{SAMPLE} read back whole, and (b)'s count against the cache files on disk. nproc {meta['nproc']}; "
-             f"{meta['feedcrawl']}; {meta['date']}.", "",
+             f"{meta['feedcrawl']}; {meta['date']}; 1-minute load average at the runs' starts "
+             f"{min([r['load'] for r in runs] or [0]):.1f}-{max([r['load'] for r in runs] or [0]):.1f}.", "",
              "| way | wall s (min-max) | feedcrawl wall s | feedcrawl CPU s | rclone wall s | rclone CPU s | "
              "CPU s total | SeaweedFS CPU s | feedcrawl peak RSS MiB | rclone peak RSS MiB | "
              "objects (cache) / on disk / expected | "
