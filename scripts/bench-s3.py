@@ -32,7 +32,6 @@ not the targets are met. Logs of every run (and weed's) go to --logs, else to a 
 the temporary directory, named on stderr.
 """
 import argparse
-import base64
 import datetime
 import hashlib
 import hmac
