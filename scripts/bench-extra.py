@@ -2,17 +2,20 @@
 """The two targets of issue 6 that run.py does not measure: flat memory and cold start.
 
 Usage: bench-extra.py BENCH_DIR FEEDCRAWL OUT.json
+       bench-extra.py --report OUT.json     (print the section again from saved figures)
 
 - Flat memory: peak RSS of a 20-page and of a 2-page crawl (200 hits a page, 20 launch pages of
   20), feedserver.py without latency, 3 interleaved runs each; target: 20 pages within 1.25x.
 - Cold start: wall time of `feedcrawl --help` and of a crawl of an empty feed (0 hits,
   0 launches), 10 runs each, median; target: under 50 ms each.
 
-- Archive growth (issue 11): `../shared/bench/scale.sh` with IMAGE_BYTES=600 at 20,000 and at
-  200,000 items (FEEDCRAWL_BENCH_SCALE="N1,N2" for other sizes, "0" to skip): a cold crawl and a
-  warm rerun each, 3 times (FEEDCRAWL_BENCH_SCALE_REPS), medians; targets: peak RSS at the
-  larger size at most 1.5x the smaller, cold and warm,
-  every figure under 64 MiB, and the warm rerun's wall time at most 12x (for 10x the items).
+- Archive growth (issues 11 and 20): `../shared/bench/scale.sh` with IMAGE_BYTES=600 at each size
+  of FEEDCRAWL_BENCH_SCALE (comma-separated item counts; default "20000,200000";
+  "20000,200000,1000000" adds 1,000,000 items, about 6 minutes a run; "0" skips): a cold crawl
+  and a warm rerun each, FEEDCRAWL_BENCH_SCALE_REPS times (default 3), the sizes interleaved,
+  medians; targets: peak RSS, cold and warm, at most 1.5x the smallest size's at up to 10x its
+  items (issue 11) and under 64 MiB at every size (1,000,000 items: issue 20), and the warm
+  rerun's wall time at most 1.2x the growth in items (12x for 10x).
 
 Prints a markdown section and writes the raw figures to OUT.json.
 """
@@ -27,9 +30,32 @@ import tempfile
 import time
 import urllib.request
 
-bench_dir, feedcrawl, out_json = sys.argv[1:4]
-work = tempfile.mkdtemp(prefix="feedcrawl-bench-extra-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
 KEY = "bench-key"
+SCALE_DEFAULT = "20000,200000"
+RSS_LIMIT_MIB = 64
+
+
+def scale_sizes_from(text):
+    """FEEDCRAWL_BENCH_SCALE's item counts, ascending, without repeats; "0" (or nothing) is none."""
+    try:
+        sizes = sorted({int(n) for n in text.replace(" ", "").split(",") if n})
+    except ValueError:
+        sys.exit(f"bench-extra: FEEDCRAWL_BENCH_SCALE={text!r}: want item counts such as 20000,200000,1000000")
+    return [n for n in sizes if n > 0]
+
+
+scale_sizes = scale_sizes_from(os.environ.get("FEEDCRAWL_BENCH_SCALE", SCALE_DEFAULT))
+scale_reps = max(1, int(os.environ.get("FEEDCRAWL_BENCH_SCALE_REPS", "3")))
+
+if len(sys.argv) == 3 and sys.argv[1] == "--report":
+    bench_dir = feedcrawl = work = None
+    out_json = sys.argv[2]
+elif len(sys.argv) == 4:
+    bench_dir, feedcrawl, out_json = sys.argv[1:4]
+    work = tempfile.mkdtemp(prefix="feedcrawl-bench-extra-",
+                            dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
+else:
+    sys.exit(__doc__.split("\n\n")[1])
 
 
 def start_server(*flags):
@@ -65,8 +91,6 @@ def crawl_argv(base, pages, out):
 
 env = dict(os.environ, PIXABAY_KEY=KEY)
 results = {"flat": {}, "cold": {}, "scale": {}}
-scale_sizes = [int(n) for n in os.environ.get("FEEDCRAWL_BENCH_SCALE", "20000,200000").split(",") if int(n) > 0]
-scale_reps = max(1, int(os.environ.get("FEEDCRAWL_BENCH_SCALE_REPS", "3")))
 SCALE_LINE = re.compile(r"^(cold|warm): wall ([\d.]+) s, user ([\d.]+) s, sys ([\d.]+) s, maxrss (\d+) KiB, exit (\d+)")
 
 
@@ -82,7 +106,10 @@ def scale(n):
     runs["verify"] = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-300:]
     runs["status"] = proc.returncode
     return runs
-try:
+
+
+def measure_all():
+    """Every figure of the section into `results` (the servers and scale.sh runs it needs)."""
     server, base = start_server("--hits", "4000", "--hits-cap", "4000", "--launches", "400", "--latency-ms", "0")
     try:
         runs = {2: [], 20: []}
@@ -117,10 +144,20 @@ try:
         for n in scale_sizes:
             print(f"bench-extra: scale.sh {n} (IMAGE_BYTES=600), run {rep + 1} of {scale_reps}", file=sys.stderr)
             results["scale"].setdefault(n, []).append(scale(n))
-finally:
-    shutil.rmtree(work, ignore_errors=True)
 
-json.dump(results, open(out_json, "w"), indent=1)
+
+if work:
+    try:
+        measure_all()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    json.dump(results, open(out_json, "w"), indent=1)
+else:  # --report: JSON made the sizes and page counts strings
+    saved = json.load(open(out_json))
+    results = {"flat": {int(k): v for k, v in saved["flat"].items()}, "cold": saved["cold"],
+               "scale": {int(k): v for k, v in saved["scale"].items()}}
+    scale_sizes = sorted(results["scale"])
+    scale_reps = max((len(v) for v in results["scale"].values()), default=0)
 
 mib = lambda kib: kib / 1024  # noqa: E731
 rss2 = statistics.median(r["rss_kib"] for r in results["flat"][2])
@@ -148,38 +185,60 @@ print(f"| peak RSS, 20-page crawl | {mib(rss20):.1f} MiB ({rss20 / rss2:.2f}x th
 print(f"| `feedcrawl --help` | {help_ms:.1f} ms | < 50 ms: {mark(help_ms < 50 and cold_ok)} |")
 print(f"| crawl of an empty feed | {empty_ms:.1f} ms | < 50 ms: {mark(empty_ms < 50 and cold_ok)} |")
 
-if len(scale_sizes) >= 2:
-    small, large = scale_sizes[0], scale_sizes[-1]
-    def medians(runs):
-        """The median of each figure over a size's runs; every run's exit status counts."""
-        out = {"verify": runs[-1]["verify"]}
-        for run in ("cold", "warm"):
-            have = [r[run] for r in runs if run in r]
-            if len(have) < len(runs):
-                continue
-            out[run] = {k: statistics.median(h[k] for h in have) for k in ("wall", "cpu", "rss_kib")}
-            out[run]["exit"] = max(h["exit"] for h in have)
-        return out
-    a, b = medians(results["scale"][small]), medians(results["scale"][large])
+
+def medians(runs):
+    """The median of each figure over a size's runs; every run's exit status counts."""
+    out = {"verify": runs[-1]["verify"]}
+    for run in ("cold", "warm"):
+        have = [r[run] for r in runs if run in r]
+        if len(have) < len(runs):
+            continue
+        out[run] = {k: statistics.median(h[k] for h in have) for k in ("wall", "cpu", "rss_kib")}
+        out[run]["exit"] = max(h["exit"] for h in have)
+    return out
+
+
+if scale_sizes:
+    small = scale_sizes[0]
+    figures = {n: medians(results["scale"][n]) for n in scale_sizes}
+    names = [f"{n:,}" for n in scale_sizes]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    chosen = ",".join(str(n) for n in scale_sizes)
+    how = ("add 1,000,000 with `FEEDCRAWL_BENCH_SCALE=20000,200000,1000000 scripts/bench`, about 6 minutes a "
+           "run more" if chosen == SCALE_DEFAULT else f"sizes from `FEEDCRAWL_BENCH_SCALE={chosen} scripts/bench`")
     print()
     print("### Archive growth (../shared/bench/scale.sh)")
     print()
-    print(f"`IMAGE_BYTES=600 ../shared/bench/scale.sh .build/release/feedcrawl N` for N = {small:,} and {large:,}: "
+    print(f"`IMAGE_BYTES=600 ../shared/bench/scale.sh .build/release/feedcrawl N` for N = {listed} ({how}): "
           "N Pixabay hits in pages of 200, images from nginx; a cold crawl, then a warm rerun over the same OUT "
-          f"(which fetches nothing). GNU time; median of {scale_reps} runs each, the sizes interleaved.")
+          f"(which fetches nothing). GNU time; median of {scale_reps} runs each, the sizes interleaved"
+          + (f"; a larger size's cells end with its ratio to the {names[0]}-item figure." if len(names) > 1 else "."))
     print()
-    print(f"| run | {small:,} items | {large:,} items | ratio | target (issue 11) |")
-    print("|---|---|---|---|---|")
-    ok = all(r.get(k, {}).get("exit") == 0 for r in (a, b) for k in ("cold", "warm"))
-    growth = large / small
+    print("| run | " + " | ".join(f"{name} items" for name in names) + " | target (issues 11 and 20) |")
+    print("|---|" + "---|" * len(names) + "---|")
     for run in ("cold", "warm"):
-        if run not in a or run not in b:
-            print(f"| {run} | missing | missing | | **no** ({a.get('verify')!r} / {b.get('verify')!r}) |")
-            continue
-        ra, rb = a[run]["rss_kib"] / 1024, b[run]["rss_kib"] / 1024
-        print(f"| {run}: peak RSS | {ra:.1f} MiB | {rb:.1f} MiB | {rb / ra:.2f}x | "
-              f"<= 1.5x and < 64 MiB: {mark(rb <= 1.5 * ra and max(ra, rb) < 64 and ok)} |")
-        wa, wb = a[run]["wall"], b[run]["wall"]
-        target = f"<= {12 * growth / 10:g}x: {mark(wb <= 1.2 * growth * wa and ok)}" if run == "warm" else ""
-        print(f"| {run}: wall (CPU) | {wa:.2f} s ({a[run]['cpu']:.2f}) | {wb:.2f} s ({b[run]['cpu']:.2f}) | {wb / wa:.2f}x | {target} |")
-    print(f"| `manifest --verify` | {a['verify']} | {b['verify']} | | |")
+        have = [n for n in scale_sizes if run in figures[n]]
+        ok = len(have) == len(scale_sizes) and all(figures[n][run]["exit"] == 0 for n in have)
+        rss = {n: figures[n][run]["rss_kib"] / 1024 for n in have}
+        wall = {n: figures[n][run]["wall"] for n in have}
+        def cell(n, text, ratio):
+            if n not in have:
+                return f"missing ({figures[n]['verify']})"
+            return text if n == small or small not in have else f"{text}, {ratio:.2f}x"
+        near = [n for n in have if small < n <= 10 * small]
+        targets = []
+        if near and small in have:
+            targets.append(f"<= 1.5x up to 10x the items: {mark(ok and all(rss[n] <= 1.5 * rss[small] for n in near))}")
+        targets.append(f"< {RSS_LIMIT_MIB} MiB: {mark(ok and all(v < RSS_LIMIT_MIB for v in rss.values()))}")
+        print(f"| {run}: peak RSS | "
+              + " | ".join(cell(n, f"{rss.get(n, 0):.1f} MiB", rss.get(n, 0) / rss.get(small, 1)) for n in scale_sizes)
+              + " | " + "; ".join(targets) + " |")
+        target = ""
+        if run == "warm" and len(scale_sizes) > 1:
+            linear = ok and small in have and all(wall[n] <= 1.2 * n / small * wall[small] for n in have)
+            target = f"<= 1.2x the growth in items (12x for 10x): {mark(linear)}"
+        print(f"| {run}: wall (CPU) | "
+              + " | ".join(cell(n, f"{wall.get(n, 0):.2f} s ({figures[n].get(run, {}).get('cpu', 0):.2f})",
+                                wall.get(n, 0) / wall.get(small, 1)) for n in scale_sizes)
+              + f" | {target} |")
+    print("| `manifest --verify` | " + " | ".join(figures[n]["verify"] for n in scale_sizes) + " | |")

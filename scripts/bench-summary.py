@@ -87,9 +87,11 @@ lines = ["### feedcrawl against curl and the floor", "",
          "launch cursor chain).", "",
          "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 lines += ["| " + " | ".join(r) + " |" for r in rows]
-extra = os.environ.get("FEEDCRAWL_BENCH_EXTRA")  # bench-extra.py's section (flat memory, cold start)
-if extra and os.path.exists(extra):
-    lines += [""] + open(extra).read().rstrip("\n").splitlines()
+# Sections measured outside run.py, in order: bench-extra.py's (flat memory, cold start, archive
+# growth) and bench-s3.py's (W7), as FILE[:FILE...]; a file that is missing or empty is left out.
+for extra in os.environ.get("FEEDCRAWL_BENCH_EXTRA", "").split(os.pathsep):
+    if extra and os.path.exists(extra) and open(extra).read().strip():
+        lines += [""] + open(extra).read().rstrip("\n").splitlines()
 # The README keeps the figures above; run.py's own table (every peer) stays in out_md only.
 readme_text = "\n".join(lines + ["", "run.py's own table (every peer and workload, the floor, the versions) is in "
                                   "[scripts/bench-results/latest.md](scripts/bench-results/latest.md#runpys-table); "
