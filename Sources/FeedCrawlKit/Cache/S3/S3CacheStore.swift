@@ -16,8 +16,9 @@ import Synchronization
 ///   `prepare()` takes, kept packed (16 bytes an object), and this store's own commits and
 ///   removes since.
 /// - Requests run synchronously on the calling thread through a `BlockingBridge` (see there why
-///   not a plain `Task` and a semaphore). Commits run one at a time on the committer's thread,
-///   so uploads are not concurrent.
+///   not a plain `Task` and a semaphore). The committer hands its batches to `commitAll`,
+///   which uploads up to `uploadsAtOnce` at once behind a `HostThrottle` that backs off when
+///   the store says `SlowDown` (see `upload`).
 ///
 /// Errors are `CacheStoreError`s with `code` 0 (no errno: a refused upload is not a full disk)
 /// and the `S3Error`'s description as `reason` (e.g. `AccessDenied (403): …`), except `read` of a
@@ -36,6 +37,8 @@ final class S3CacheStore: CacheStore, Sendable {
     private let bridge = BlockingBridge()
     private let held = Mutex(HeldObjects())
     private let putCount = Atomic<Int>(0)
+    /// The store's back-off (`upload`): one host, `uploadsAtOnce` at most.
+    private let throttle = Mutex(HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce)))
 
     /// A store of the objects under `location` (its bucket must be `client`'s), spooling bodies
     /// in the folder `spool`. Makes no request (`prepare()` does).
@@ -127,23 +130,6 @@ final class S3CacheStore: CacheStore, Sendable {
 
     /// Uploads the batch at once, `uploadsAtOnce` PUTs in flight, each as `commit` does.
     func commitAll(_ commits: [CacheCommit]) -> [CacheStoreError?] {
-        guard commits.count > 1 else {
-            return commits.map { commit in
-                do throws(CacheStoreError) {
-                    try self.commit(commit.sink, as: commit.name, replacing: commit.replacing)
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-        }
-        struct Upload: Sendable {
-            var index: Int
-            var key: String
-            var file: String
-            var sha256: [UInt8]
-            var contentType: String
-        }
         var errors = [CacheStoreError?](repeating: nil, count: commits.count)
         var uploads: [Upload] = []
         var sinks: [LocalCacheSink?] = []
@@ -166,34 +152,9 @@ final class S3CacheStore: CacheStore, Sendable {
                 sinks.append(nil)
             }
         }
-        let client = self.client
-        let limit = Self.uploadsAtOnce
         let work = uploads
-        let failures: [(Int, String)] = (try? bridge.run {
-            await withTaskGroup(of: (Int, String?).self) { group in
-                var next = 0
-                var failed: [(Int, String)] = []
-                func add() {
-                    let upload = work[next]
-                    next += 1
-                    group.addTask {
-                        do {
-                            try await client.put(key: upload.key, file: upload.file, sha256: upload.sha256,
-                                                 contentType: upload.contentType, cacheControl: Self.cacheControl)
-                            return (upload.index, nil)
-                        } catch {
-                            return (upload.index, Self.reason(error))
-                        }
-                    }
-                }
-                while next < work.count && next < limit { add() }
-                while let (index, failure) = await group.next() {
-                    if let failure { failed.append((index, failure)) }
-                    if next < work.count { add() }
-                }
-                return failed
-            }
-        }) ?? uploads.map { ($0.index, "the upload was not run") }
+        let failures: [(Int, String)] = (try? bridge.run { [self] in await upload(work) })
+            ?? uploads.map { ($0.index, "the upload was not run") }
         for (index, failure) in failures {
             errors[index] = CacheStoreError("store", path: displayPath(commits[index].name), code: 0, reason: failure)
         }
@@ -206,6 +167,111 @@ final class S3CacheStore: CacheStore, Sendable {
             }
         }
         return errors
+    }
+
+    /// One spooled body to upload (`commitAll`).
+    struct Upload: Sendable {
+        var index: Int
+        var key: String
+        var file: String
+        var sha256: [UInt8]
+        var contentType: String
+    }
+
+    /// How many times an upload the store pushed back on (`SlowDown`, 503) is queued again
+    /// behind the throttle before it fails (each try is itself retried by the client, with
+    /// back-off): 6.
+    static let pushbackRetries = 6
+
+    /// Uploads `work` as the store lets it: `throttle` (a `HostThrottle` for the store, kept
+    /// across batches) starts `uploadsAtOnce` at once; each `SlowDown` or 503 halves that and
+    /// spaces the starts (from 0.25 s, doubling to 30 s), runs of successes raise it again, as
+    /// images from a host that pushes back. An upload pushed back is queued again, up to
+    /// `pushbackRetries` times. Returns the failures (index, what the store said).
+    private func upload(_ work: [Upload]) async -> [(Int, String)] {
+        let client = self.client
+        return await withTaskGroup(of: (Int, (any Error)?).self) { group in
+            var failed: [(Int, String)] = []
+            var inFlight = 0
+            var waiting = 0
+            var sleeping = false
+            var pushbacks = [Int](repeating: 0, count: work.count)
+            var startedAt = [Double](repeating: 0, count: work.count)
+            var done = [Bool](repeating: false, count: work.count)
+            func launch(_ position: Int) {
+                let upload = work[position]
+                startedAt[position] = Self.now()
+                inFlight += 1
+                group.addTask {
+                    do {
+                        try await client.put(key: upload.key, file: upload.file, sha256: upload.sha256,
+                                             contentType: upload.contentType, cacheControl: Self.cacheControl)
+                        return (position, nil)
+                    } catch {
+                        return (position, error)
+                    }
+                }
+            }
+            func admit(_ position: Int) {
+                let admission = throttle.withLock { $0.admit(String(position), host: Self.throttleHost, now: Self.now()) }
+                if admission == .go { launch(position) } else { waiting += 1 }
+            }
+            func startReady() {
+                let (keys, wakeAt) = throttle.withLock { $0.ready(now: Self.now()) }
+                for key in keys {
+                    waiting -= 1
+                    launch(Int(key)!)
+                }
+                if waiting > 0, !sleeping, let wakeAt {
+                    sleeping = true
+                    group.addTask {
+                        try? await Task.sleep(for: .milliseconds(Int(max(0, wakeAt - Self.now()) * 1000) + 1))
+                        return (-1, nil)
+                    }
+                }
+            }
+            for position in work.indices { admit(position) }
+            startReady()
+            while inFlight > 0 || waiting > 0 {
+                guard let (position, error) = await group.next() else { break }
+                if position < 0 {
+                    sleeping = false
+                    startReady()
+                    continue
+                }
+                inFlight -= 1
+                let pushback = (error as? S3Error).map { $0.code == .slowDown || $0.status == 503 } ?? false
+                let answer: HostThrottle.Answer = pushback ? .pushback : (error == nil || error is S3Error ? .answered : .none)
+                throttle.withLock {
+                    _ = $0.finished(host: Self.throttleHost, answer: answer, startedAt: startedAt[position], now: Self.now())
+                }
+                if error != nil, pushback, pushbacks[position] < Self.pushbackRetries {
+                    pushbacks[position] += 1
+                    admit(position)
+                } else {
+                    done[position] = true
+                    if let error { failed.append((work[position].index, Self.reason(error))) }
+                }
+                startReady()
+            }
+            group.cancelAll()  // a sleeper left
+            // Never reached in practice; but an upload never run is not a stored one.
+            for position in work.indices where !done[position] {
+                throttle.withLock { _ = $0.remove(String(position), host: Self.throttleHost) }
+                failed.append((work[position].index, "the upload was not run"))
+            }
+            return failed
+        }
+    }
+
+    /// The one host key of `throttle`.
+    private static let throttleHost = "store"
+
+    /// A monotonic clock in seconds.
+    private static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     func exists(_ name: String, bytes: Int64?) -> Bool {
