@@ -161,43 +161,38 @@ enum ManifestCommand {
     /// those images again (it fetches what the cache does not hold). Exit 0 when clean, 1 on any
     /// problem (also when repaired), 75 when a run holds the lock.
     private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat, repair: Bool) -> Never {
-        if let copy = objectStore {
+        // An OUT in object storage is locked by its run lease (released by `leave`), one on disk
+        // by its lock file.
+        let copy = objectStore
+        var lock: RunLock?
+        if let copy {
             if let held = copy.lock() {
                 Console.err("feedcrawl: error: \(TerminalText.sanitize(held))")
                 leave(ExitStatus.locked.rawValue)
             }
-            let result: CacheVerification
+        } else {
             do {
-                result = try copy.verify(snapshot)
+                lock = try RunLock(path: snapshot.layout.lockPath)
+            } catch .held {
+                let pid = RunLock.livePID(path: snapshot.layout.lockPath).map { " (pid \($0))" } ?? ""
+                Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
+                leave(ExitStatus.locked.rawValue)
             } catch {
-                if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
-                Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
+                Console.err("feedcrawl: error: \(error)")
                 leave(ExitStatus.usage.rawValue)
             }
-            let (removed, notRemoved) = repair ? copy.repair(result, in: snapshot) : ([], [])
-            report(result, removed: removed, notRemoved: notRemoved, format: format, repair: repair)
-        }
-        let lock: RunLock
-        do {
-            lock = try RunLock(path: snapshot.layout.lockPath)
-        } catch .held {
-            let pid = RunLock.livePID(path: snapshot.layout.lockPath).map { " (pid \($0))" } ?? ""
-            Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
-            leave(ExitStatus.locked.rawValue)
-        } catch {
-            Console.err("feedcrawl: error: \(error)")
-            leave(ExitStatus.usage.rawValue)
         }
         let result: CacheVerification
         do {
-            result = try CacheVerifier.verify(snapshot)
+            result = try copy.map { try $0.verify(snapshot) } ?? CacheVerifier.verify(snapshot)
         } catch {
             if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
             leave(ExitStatus.usage.rawValue)
         }
-        let (removed, notRemoved) = repair ? CacheVerifier.repair(result, in: snapshot) : ([], [])
-        lock.release()
+        let (removed, notRemoved) = !repair ? ([], [])
+            : copy.map { $0.repair(result, in: snapshot) } ?? CacheVerifier.repair(result, in: snapshot)
+        lock?.release()
         report(result, removed: removed, notRemoved: notRemoved, format: format, repair: repair)
     }
 

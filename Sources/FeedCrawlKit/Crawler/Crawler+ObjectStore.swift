@@ -23,23 +23,11 @@ extension Crawler {
     func run(on target: ObjectStoreTarget) async throws -> CrawlReport {
         let shard = configuration.shard
         let state = shard?.directory ?? ""
-        let archive: S3Archive
-        do {
-            archive = try S3Archive(
-                target: target, connections: S3CacheStore.uploadsAtOnce + 2, userAgent: configuration.userAgent,
-                caInfo: configuration.caInfo, proxy: configuration.proxy, noProxy: configuration.noProxy)
-        } catch {
-            throw SetupError.output("cannot reach \(target.location): \(error)")
-        }
+        let archive = try S3Archive(target: target, network: HTTPEngine.Configuration(
+            userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
+            noProxy: configuration.noProxy))
         let leaseName = S3Archive.statePath(state, CacheLayout.lockFileName)
-        let lease: S3RunLease
-        do {
-            lease = try archive.acquireLease(leaseName, holder: Self.leaseHolder())
-        } catch .held {
-            throw SetupError.leaseHeld(Self.heldMessage(archive.displayPath(leaseName), failure: try? archive.get(leaseName, maxBytes: 4096), ttl: target.lease.ttl))
-        } catch .store(let error) {
-            throw SetupError.output("cannot take the run lease \(archive.displayPath(leaseName)): \(error)")
-        }
+        let lease = try archive.takeLease(leaseName)
         defer { archive.release(lease) }
 
         let staging = target.stagingDirectory(shard: shard)
@@ -161,10 +149,11 @@ extension Crawler {
         return "host \(host) pid \(getpid()) started \(Date().formatted(Date.ISO8601FormatStyle()))"
     }
 
-    /// The message of a run refused because the lease at `path` is held.
-    static func heldMessage(_ path: String, failure body: [UInt8]?, ttl: Double) -> String {
-        let holder = body.map { String(decoding: $0.prefix(300), as: UTF8.self).trimmingASCIIWhitespace() } ?? ""
-        let who = holder.isEmpty ? "another feedcrawl run" : "another feedcrawl run (\(TerminalText.sanitize(String(holder))))"
+    /// The message of a run refused because the lease at `path` is held by `holder` (what the
+    /// lease object says).
+    static func heldMessage(_ path: String, holder: String, ttl: Double) -> String {
+        let text = String(holder.prefix(300))
+        let who = text.isEmpty ? "another feedcrawl run" : "another feedcrawl run (\(TerminalText.sanitize(text)))"
         return "\(path) is held by \(who); nothing was changed. Run again when it has finished; "
             + "a run that was killed stops holding it \(Int(ttl)) s after its last renewal"
     }

@@ -211,24 +211,9 @@ extension ShardMerge {
     /// are pulled; the merge runs as on disk over `S3CacheStore`; the manifest is stored before
     /// any object is deleted; then the contact sheet is stored.
     func run(on target: ObjectStoreTarget) throws -> Report {
-        let archive: S3Archive
-        do {
-            archive = try S3Archive(
-                target: target, connections: S3CacheStore.uploadsAtOnce, userAgent: network.userAgent,
-                caInfo: network.caInfo, proxy: network.proxy, noProxy: network.noProxy)
-        } catch {
-            throw Crawler.SetupError.output("cannot reach \(target.location): \(error)")
-        }
+        let archive = try S3Archive(target: target, network: network)
         let leaseName = CacheLayout.lockFileName
-        let lease: S3RunLease
-        do {
-            lease = try archive.acquireLease(leaseName, holder: Crawler.leaseHolder())
-        } catch .held {
-            throw Crawler.SetupError.leaseHeld(Crawler.heldMessage(
-                archive.displayPath(leaseName), failure: try? archive.get(leaseName, maxBytes: 4096), ttl: target.lease.ttl))
-        } catch .store(let error) {
-            throw Crawler.SetupError.output("cannot take the run lease \(archive.displayPath(leaseName)): \(error)")
-        }
+        let lease = try archive.takeLease(leaseName)
         defer { archive.release(lease) }
         let staging = target.stagingDirectory(shard: nil, purpose: "merge")
         defer { try? Crawler.removeTree(staging) }

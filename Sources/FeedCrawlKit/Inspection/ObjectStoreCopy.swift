@@ -18,9 +18,7 @@ public final class ObjectStoreCopy: @unchecked Sendable {
     public init(target: ObjectStoreTarget, network: HTTPEngine.Configuration) throws {
         location = target.location
         directory = target.stagingDirectory(shard: nil, purpose: "read-\(getpid())")
-        archive = try S3Archive(
-            target: target, connections: S3CacheStore.uploadsAtOnce, userAgent: network.userAgent,
-            caInfo: network.caInfo, proxy: network.proxy, noProxy: network.noProxy)
+        archive = try S3Archive(target: target, network: network)
         let layout = CacheLayout(outDirectory: directory)
         do {
             try Crawler.clearStaging(directory)
@@ -42,14 +40,11 @@ public final class ObjectStoreCopy: @unchecked Sendable {
     /// Takes the OUT's run lease, so no run changes the archive while it is verified or repaired.
     /// Returns nil when taken, else why not (another run holds it: what it says).
     public func lock() -> String? {
-        do throws(S3RunLease.Failure) {
-            lease = try archive.acquireLease(CacheLayout.lockFileName, holder: Crawler.leaseHolder())
+        do throws(Crawler.SetupError) {
+            lease = try archive.takeLease(CacheLayout.lockFileName)
             return nil
         } catch {
-            if case .store(let error) = error { return "cannot take the run lease: \(error)" }
-            return Crawler.heldMessage(
-                archive.displayPath(CacheLayout.lockFileName),
-                failure: try? archive.get(CacheLayout.lockFileName, maxBytes: 4096), ttl: archive.target.lease.ttl)
+            return error.description
         }
     }
 

@@ -38,7 +38,7 @@ final class S3CacheStore: CacheStore, Sendable {
     private let held = Mutex(HeldObjects())
     private let putCount = Atomic<Int>(0)
     /// The store's back-off (`upload`): one host, `uploadsAtOnce` at most.
-    private let throttle = Mutex(HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce)))
+    let throttle = Mutex(HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce)))
 
     /// A store of the objects under `location` (its bucket must be `client`'s), spooling bodies
     /// in the folder `spool`. Makes no request (`prepare()` does).
@@ -93,31 +93,10 @@ final class S3CacheStore: CacheStore, Sendable {
         return LocalCacheSink(owner: self, name: name, directory: AT_FDCWD, path: path, displayPath: path, fd: fd)
     }
 
+    /// `commitAll` of the one body.
     func commit(_ sink: any CacheSink, as name: String, replacing: String?) throws(CacheStoreError) {
-        guard let sink = sink as? LocalCacheSink, sink.owner === self else {
-            preconditionFailure("S3CacheStore.commit: a sink of another store")
-        }
-        try sink.close(fsync: false)
-        defer { sink.unlink() }
-        let digest = sink.digest
-        let key = location.key(name)
-        let file = sink.path
-        let sha256 = Self.bytes(hex: digest.sha256)
-        let contentType = Self.contentType(name: name, digest: digest)
-        let client = self.client
-        do {
-            try bridge.run {
-                try await client.put(key: key, file: file, sha256: sha256, contentType: contentType,
-                                     cacheControl: Self.cacheControl)
-            }
-        } catch {
-            throw CacheStoreError("store", path: displayPath(name), code: 0, reason: Self.reason(error))
-        }
-        putCount.add(1, ordering: .relaxed)
-        held.withLock { $0.record(name, size: digest.size) }
-        if let replacing, replacing != name, CacheLayout.isValidRelativePath(replacing) {
-            // As the local store: a copy left behind is an orphan the end of a run finds.
-            _ = try? remove(replacing)
+        if let error = commitAll([CacheCommit(sink: sink, name: name, replacing: replacing)]).first ?? nil {
+            throw error
         }
     }
 
@@ -167,111 +146,6 @@ final class S3CacheStore: CacheStore, Sendable {
             }
         }
         return errors
-    }
-
-    /// One spooled body to upload (`commitAll`).
-    struct Upload: Sendable {
-        var index: Int
-        var key: String
-        var file: String
-        var sha256: [UInt8]
-        var contentType: String
-    }
-
-    /// How many times an upload the store pushed back on (`SlowDown`, 503) is queued again
-    /// behind the throttle before it fails (each try is itself retried by the client, with
-    /// back-off): 6.
-    static let pushbackRetries = 6
-
-    /// Uploads `work` as the store lets it: `throttle` (a `HostThrottle` for the store, kept
-    /// across batches) starts `uploadsAtOnce` at once; each `SlowDown` or 503 halves that and
-    /// spaces the starts (from 0.25 s, doubling to 30 s), runs of successes raise it again, as
-    /// images from a host that pushes back. An upload pushed back is queued again, up to
-    /// `pushbackRetries` times. Returns the failures (index, what the store said).
-    private func upload(_ work: [Upload]) async -> [(Int, String)] {
-        let client = self.client
-        return await withTaskGroup(of: (Int, (any Error)?).self) { group in
-            var failed: [(Int, String)] = []
-            var inFlight = 0
-            var waiting = 0
-            var sleeping = false
-            var pushbacks = [Int](repeating: 0, count: work.count)
-            var startedAt = [Double](repeating: 0, count: work.count)
-            var done = [Bool](repeating: false, count: work.count)
-            func launch(_ position: Int) {
-                let upload = work[position]
-                startedAt[position] = Self.now()
-                inFlight += 1
-                group.addTask {
-                    do {
-                        try await client.put(key: upload.key, file: upload.file, sha256: upload.sha256,
-                                             contentType: upload.contentType, cacheControl: Self.cacheControl)
-                        return (position, nil)
-                    } catch {
-                        return (position, error)
-                    }
-                }
-            }
-            func admit(_ position: Int) {
-                let admission = throttle.withLock { $0.admit(String(position), host: Self.throttleHost, now: Self.now()) }
-                if admission == .go { launch(position) } else { waiting += 1 }
-            }
-            func startReady() {
-                let (keys, wakeAt) = throttle.withLock { $0.ready(now: Self.now()) }
-                for key in keys {
-                    waiting -= 1
-                    launch(Int(key)!)
-                }
-                if waiting > 0, !sleeping, let wakeAt {
-                    sleeping = true
-                    group.addTask {
-                        try? await Task.sleep(for: .milliseconds(Int(max(0, wakeAt - Self.now()) * 1000) + 1))
-                        return (-1, nil)
-                    }
-                }
-            }
-            for position in work.indices { admit(position) }
-            startReady()
-            while inFlight > 0 || waiting > 0 {
-                guard let (position, error) = await group.next() else { break }
-                if position < 0 {
-                    sleeping = false
-                    startReady()
-                    continue
-                }
-                inFlight -= 1
-                let pushback = (error as? S3Error).map { $0.code == .slowDown || $0.status == 503 } ?? false
-                let answer: HostThrottle.Answer = pushback ? .pushback : (error == nil || error is S3Error ? .answered : .none)
-                throttle.withLock {
-                    _ = $0.finished(host: Self.throttleHost, answer: answer, startedAt: startedAt[position], now: Self.now())
-                }
-                if error != nil, pushback, pushbacks[position] < Self.pushbackRetries {
-                    pushbacks[position] += 1
-                    admit(position)
-                } else {
-                    done[position] = true
-                    if let error { failed.append((work[position].index, Self.reason(error))) }
-                }
-                startReady()
-            }
-            group.cancelAll()  // a sleeper left
-            // Never reached in practice; but an upload never run is not a stored one.
-            for position in work.indices where !done[position] {
-                throttle.withLock { _ = $0.remove(String(position), host: Self.throttleHost) }
-                failed.append((work[position].index, "the upload was not run"))
-            }
-            return failed
-        }
-    }
-
-    /// The one host key of `throttle`.
-    private static let throttleHost = "store"
-
-    /// A monotonic clock in seconds.
-    private static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     func exists(_ name: String, bytes: Int64?) -> Bool {
@@ -397,53 +271,5 @@ final class S3CacheStore: CacheStore, Sendable {
     /// What the store said (`S3Error.description`), or the error as text.
     static func reason(_ error: any Error) -> String {
         (error as? S3Error)?.description ?? String(describing: error)
-    }
-}
-
-/// The cache objects a store holds, without a String each: the listing as sorted (packed key,
-/// size) pairs, 16 bytes an object (`CacheFiles.key`), plus the changes made since in a small
-/// table (a size, or -1 for removed).
-struct HeldObjects: Sendable {
-    private var listed: [(key: UInt64, size: Int64)] = []
-    private var changes: [UInt64: Int64] = [:]
-
-    /// Adds a listed object; call `seal()` after the last.
-    mutating func append(key: UInt64, size: Int64) {
-        listed.append((key, size))
-    }
-
-    /// Sorts the listed objects by key.
-    mutating func seal() {
-        listed.sort { $0.key < $1.key }
-    }
-
-    /// Records that `name` now holds `size` bytes, or (nil) is gone.
-    mutating func record(_ name: String, size: Int64?) {
-        guard let key = CacheFiles.key(name) else { return }
-        changes[key] = size ?? -1
-    }
-
-    /// The size of the object with the packed `key`, or nil when none is held.
-    func size(ofKey key: UInt64) -> Int64? {
-        if let changed = changes[key] { return changed < 0 ? nil : changed }
-        return listedIndex(key).map { listed[$0].size }
-    }
-
-    /// How many objects are held.
-    var count: Int {
-        changes.reduce(listed.count) { total, change in
-            let wasListed = listedIndex(change.key) != nil
-            return total + (change.value < 0 ? (wasListed ? -1 : 0) : (wasListed ? 0 : 1))
-        }
-    }
-
-    /// Where `key` is among the listed objects, or nil.
-    private func listedIndex(_ key: UInt64) -> Int? {
-        var low = 0, high = listed.count
-        while low < high {
-            let mid = (low + high) / 2
-            if listed[mid].key < key { low = mid + 1 } else { high = mid }
-        }
-        return low < listed.count && listed[low].key == key ? low : nil
     }
 }
