@@ -295,7 +295,9 @@ struct CommandLineOptions {
         guard let outLocation else { return nil }
         let configuration: S3Configuration
         do {
-            configuration = try S3Configuration.fromEnvironment(environment, endpoint: s3Endpoint)
+            // The store's requests follow the run's one policy (--retries, --deadline, timeouts).
+            configuration = try S3Configuration.fromEnvironment(
+                environment, endpoint: s3Endpoint, policy: Crawler.requestPolicy(crawlConfiguration()))
         } catch {
             throw UsageError(description: "--out \(outLocation): \(error)")
         }

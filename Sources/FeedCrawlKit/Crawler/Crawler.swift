@@ -14,6 +14,10 @@ public final class Crawler: Sendable {
     let events: @Sendable (CrawlEvent) -> Void
     /// Whether images may come from loopback and private addresses (`AddressPolicy`).
     let privateAddresses: PrivateAddressScope
+    /// How every request of the run is made, feed, image and storage alike: `--retries`,
+    /// `--max-retry-wait`, `--connect-timeout`, `--max-time`, and `--deadline` counted from
+    /// when the crawler was made (the start of the run).
+    let policy: RequestPolicy
 
     /// Errors that stop a crawl before it starts.
     public enum SetupError: Error, CustomStringConvertible {
@@ -34,9 +38,15 @@ public final class Crawler: Sendable {
         }
     }
 
-    public init(configuration: CrawlConfiguration, events: @escaping @Sendable (CrawlEvent) -> Void = { _ in }) {
+    public convenience init(configuration: CrawlConfiguration, events: @escaping @Sendable (CrawlEvent) -> Void = { _ in }) {
+        self.init(configuration: configuration, policy: Self.requestPolicy(configuration), events: events)
+    }
+
+    /// A crawler whose requests follow `policy` (a run on object storage hands its own on).
+    init(configuration: CrawlConfiguration, policy: RequestPolicy, events: @escaping @Sendable (CrawlEvent) -> Void) {
         self.configuration = configuration
         self.events = events
+        self.policy = policy
         let scope = PrivateAddressScope(allowed: configuration.allowPrivateAddresses)
         for source in configuration.sources { scope.noteFeed(host: URLCheck.host(of: source.url)) }
         // Through a proxy the address checked is the proxy's: one on this machine's network
@@ -135,7 +145,8 @@ public final class Crawler: Sendable {
             pipeline.cancelAll(reason: "cancelled: deadline reached")
         }
         let reports: [SourceReport] = await withTaskCancellationHandler {
-            await Self.withDeadline(configuration.deadlineSeconds, onExpiry: expire, crawl) ?? []
+            await Self.withDeadline(
+                policy.retry.deadline.map { RetryPolicy.seconds($0 - .now) }, onExpiry: expire, crawl) ?? []
         } onCancel: {
             pipeline.cancelAll()
         }
@@ -186,9 +197,7 @@ public final class Crawler: Sendable {
         let stores = FeedStores(configuration: configuration, layout: layout)
         let budgets = RateBudgets()
         let limits = FeedClient.Limits(
-            retry: retryPolicy(), maxBytes: configuration.maxPageBytes, connectTimeoutMs: configuration.connectTimeoutMs,
-            lowSpeedTimeSeconds: configuration.lowSpeedTimeSeconds,
-            totalTimeoutMs: Self.milliseconds(configuration.maxTransferSeconds), privateAddresses: privateAddresses)
+            policy: policy, maxBytes: configuration.maxPageBytes, privateAddresses: privateAddresses)
         return await withTaskGroup(of: (Int, SourceReport).self) { group in
             for (index, source) in sources.enumerated() {
                 group.addTask {
@@ -245,11 +254,8 @@ public final class Crawler: Sendable {
         var settings = ImagePipeline.Settings()
         settings.limits = .init(
             concurrency: configuration.concurrency, perHost: configuration.perHost, maxWaiting: configuration.maxWaiting)
-        settings.retry = retryPolicy()
+        settings.policy = policy
         settings.maxImageBytes = configuration.maxImageBytes
-        settings.connectTimeoutMs = configuration.connectTimeoutMs
-        settings.totalTimeoutMs = Self.milliseconds(configuration.maxTransferSeconds)
-        settings.lowSpeedTimeSeconds = configuration.lowSpeedTimeSeconds
         settings.ttlSeconds = configuration.ttlSeconds
         settings.identity = configuration.cacheIdentity
         settings.removesReplacedFiles = configuration.shard == nil && !keepsReplacedFiles
@@ -266,13 +272,16 @@ public final class Crawler: Sendable {
         return nil
     }
 
-    /// The retry rules of feeds and images: `--retries`, `--max-retry-wait`, and no wait past
-    /// `--deadline` (counted from now, the start of the crawl).
-    private func retryPolicy() -> RetryPolicy {
-        RetryPolicy(
-            retries: configuration.retries, baseDelay: configuration.retryBaseDelay,
-            maxRetryWait: configuration.maxRetryWaitSeconds,
-            deadline: configuration.deadlineSeconds.map { .now + .milliseconds(Int64(($0 * 1000).rounded())) })
+    /// The one request policy of a run of `configuration`: `--retries`, `--max-retry-wait`,
+    /// `--connect-timeout`, `--max-time`, and no wait past `--deadline` (counted from now).
+    public static func requestPolicy(_ configuration: CrawlConfiguration) -> RequestPolicy {
+        RequestPolicy(
+            retry: RetryPolicy(
+                retries: configuration.retries, baseDelay: configuration.retryBaseDelay,
+                maxRetryWait: configuration.maxRetryWaitSeconds,
+                deadline: configuration.deadlineSeconds.map { .now + .milliseconds(Int64(($0 * 1000).rounded())) }),
+            connectTimeoutMs: configuration.connectTimeoutMs, lowSpeedTimeSeconds: configuration.lowSpeedTimeSeconds,
+            totalTimeoutMs: milliseconds(configuration.maxTransferSeconds))
     }
 
     /// Seconds as whole milliseconds for curl (at least 1), or nil for 0 (no limit).
@@ -291,7 +300,7 @@ public final class Crawler: Sendable {
             case .retrying(let url, let attempt, let delay, let reason, let source):
                 events(.retrying(
                     url: redactor.redactURL(url), attempt: attempt, delay: delay, reason: redactor.redact(reason), source: source))
-            case .pageFetched, .warning, .sourceFailed, .itemFinished, .hostSlowed:
+            case .pageFetched, .warning, .sourceFailed, .itemFinished, .hostSlowed, .storage:
                 events(event)
             }
         }

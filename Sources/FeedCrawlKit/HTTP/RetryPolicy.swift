@@ -37,11 +37,6 @@ public struct RetryPolicy: Sendable, Equatable {
         case giveUp(String)
     }
 
-    /// Whether an HTTP status is worth retrying: 5xx, 408 and 429.
-    public static func isTransient(status: Int) -> Bool {
-        status >= 500 || status == 408 || status == 429
-    }
-
     /// Whether attempt number `attempt` (1-based, counting the first) may be followed by another.
     public func allowsRetry(after attempt: Int) -> Bool { attempt <= retries }
 

@@ -29,7 +29,7 @@ extension ImagePipeline {
         }
         guard response.isSuccess, let sink = completed.sink as? any CacheSink else {
             let reason = "HTTP \(response.status)"
-            if RetryPolicy.isTransient(status: response.status) {
+            if RequestPolicy.isTransient(status: response.status) {
                 let pushback = (response.status == 429 || response.status == 503) && response.retryAfterSeconds == nil
                 return .retry(reason: reason, retryAfter: response.retryAfterSeconds,
                               pushback: pushback ? response.status : nil)

@@ -141,9 +141,7 @@ extension ImagePipeline {
         request.acceptEncoding = true
         // No request into the machine's own network on a feed's word (`AddressPolicy`).
         request.addressPolicy = settings.privateAddresses.imagePolicy
-        request.connectTimeoutMs = settings.connectTimeoutMs
-        request.lowSpeedTimeSeconds = settings.lowSpeedTimeSeconds
-        request.totalTimeoutMs = settings.totalTimeoutMs
+        settings.policy.apply(to: &request)
         if let previous = task.previous {
             if let etag = previous.etag { request.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
             if let date = previous.lastModified { request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date)) }
@@ -221,12 +219,12 @@ extension ImagePipeline {
                 // A host that pushes back is being slowed down (HostThrottle): the first `retries`
                 // such answers an image gets do not count against its retries, as TCP does not
                 // give up on a connection after a few losses while it backs off.
-                if pushback != nil, task.forgivenPushbacks < settings.retry.retries {
+                if pushback != nil, task.forgivenPushbacks < settings.policy.retry.retries {
                     task.forgivenPushbacks += 1
                 }
-                guard settings.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else { return .stop(reason) }
+                guard settings.policy.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else { return .stop(reason) }
                 let number = task.attempt
-                switch settings.retry.decide(beforeRetry: number, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
+                switch settings.policy.retry.decide(beforeRetry: number, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
                 case .wait(let delay):
                     task.attempt += 1
                     return .wait(number: number, delay: delay)

@@ -22,12 +22,9 @@ final class ImagePipeline: @unchecked Sendable {
     /// Fixed settings of one run's pipeline.
     struct Settings: Sendable {
         var limits = PrefetchScheduler.Limits()
-        var retry = RetryPolicy()
+        /// Retries and the limits of each attempt (the run's one `RequestPolicy`).
+        var policy = RequestPolicy()
         var maxImageBytes: Int64 = 20 << 20
-        var connectTimeoutMs = 10_000
-        var lowSpeedTimeSeconds = 15
-        /// The longest one attempt may take (`--max-time`), or nil for no limit.
-        var totalTimeoutMs: Int? = nil
         /// An archived copy younger than this is `fresh` and not requested.
         var ttlSeconds: Double = 24 * 3600
         /// The text an image URL is cached under (see `CrawlConfiguration.cacheIdentity`).

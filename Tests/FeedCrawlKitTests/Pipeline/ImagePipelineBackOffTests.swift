@@ -32,7 +32,7 @@ struct ImagePipelineBackOffTests {
     @Test func aHostAllowingTwoRequestsASecondGetsEveryImageWithTheDefaults() async throws {
         let limit = RateLimit()
         var settings = ImagePipeline.Settings()  // the command line's defaults: 16, 8 per host, 3 retries
-        settings.retry = RetryPolicy()
+        settings.policy.retry = RetryPolicy()
         settings.privateAddresses = PrivateAddressScope(allowed: true)
         let harness = try PipelineHarness(settings: settings) { request in
             limit.admit() ? PipelineImages.serve(request.path) : .text("<html>503 Service Temporarily Unavailable</html>", status: 503)

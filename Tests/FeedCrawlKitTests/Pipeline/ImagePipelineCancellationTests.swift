@@ -19,7 +19,7 @@ struct ImagePipelineCancellationTests {
         // transfer timed out and was retried under a loaded CI (two requests, and a moment with
         // no temporary file). Only cancellation may end it here.
         var settings = PipelineHarness.settings
-        settings.lowSpeedTimeSeconds = 600
+        settings.policy.lowSpeedTimeSeconds = 600
         let harness = try PipelineHarness(settings: settings) { request in
             request.path == "/slow.png" ? Self.slow : PipelineImages.serve(request.path)
         }

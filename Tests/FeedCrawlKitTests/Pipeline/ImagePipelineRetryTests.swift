@@ -13,7 +13,7 @@ struct ImagePipelineRetryTests {
         retry: RetryPolicy, _ script: @escaping @Sendable (_ path: String, _ attempt: Int) -> ServerResponse?
     ) throws -> PipelineHarness {
         var settings = PipelineHarness.settings
-        settings.retry = retry
+        settings.policy.retry = retry
         let attempts = Locked<[String: Int]>([:])
         return try PipelineHarness(settings: settings) { request in
             let attempt = attempts.withLock { $0[request.path, default: 0] += 1; return $0[request.path]! }

@@ -24,7 +24,7 @@ final class PipelineHarness: @unchecked Sendable {
     static var settings: ImagePipeline.Settings {
         var settings = ImagePipeline.Settings()
         settings.privateAddresses = PrivateAddressScope(allowed: true)
-        settings.retry = RetryPolicy(retries: 2, baseDelay: 0.01)
+        settings.policy.retry = RetryPolicy(retries: 2, baseDelay: 0.01)
         return settings
     }
 

@@ -112,10 +112,7 @@ public final class S3Client: Sendable {
             throw S3Error(operation: "PUT", key: key, message: "", transport:
                 .invalidRequest("the SHA-256 given has \(sha256.count) bytes, not \(SHA256.digestByteCount)"))
         }
-        var headers = [
-            HTTPHeader(name: "x-amz-checksum-sha256", value: S3Encoding.base64(sha256)),
-            HTTPHeader(name: "x-amz-content-sha256", value: sha256.hexString),
-        ]
+        var headers = [HTTPHeader(name: "x-amz-checksum-sha256", value: S3Encoding.base64(sha256))]
         if let contentType { headers.append(HTTPHeader(name: "Content-Type", value: contentType)) }
         if let cacheControl { headers.append(HTTPHeader(name: "Cache-Control", value: cacheControl)) }
         switch condition {
@@ -123,7 +120,7 @@ public final class S3Client: Sendable {
         case .ifNoneMatch: headers.append(HTTPHeader(name: "If-None-Match", value: "*"))
         case .ifMatch(let etag): headers.append(HTTPHeader(name: "If-Match", value: Self.quoted(etag)))
         }
-        var request = try makeRequest("PUT", key: key, url: objectURL(key), method: .put)
+        var request = try makeRequest("PUT", key: key, url: objectURL(key), method: .put, payloadHash: sha256.hexString)
         request.headers += headers
         return request
     }
@@ -191,9 +188,14 @@ public final class S3Client: Sendable {
         configuration.objectURL(bucket: bucket, key: key)
     }
 
-    /// A signed request for `url`, after checking `key`.
+    /// The SHA-256 (hex) of an empty body: the payload hash of a request without one.
+    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+    /// A signed request for `url`, after checking `key`. Every request carries
+    /// `x-amz-content-sha256`, signed (SigV4 requires it of every request to S3; libcurl 7.88
+    /// adds it to none): `payloadHash`, the hex SHA-256 of the body, by default the empty body's.
     func makeRequest(_ operation: String, key: String, url: String, method: HTTPRequest.Method,
-                     checkKey: Bool = true) throws(S3Error) -> HTTPRequest {
+                     checkKey: Bool = true, payloadHash: String = emptyPayloadHash) throws(S3Error) -> HTTPRequest {
         if checkKey {
             if key.isEmpty || key.utf8.count > 1024 {
                 throw S3Error(operation: operation, key: key, message: "",
@@ -206,20 +208,23 @@ public final class S3Client: Sendable {
         }
         var request = HTTPRequest(url: url, method: method)
         request.awsSigV4 = configuration.signing
-        request.connectTimeoutMs = configuration.connectTimeoutMs
+        request.headers.append(HTTPHeader(name: "x-amz-content-sha256", value: payloadHash))
         request.maxBytes = 1 << 20
         return request
     }
 
-    /// Runs `request`, retrying transient failures; returns a 2xx answer (or one with status
-    /// `accepting`), throws `S3Error` otherwise.
+    /// Runs `request` under the configuration's `RequestPolicy` (each attempt's limits, the
+    /// retries of transient failures); returns a 2xx answer (or one with status `accepting`),
+    /// throws `S3Error` otherwise.
     func send(_ operation: String, key: String, _ request: HTTPRequest, accepting: Int? = nil) async throws
         -> HTTPResponse
     {
-        let policy = configuration.retry
+        let policy = configuration.policy.retry
+        var request = request
         var attempt = 1
         while true {
             var error: S3Error
+            configuration.policy.apply(to: &request)
             do {
                 let response = try await engine.perform(request)
                 if response.isSuccess || response.status == accepting { return response }

@@ -49,21 +49,20 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
     /// for a bucket name with a `.`, which a wildcard certificate does not cover).
     public var endpoint: String?
     /// Retries of transient failures (SlowDown, 500/502/503/504, InternalError, connection
-    /// errors), honouring `Retry-After`. Default `RetryPolicy()` (3 retries from 0.25 s).
-    public var retry: RetryPolicy
-    /// Connect timeout of each request in milliseconds. Default 10 000.
-    public var connectTimeoutMs: Int
+    /// errors), honouring `Retry-After`, and the limits of each attempt: the run's one
+    /// `RequestPolicy` (a crawl sets it from its options). Default `RequestPolicy()` (3 retries
+    /// from 0.25 s, 10 s connect timeout, 15 s below 1 KiB/s).
+    public var policy: RequestPolicy
 
     /// Creates a configuration. `endpoint` is checked and loses trailing slashes.
-    /// Defaults: region `us-east-1`, no endpoint (AWS), `RetryPolicy()`, 10 s connect timeout.
+    /// Defaults: region `us-east-1`, no endpoint (AWS), `RequestPolicy()`.
     public init(
         credentials: S3Credentials, region: String = "us-east-1", endpoint: String? = nil,
-        retry: RetryPolicy = RetryPolicy(), connectTimeoutMs: Int = 10_000
+        policy: RequestPolicy = RequestPolicy()
     ) throws(S3ConfigurationError) {
         self.credentials = credentials
         self.region = region
-        self.retry = retry
-        self.connectTimeoutMs = connectTimeoutMs
+        self.policy = policy
         self.endpoint = try endpoint.map { url throws(S3ConfigurationError) in try S3Configuration.checkEndpoint(url) }
         if region.isEmpty || !region.utf8.allSatisfy({ c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7A) || c == 0x2D
@@ -82,7 +81,7 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
     /// the environment's (for `--s3-endpoint`). `environment` nil (default) reads the process's.
     public static func fromEnvironment(
         _ environment: [String: String]? = nil, endpoint: String? = nil, region: String? = nil,
-        retry: RetryPolicy = RetryPolicy()
+        policy: RequestPolicy = RequestPolicy()
     ) throws(S3ConfigurationError) -> S3Configuration {
         func value(_ name: String) -> String? {
             let found = environment.map { $0[name] } ?? getenv(name).map { String(cString: $0) }
@@ -98,7 +97,7 @@ public struct S3Configuration: Sendable, CustomStringConvertible {
             credentials: credentials,
             region: region ?? value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1",
             endpoint: endpoint ?? value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL"),
-            retry: retry)
+            policy: policy)
     }
 
     /// Where `key` of `bucket` lives: `ENDPOINT/BUCKET/KEY` with an endpoint, else the AWS host.

@@ -68,17 +68,17 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
         self.transport = transport
     }
 
-    /// Whether trying again later may succeed: `SlowDown`, `InternalError`, `ServiceUnavailable`,
-    /// `RequestTimeout`, statuses 500, 502, 503, 504 and 429, and transient transfer failures
-    /// (connection failed, timed out, body cut short).
+    /// Whether trying again later may succeed: what `RequestPolicy.isTransient(status:)` says of
+    /// every request (5xx, 408, 429), the store's codes for the same (`SlowDown`,
+    /// `InternalError`, `ServiceUnavailable`, `RequestTimeout`, `Throttling`), and transient
+    /// transfer failures (connection failed, timed out, body cut short).
     public var isRetryable: Bool {
         if let transport { return transport.isTransient }
         if let code, [.slowDown, .internalError, .serviceUnavailable, .requestTimeout, "Throttling", "ThrottlingException"]
             .contains(code) {
             return true
         }
-        if let status, [500, 502, 503, 504, 429].contains(status) { return true }
-        return false
+        return status.map(RequestPolicy.isTransient(status:)) ?? false
     }
 
     public var description: String {

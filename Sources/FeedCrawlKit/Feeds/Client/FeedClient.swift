@@ -45,11 +45,9 @@ final class FeedClient: Sendable {
 
     /// Request settings for feed pages.
     struct Limits: Sendable {
-        var retry = RetryPolicy()
+        /// Retries and the limits of each attempt (the run's one `RequestPolicy`).
+        var policy = RequestPolicy()
         var maxBytes: Int64 = 16 << 20
-        var connectTimeoutMs = 10_000
-        var lowSpeedTimeSeconds = 15
-        var totalTimeoutMs: Int? = nil
         /// Opened when a feed answers from a loopback or private address (images from such
         /// addresses may then be fetched).
         var privateAddresses = PrivateAddressScope()
@@ -122,15 +120,13 @@ final class FeedClient: Sendable {
         request.destination = .memory
         request.acceptEncoding = true
         request.maxBytes = limits.maxBytes
-        request.connectTimeoutMs = limits.connectTimeoutMs
-        request.lowSpeedTimeSeconds = limits.lowSpeedTimeSeconds
-        request.totalTimeoutMs = limits.totalTimeoutMs
         let shownURL = redactor.redactURL(request.url)
         var attempt = 1
         while true {
             let reason: String
             var retryAfter: Int?
             try await gate.acquire(source: source)
+            limits.policy.apply(to: &request)
             do {
                 let response: HTTPResponse
                 do {
@@ -141,22 +137,22 @@ final class FeedClient: Sendable {
                 }
                 gate.received(response)
                 if let ip = response.primaryIP { limits.privateAddresses.noteFeed(host: ip) }
-                guard RetryPolicy.isTransient(status: response.status) else { return response }
+                guard RequestPolicy.isTransient(status: response.status) else { return response }
                 reason = "HTTP \(response.status)"
                 retryAfter = response.retryAfterSeconds
-                if !limits.retry.allowsRetry(after: attempt) { return response }
+                if !limits.policy.retry.allowsRetry(after: attempt) { return response }
             } catch is CancellationError {
                 throw CancellationError()
             } catch let error as HTTPError {
                 let text = redactor.redact(error.description)
-                guard error.isTransient, limits.retry.allowsRetry(after: attempt) else {
+                guard error.isTransient, limits.policy.retry.allowsRetry(after: attempt) else {
                     throw Failure(description: "\(shownURL): \(text)")
                 }
                 reason = text
             }
             // A 429 is paced by the gate (it waits as `Retry-After` says); others back off here.
             let delay: Double
-            switch limits.retry.decide(beforeRetry: attempt, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
+            switch limits.policy.retry.decide(beforeRetry: attempt, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
             case .wait(let seconds):
                 delay = seconds
             case .giveUp(let why):

@@ -16,7 +16,7 @@ struct S3ClientRetryTests {
     static func configuration(_ server: HTTPServer, retries: Int) throws -> S3Configuration {
         try S3Configuration(
             credentials: S3Credentials(accessKeyID: "AKLOCAL", secretAccessKey: "local-secret-value"),
-            endpoint: server.baseURL, retry: RetryPolicy(retries: retries, baseDelay: 0.01, maxDelay: 0.05))
+            endpoint: server.baseURL, policy: RequestPolicy(retry: RetryPolicy(retries: retries, baseDelay: 0.01, maxDelay: 0.05)))
     }
 
     @Test func slowDownIsARetryableErrorNamingItsCode() async throws {
@@ -74,7 +74,7 @@ struct S3ClientRetryTests {
         try await withHTTPServer(handler: { [answer] _ in answer }) { server in
             try await HTTPEngine.withEngine { engine in
                 var configuration = try Self.configuration(server, retries: 3)
-                configuration.retry.maxRetryWait = 10
+                configuration.policy.retry.maxRetryWait = 10
                 let client = try S3Client(bucket: "bkt", configuration: configuration, engine: engine)
                 do {
                     _ = try await client.get(key: "k")
@@ -99,6 +99,48 @@ struct S3ClientRetryTests {
                 }
                 #expect(try await client.head(key: "k") == nil)
                 #expect(server.requestCount == 2)
+            }
+        }
+    }
+
+    /// SigV4 as AWS checks it: every request, with a body or not, carries a signed
+    /// `x-amz-content-sha256` (moto's server with authentication on refuses reads without it).
+    @Test func everyRequestCarriesASignedPayloadHash() async throws {
+        let seen = Locked<[(method: String, hash: String?, authorization: String?)]>([])
+        try await withHTTPServer(handler: { req in
+            seen.withLock { $0.append((req.method, req.header("x-amz-content-sha256"), req.header("authorization"))) }
+            if req.method == "GET" {  // an object or a listing: this body serves both
+                return ServerResponse(status: 200, body: .bytes(Array(
+                    "<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>".utf8)))
+            }
+            return ServerResponse(status: 200, headers: [("ETag", "\"e\"")])
+        }) { server in
+            try await HTTPEngine.withEngine { engine in
+                let client = try S3Client(bucket: "bkt", configuration: Self.configuration(server, retries: 0), engine: engine)
+                try await client.put(key: "k", bytes: Array("hello".utf8))
+                _ = try await client.get(key: "k")
+                _ = try await client.head(key: "k")
+                _ = try await client.list(prefix: "k")
+                try await client.delete(key: "k")
+            }
+        }
+        let requests = seen.withLock { $0 }
+        #expect(requests.map(\.method) == ["PUT", "GET", "HEAD", "GET", "DELETE"])
+        for (index, request) in requests.enumerated() {
+            let expected = index == 0 ? "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+                : S3Client.emptyPayloadHash
+            #expect(request.hash == expected, "\(request.method)")
+            #expect(request.authorization?.contains("x-amz-content-sha256") == true, "\(request.authorization ?? "")")
+        }
+    }
+
+    /// `--retries 0` reaches storage: one attempt, whatever the store answers.
+    @Test func noRetriesMeansOneAttempt() async throws {
+        try await withHTTPServer(handler: { _ in Self.slowDown }) { server in
+            try await HTTPEngine.withEngine { engine in
+                let client = try S3Client(bucket: "bkt", configuration: Self.configuration(server, retries: 0), engine: engine)
+                await #expect(throws: S3Error.self) { _ = try await client.get(key: "k") }
+                #expect(server.requestCount == 1)
             }
         }
     }

@@ -191,7 +191,7 @@ struct S3SeaweedTests {
         try await HTTPEngine.withEngine { engine in
             let unknown = try S3Configuration(
                 credentials: S3Credentials(accessKeyID: "AKUNKNOWN", secretAccessKey: server.secretKey),
-                endpoint: server.endpoint, retry: RetryPolicy(retries: 0))
+                endpoint: server.endpoint, policy: RequestPolicy(retry: RetryPolicy(retries: 0)))
             let client = try S3Client(bucket: server.bucket, configuration: unknown, engine: engine)
             let error = await s3Error { _ = try await client.get(key: "sig/x") }
             #expect(error?.code == .invalidAccessKeyId)

@@ -68,7 +68,8 @@ final class SeaweedServer: Sendable {
     func configuration(secret: String? = nil, retries: Int = 2) throws -> S3Configuration {
         try S3Configuration(
             credentials: S3Credentials(accessKeyID: accessKey, secretAccessKey: secret ?? secretKey),
-            region: "us-east-1", endpoint: endpoint, retry: RetryPolicy(retries: retries, baseDelay: 0.05, maxDelay: 0.5))
+            region: "us-east-1", endpoint: endpoint,
+            policy: RequestPolicy(retry: RetryPolicy(retries: retries, baseDelay: 0.05, maxDelay: 0.5)))
     }
 
     /// Starts a server; tries other ports when weed exits at start (a port taken meanwhile).
