@@ -95,8 +95,9 @@ enum CrawlCommand {
             output.fail(damage.description, status: ExitStatus.damagedManifest.rawValue)
             exit(ExitStatus.damagedManifest.rawValue)
         } catch {
-            output.fail("\(error)", status: ExitStatus.usage.rawValue)
-            exit(ExitStatus.usage.rawValue)
+            // OUT (a folder or a store) could not be read, written or reached: the run failed.
+            output.fail("\(error)", status: ExitStatus.itemsFailed.rawValue)
+            exit(ExitStatus.itemsFailed.rawValue)
         }
         demo?.stop()
 

@@ -105,7 +105,7 @@ enum ManifestCommand {
                 Console.usageError("--out \(options.outDirectory): \(error)", help: "feedcrawl manifest")
             } catch {
                 Console.err("feedcrawl: error: cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
-                leave(ExitStatus.usage.rawValue)
+                leave(ExitStatus.itemsFailed.rawValue)
             }
         }
         // The run holding OUT's lock, if any: its PID is in the lock file while it runs.
@@ -144,7 +144,7 @@ enum ManifestCommand {
         } catch {
             if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
-            leave(ExitStatus.usage.rawValue)
+            leave(ExitStatus.itemsFailed.rawValue)
         }
         Console.write(text)
         leave(0)

@@ -39,8 +39,11 @@ enum MergeCommand {
         } catch Crawler.SetupError.locked(let path) {
             let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
             fail("\(path) is held by a feedcrawl run or shard\(pid); merge when they have finished", status: .locked, json: options.ux.json)
-        } catch {
+        } catch let error as ShardMerge.NothingToMerge {
             fail("\(error)", status: .usage, json: options.ux.json)
+        } catch {
+            // OUT (a folder or a store) could not be read, written or reached: the merge failed.
+            fail("\(error)", status: .itemsFailed, json: options.ux.json)
         }
         var status: ExitStatus = report.complete ? .success : .itemsFailed
         if report.storageProblem != nil { status = .itemsFailed }

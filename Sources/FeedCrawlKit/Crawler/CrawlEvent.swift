@@ -19,6 +19,9 @@ public enum CrawlEvent: Sendable {
     /// A host answered 429 or 503 without `Retry-After`: its transfers were slowed to
     /// `concurrency` at once, `interval` seconds apart (`HostThrottle`). Once per decrease.
     case hostSlowed(host: String, concurrency: Int, interval: Double, status: Int)
+    /// Something about the run's storage worth a line in the log: which run lock the store
+    /// allows (`detail`: shown with --verbose), a dead run's lock taken over.
+    case storage(message: String, detail: Bool)
     /// An item got its outcome. Exactly one per item listed this run, so these events add up
     /// to the run's counts.
     case itemFinished(source: String, status: ItemStatus)

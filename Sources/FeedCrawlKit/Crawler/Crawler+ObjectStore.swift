@@ -20,14 +20,20 @@ extension Crawler {
     /// manifest that no longer names them is stored. A run killed at any moment loses at most the
     /// outcomes of the last `journalInterval` seconds (the next run fetches those images again;
     /// every other finished image it finds in the journal objects and does not fetch).
-    func run(on target: ObjectStoreTarget) async throws -> CrawlReport {
+    func run(on given: ObjectStoreTarget) async throws -> CrawlReport {
         let shard = configuration.shard
         let state = shard?.directory ?? ""
+        var target = given
+        target.configuration.policy = policy
+        let journalInterval = target.journalInterval
         let archive = try S3Archive(target: target, network: HTTPEngine.Configuration(
             userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
             noProxy: configuration.noProxy))
+        let events = self.events
         let leaseName = S3Archive.statePath(state, CacheLayout.lockFileName)
-        let lease = try archive.takeLease(leaseName)
+        let lease = try archive.takeLease(leaseName) { message, detail in
+            events(.storage(message: message, detail: detail))
+        }
         defer { archive.release(lease) }
 
         let staging = target.stagingDirectory(shard: shard)
@@ -49,7 +55,6 @@ extension Crawler {
         }
         defer { try? Self.clearStaging(staging) }
 
-        let events = self.events
         let store = archive.cacheStore(spool: spool)
         let shipper = JournalShipper(
             archive: archive, path: layout.journalPath, state: state, startedMilliseconds: Int64(Date().timeIntervalSince1970 * 1000))
@@ -58,12 +63,13 @@ extension Crawler {
         let output = Output(
             store: store,
             journalOpened: {
-                shipper.start(interval: target.journalInterval) { events(.warning(source: "", message: $0)) }
+                shipper.start(interval: journalInterval) { events(.warning(source: "", message: $0)) }
             },
             publish: {
                 shipper.stop()
                 guard lease.isHeld else {
-                    throw SetupError.output("lost the run lease \(archive.displayPath(leaseName)) (another run took it over); nothing was stored")
+                    throw SetupError.output(
+                        "lost the run lease \(archive.displayPath(leaseName)): \(lease.lost ?? .takenOver); nothing was stored")
                 }
                 try archive.push(layout.manifestPath, as: manifestName, contentType: "application/json")
                 published.withLock { $0 = true }
@@ -71,10 +77,10 @@ extension Crawler {
                 _ = archive.delete(pulledJournal + shipper.shippedNames)
             },
             linkBase: target.publicURL ?? "")
-        let inner = Crawler(configuration: local, events: events)
+        let inner = Crawler(configuration: local, policy: policy, events: events)
         let crawl = Task { try await inner.run(output: output) }
-        lease.keepRenewing {
-            events(.warning(source: "", message: "lost the run lease \(archive.displayPath(leaseName)): another run took it over; stopping"))
+        lease.keepRenewing { loss in
+            events(.warning(source: "", message: "lost the run lease \(archive.displayPath(leaseName)): \(loss); stopping"))
             crawl.cancel()
         }
         var report = try await withTaskCancellationHandler {

@@ -256,12 +256,13 @@ extension ShardMerge {
             journalOpened: {},
             publish: {
                 guard lease.isHeld else {
-                    throw Crawler.SetupError.output("lost the run lease \(archive.displayPath(leaseName)); nothing was stored")
+                    throw Crawler.SetupError.output(
+                        "lost the run lease \(archive.displayPath(leaseName)): \(lease.lost ?? .takenOver); nothing was stored")
                 }
                 try archive.push(layout.manifestPath, as: CacheLayout.manifestFileName, contentType: "application/json")
             },
             linkBase: target.publicURL ?? "")
-        lease.keepRenewing {}
+        lease.keepRenewing { _ in }
         var report = try local.run(output: output)
         if report.storageProblem == nil, FileIO.exists(layout.absolutePath(ContactSheet.fileName)) {
             try? archive.push(layout.absolutePath(ContactSheet.fileName), as: ContactSheet.fileName,

@@ -38,6 +38,8 @@ public final class CrawlProgress: @unchecked Sendable {
             lock.withLock { state.retries += 1 }
         case .warning, .hostSlowed:
             lock.withLock { state.warnings += 1 }
+        case .storage:
+            break
         case .sourceFailed(let source, _):
             lock.withLock { state.sources[indexLocked(source)].failed = true }
         }

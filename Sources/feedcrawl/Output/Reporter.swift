@@ -57,6 +57,8 @@ final class Reporter: @unchecked Sendable {
                     + "\(concurrency == 1 ? "" : "s") at once, \(spacing) apart",
                 fields: [LogField("host", host), LogField("concurrency", concurrency), LogField("interval", interval),
                          LogField("status", status)]))
+        case .storage(let message, let detail):
+            route(LogRecord(level: detail ? .debug : .info, event: "storage", message: message))
         case .itemFinished:
             break
         }

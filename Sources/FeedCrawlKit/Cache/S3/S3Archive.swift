@@ -122,10 +122,13 @@ final class S3Archive: @unchecked Sendable {
 
     /// Takes the run lease `name` (`.lock`, or a shard's `shards/N/K/.lock`) for this process
     /// (`Crawler.leaseHolder()`): held by a live run, `Crawler.SetupError.leaseHeld` saying who
-    /// holds it; a store that fails, `.output` with what it said.
-    func takeLease(_ name: String) throws(Crawler.SetupError) -> S3RunLease {
+    /// holds it; a store that fails, `.output` with what it said. `log` hears which kind of
+    /// lock the store allows (`detail`) and a dead run's lock taken over.
+    func takeLease(
+        _ name: String, log: @escaping @Sendable (_ message: String, _ detail: Bool) -> Void = { _, _ in }
+    ) throws(Crawler.SetupError) -> S3RunLease {
         do throws(S3RunLease.Failure) {
-            return try acquireLease(name, holder: Crawler.leaseHolder())
+            return try acquireLease(name, holder: Crawler.leaseHolder(), log: log)
         } catch {
             switch error {
             case .held(let holder, _):
@@ -137,12 +140,16 @@ final class S3Archive: @unchecked Sendable {
     }
 
     /// Takes the run lease `name`, or throws why not (`S3RunLease.acquire`).
-    private func acquireLease(_ name: String, holder: String) throws(S3RunLease.Failure) -> S3RunLease {
+    private func acquireLease(
+        _ name: String, holder: String, log: @escaping @Sendable (String, Bool) -> Void
+    ) throws(S3RunLease.Failure) -> S3RunLease {
         let key = target.location.key(name)
         let rule = target.lease
         let client = self.client
         do {
-            return try bridge.run { try await S3RunLease.acquire(client: client, key: key, holder: holder, rule: rule) }
+            return try bridge.run {
+                try await S3RunLease.acquire(client: client, key: key, holder: holder, rule: rule, log: log)
+            }
         } catch S3RunLease.Failure.store(let error) where error.code == .accessDenied {
             // A store may refuse a PUT into a bucket that does not exist as AccessDenied
             // (SeaweedFS does); a listing says which.

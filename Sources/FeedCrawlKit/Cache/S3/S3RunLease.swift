@@ -3,21 +3,46 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// The run lock of an OUT on object storage: a lease object (`PREFIX/.lock`, or a shard's own
-/// key) that `ObjectLease` decides about and this type reads and writes.
+/// The run lock of an OUT in object storage, on any S3 store. `ObjectLease` decides; this type
+/// reads and writes the lock objects. Two kinds, chosen by asking the store once per lock taken
+/// (`honoursConditionalWrites`):
 ///
-/// - Taken with `If-None-Match: *`: of two runs starting at once the store lets one create it.
-/// - Renewed with `If-Match: <etag>` every `ObjectLease.renewInterval` while the run lives; a
-///   renewal the store refuses (412: another run took the lease over) or renewals failing for
-///   `ObjectLease.giveUpAfter` end the holding (`onLost`), and the run must stop writing.
-/// - A lease not renewed for `ObjectLease.ttl` (the store's `Date` minus its `Last-Modified`)
-///   is taken over with `If-Match` on its ETag, so a killed run blocks the next one for at most
-///   `ttl` (default 60 s).
-/// - `release()` deletes it when it is still this run's.
+/// - **`.conditional`**, where the store refuses a second create-only PUT of a key: one lease
+///   object (`PREFIX/.lock`, or a shard's `shards/N/K/.lock`), created with `If-None-Match: *`
+///   (of two runs starting at once the store lets one create it), renewed with `If-Match: <etag>`,
+///   and taken over with `If-Match` once it has gone unrenewed for `ObjectLease.ttl`.
+/// - **`.listed`**, where the store ignores conditional writes (rclone's and JuiceFS's S3
+///   servers overwrite): needs only read-after-write consistency, as restic's locks do. The run
+///   writes a lock object under a name of its own (`PREFIX/locks/<16 hex digits>`), lists the
+///   lock objects, and when another live one is there removes its own and stops (after two
+///   short, randomly spaced tries, so that of two runs starting at once one goes on). A lock
+///   object not rewritten for `ObjectLease.ttl` is a dead run's: it is removed (and logged).
+///   Renewal rewrites the object after checking that it is still there.
 ///
-/// The body is informational (`host pid N run STARTED`), shown when another run holds it.
+/// Expiry is judged on the store's clock (its `Date` minus the object's `Last-Modified`). A
+/// holder that cannot renew for `ObjectLease.giveUpAfter` loses the lock (`Loss.unreachable`);
+/// one whose lock another run took over loses it too (`Loss.takenOver`); either way the run must
+/// stop writing. `release()` removes the lock object when it is still this run's, also where HEAD
+/// answers carry no ETag (JuiceFS): the object's body names this run.
+///
+/// The body is `HOLDER\nrun TOKEN\n`; the first line is shown when another run holds it.
 public final class S3RunLease: @unchecked Sendable {
-    /// Why the lease could not be taken or was lost.
+    /// How the lock is held on this store.
+    public enum Kind: Sendable, Equatable, CustomStringConvertible {
+        /// One lease object, created and renewed with conditional writes.
+        case conditional
+        /// A lock object of this run's own among `locks/`, for stores that ignore conditional writes.
+        case listed
+
+        public var description: String {
+            switch self {
+            case .conditional: return "a lease object written with conditional requests (If-None-Match, If-Match)"
+            case .listed: return "lock objects under locks/ (the store ignores conditional writes)"
+            }
+        }
+    }
+
+    /// Why the lock could not be taken.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// Another run holds it: what its body says, and when it expires unless renewed.
         case held(holder: String, expiresIn: Int64)
@@ -35,118 +60,237 @@ public final class S3RunLease: @unchecked Sendable {
         }
     }
 
-    /// The lease object's key (with the prefix).
+    /// Why a held lock was lost.
+    public enum Loss: Sendable, Equatable, CustomStringConvertible {
+        /// Another run took it over (the store refused a renewal, or the lock object is gone).
+        case takenOver
+        /// The store did not answer renewals for `ObjectLease.giveUpAfter`: the last error.
+        case unreachable(String)
+
+        public var description: String {
+            switch self {
+            case .takenOver: return "another run took it over"
+            case .unreachable(let why): return "the store could not be reached to renew it (\(why))"
+            }
+        }
+    }
+
+    /// The lock object's key (with the prefix).
     public let key: String
-    /// What the object says about its holder.
+    /// How the lock is held.
+    public let kind: Kind
+    /// What the object says about its holder (its first line).
     public let holder: String
+    private let body: [UInt8]
     private let client: S3Client
     private let rule: ObjectLease
     private let lock = Lock()
     // Guarded by `lock`.
     private var holding: ObjectLease.Holding?
+    private var loss: Loss?
+    private var lastFailure = ""
     private var renewer: Task<Void, Never>?
 
-    private init(client: S3Client, key: String, holder: String, rule: ObjectLease, etag: String) {
+    private init(client: S3Client, key: String, kind: Kind, holder: String, body: [UInt8], rule: ObjectLease, etag: String) {
         self.client = client
         self.key = key
+        self.kind = kind
         self.holder = holder
+        self.body = body
         self.rule = rule
         holding = ObjectLease.Holding(etag: etag, at: Self.now())
     }
 
-    /// Takes the lease `key`, or throws `Failure.held` when a live run holds it.
+    /// Takes the lock whose lease object is `key` (`PREFIX/.lock`; listed locks go in the
+    /// `locks/` folder beside it), or throws `Failure.held` when a live run holds it. `kind`
+    /// nil (default) asks the store which kind it supports (`honoursConditionalWrites`).
+    /// `log` hears which kind is used (`detail` true) and each dead run's lock taken over.
     public static func acquire(
-        client: S3Client, key: String, holder: String, rule: ObjectLease = ObjectLease()
+        client: S3Client, key: String, holder: String, rule: ObjectLease = ObjectLease(), kind: Kind? = nil,
+        log: @escaping @Sendable (_ message: String, _ detail: Bool) -> Void = { _, _ in }
     ) async throws(Failure) -> S3RunLease {
-        let body = Array((holder + "\n").utf8)
+        let token = randomToken()
+        let body = Array((holder + "\nrun " + token + "\n").utf8)
+        let folder = String(key.dropLast(key.hasSuffix(CacheLayout.lockFileName) ? CacheLayout.lockFileName.utf8.count : 0))
+        let kind = try await storeFailure("PUT", key) { () async throws -> Kind in
+            if let kind { return kind }
+            return try await honoursConditionalWrites(client: client, probeKey: folder + ".lock-probe-" + token) ? .conditional : .listed
+        }
+        log("run lock on this store: \(kind)", true)
+        switch kind {
+        case .conditional:
+            return try await acquireConditional(client: client, key: key, holder: holder, body: body, rule: rule, log: log)
+        case .listed:
+            return try await acquireListed(
+                client: client, key: folder + "locks/" + token, folder: folder + "locks/", holder: holder, body: body,
+                rule: rule, log: log)
+        }
+    }
+
+    /// Whether the store refuses a second create-only PUT (`If-None-Match: *`) of one key: PUT
+    /// `probeKey` twice that way, then delete it.
+    public static func honoursConditionalWrites(client: S3Client, probeKey: String) async throws -> Bool {
+        let probe = Array("feedcrawl: does this store honour If-None-Match?\n".utf8)
+        try await client.put(key: probeKey, bytes: probe, contentType: "text/plain", condition: .ifNoneMatch)
+        let honoured: Bool
+        do {
+            try await client.put(key: probeKey, bytes: probe, contentType: "text/plain", condition: .ifNoneMatch)
+            honoured = false
+        } catch let error as S3Error where error.code == .preconditionFailed {
+            honoured = true
+        } catch {
+            try? await client.delete(key: probeKey)
+            throw error
+        }
+        try await client.delete(key: probeKey)
+        return honoured
+    }
+
+    // MARK: One lease object, conditional writes
+
+    private static func acquireConditional(
+        client: S3Client, key: String, holder: String, body: [UInt8], rule: ObjectLease,
+        log: @Sendable (String, Bool) -> Void
+    ) async throws(Failure) -> S3RunLease {
         // Two rounds: a lease that vanished between the refused create and the HEAD is created
         // again; anything racing beyond that is another run.
         for _ in 0..<2 {
             do {
                 let etag = try await client.put(key: key, bytes: body, contentType: "text/plain", condition: .ifNoneMatch)
-                return S3RunLease(client: client, key: key, holder: holder, rule: rule, etag: etag)
+                return S3RunLease(client: client, key: key, kind: .conditional, holder: holder, body: body, rule: rule, etag: etag)
             } catch let error as S3Error where error.code == .preconditionFailed {
                 // Held, or stale: look at it.
-            } catch let error as S3Error {
-                throw .store(error)
             } catch {
-                throw .store(S3Error(operation: "PUT", key: key, message: "\(error)"))
+                throw .store(s3Error(error, "PUT", key))
             }
-            let info: S3ObjectInfo?
-            do {
-                info = try await client.head(key: key)
-            } catch let error as S3Error {
-                throw .store(error)
-            } catch {
-                throw .store(S3Error(operation: "HEAD", key: key, message: "\(error)"))
-            }
-            guard let info, let etag = info.etag else { continue }
-            let modified = info.lastModified.flatMap(ObjectLease.httpDate) ?? 0
-            let storeNow = info.storeDate.flatMap(ObjectLease.httpDate) ?? modified
-            switch rule.step(.present(etag: etag, lastModified: modified, storeNow: storeNow)) {
+            let info = try await storeFailure("HEAD", key) { try await client.head(key: key) }
+            guard let info else { continue }
+            switch rule.step(seen(info)) {
             case .create:
                 continue
             case .held(let expiresIn):
                 throw .held(holder: await currentHolder(client: client, key: key), expiresIn: expiresIn)
-            case .takeOver(let stale, _):
+            case .takeOver(let stale, let idle):
+                let previous = await currentHolder(client: client, key: key)
                 do {
                     let etag = try await client.put(key: key, bytes: body, contentType: "text/plain", condition: .ifMatch(stale))
-                    return S3RunLease(client: client, key: key, holder: holder, rule: rule, etag: etag)
+                    log("took over the run lease of a run that stopped renewing it \(idle) s ago (\(previous.isEmpty ? "unnamed" : previous))", false)
+                    return S3RunLease(client: client, key: key, kind: .conditional, holder: holder, body: body, rule: rule, etag: etag)
                 } catch let error as S3Error where error.code == .preconditionFailed {
                     // Another run took it over first.
                     throw .held(holder: await currentHolder(client: client, key: key), expiresIn: Int64(rule.ttl))
-                } catch let error as S3Error {
-                    throw .store(error)
                 } catch {
-                    throw .store(S3Error(operation: "PUT", key: key, message: "\(error)"))
+                    throw .store(s3Error(error, "PUT", key))
                 }
             }
         }
         throw .held(holder: await currentHolder(client: client, key: key), expiresIn: Int64(rule.ttl))
     }
 
-    /// The lease's body, trimmed (empty when it cannot be read).
-    private static func currentHolder(client: S3Client, key: String) async -> String {
-        guard let bytes = try? await client.get(key: key, maxBytes: 4096) else { return "" }
-        return String(String(decoding: bytes, as: UTF8.self).trimmingASCIIWhitespace())
+    // MARK: Lock objects of their own, listed
+
+    private static func acquireListed(
+        client: S3Client, key: String, folder: String, holder: String, body: [UInt8], rule: ObjectLease,
+        log: @Sendable (String, Bool) -> Void
+    ) async throws(Failure) -> S3RunLease {
+        let tries = 3
+        for round in 1...tries {
+            let etag = try await storeFailure("PUT", key) {
+                try await client.put(key: key, bytes: body, contentType: "text/plain")
+            }
+            var live: (holder: String, expiresIn: Int64)?
+            let others = try await storeFailure("LIST", folder) { () async throws -> [S3ListedObject] in
+                var found: [S3ListedObject] = []
+                try await client.listAll(prefix: folder) { if $0.key != key { found.append($0) } }
+                return found
+            }
+            for other in others {
+                // A HEAD gives the store's clock and the object's age on it.
+                guard let info = try await storeFailure("HEAD", other.key, { try await client.head(key: other.key) }) else {
+                    continue  // removed meanwhile: its run released it
+                }
+                switch rule.step(seen(info)) {
+                case .create:
+                    continue
+                case .held(let expiresIn):
+                    if live == nil { live = (await currentHolder(client: client, key: other.key), expiresIn) }
+                case .takeOver(_, let idle):
+                    let previous = await currentHolder(client: client, key: other.key)
+                    try await storeFailure("DELETE", other.key) { try await client.delete(key: other.key) }
+                    log("removed the run lock of a run that stopped renewing it \(idle) s ago (\(previous.isEmpty ? "unnamed" : previous))", false)
+                }
+            }
+            guard let live else {
+                return S3RunLease(client: client, key: key, kind: .listed, holder: holder, body: body, rule: rule, etag: etag)
+            }
+            // Another live run: step back. Two runs that wrote theirs at once both step back;
+            // tries spaced at random let one of them go on.
+            try await storeFailure("DELETE", key) { try await client.delete(key: key) }
+            if round == tries { throw .held(holder: live.holder, expiresIn: live.expiresIn) }
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 200...1500)))
+        }
+        throw .held(holder: "", expiresIn: Int64(rule.ttl))
     }
 
-    /// Whether this run still holds the lease.
+    // MARK: Holding
+
+    /// Whether this run still holds the lock.
     public var isHeld: Bool { lock.withLock { holding != nil } }
 
-    /// Renews the lease now if a renewal is due. Returns false once the lease is lost (refused
-    /// by the store, or not renewed for `ObjectLease.giveUpAfter`).
+    /// Why the lock was lost, once it is.
+    public var lost: Loss? { lock.withLock { loss } }
+
+    /// Renews the lock now if a renewal is due. Returns false once the lock is lost (`lost`
+    /// says why).
     @discardableResult
     public func renewIfDue() async -> Bool {
         guard let current = lock.withLock({ holding }) else { return false }
         let now = Self.now()
         guard current.isDue(rule, now: now) else { return true }
         do {
-            let etag = try await client.put(
-                key: key, bytes: Array((holder + "\n").utf8), contentType: "text/plain",
-                condition: .ifMatch(current.etag))
+            let etag: String
+            switch kind {
+            case .conditional:
+                etag = try await client.put(
+                    key: key, bytes: body, contentType: "text/plain", condition: .ifMatch(current.etag))
+            case .listed:
+                guard try await client.head(key: key) != nil else { throw S3Error.taken(key) }
+                etag = try await client.put(key: key, bytes: body, contentType: "text/plain")
+            }
             lock.withLock { holding?.renewed(etag: etag, at: now) }
             return true
         } catch let error as S3Error where error.code == .preconditionFailed {
-            lock.withLock { holding = nil }
+            lose(.takenOver)
             return false
         } catch {
-            // A transient failure: keep trying until the lease is too old to trust.
+            // A transient failure: keep trying until the lock is too old to trust.
+            let text = (error as? S3Error)?.description ?? "\(error)"
             return lock.withLock {
-                if holding?.mustGiveUp(rule, now: Self.now()) == true { holding = nil }
+                lastFailure = text
+                if holding?.mustGiveUp(rule, now: Self.now()) == true {
+                    holding = nil
+                    loss = .unreachable(lastFailure)
+                }
                 return holding != nil
             }
         }
     }
 
-    /// Renews in the background until `release()`; `onLost` is called once if the lease is lost.
-    public func keepRenewing(onLost: @escaping @Sendable () -> Void) {
+    private func lose(_ why: Loss) {
+        lock.withLock {
+            holding = nil
+            loss = why
+        }
+    }
+
+    /// Renews in the background until `release()`; `onLost` is called once if the lock is lost.
+    public func keepRenewing(onLost: @escaping @Sendable (Loss) -> Void) {
         let task = Task { [weak self, rule] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(Int(min(rule.renewInterval, 5) * 1000)))
                 guard let self, !Task.isCancelled else { return }
                 if await !self.renewIfDue() {
-                    onLost()
+                    onLost(self.lost ?? .takenOver)
                     return
                 }
             }
@@ -154,8 +298,9 @@ public final class S3RunLease: @unchecked Sendable {
         lock.withLock { renewer = task }
     }
 
-    /// Stops renewing and deletes the lease object when it is still this run's (its ETag
-    /// unchanged). Idempotent.
+    /// Stops renewing and removes the lock object when it is still this run's: for a lease
+    /// object, its ETag unchanged, or where the store's HEAD has no ETag its body this run's.
+    /// Idempotent.
     public func release() async {
         let (task, current) = lock.withLock { () -> (Task<Void, Never>?, ObjectLease.Holding?) in
             defer {
@@ -166,9 +311,56 @@ public final class S3RunLease: @unchecked Sendable {
         }
         task?.cancel()
         guard let current else { return }
-        if let info = try? await client.head(key: key), info.etag == current.etag {
+        switch kind {
+        case .listed:
+            try? await client.delete(key: key)
+        case .conditional:
+            guard let info = try? await client.head(key: key) else { return }
+            if let etag = info.etag, !etag.isEmpty, !current.etag.isEmpty {
+                guard etag == current.etag else { return }
+            } else {
+                guard let stored = try? await client.get(key: key, maxBytes: 4096), stored == body else { return }
+            }
             try? await client.delete(key: key)
         }
+    }
+
+    // MARK: Helpers
+
+    /// What a HEAD of a lock object shows the rule.
+    private static func seen(_ info: S3ObjectInfo) -> ObjectLease.Seen {
+        let modified = info.lastModified.flatMap(ObjectLease.httpDate) ?? 0
+        let storeNow = info.storeDate.flatMap(ObjectLease.httpDate) ?? modified
+        return .present(etag: info.etag ?? "", lastModified: modified, storeNow: storeNow)
+    }
+
+    /// The first line of a lock object's body, trimmed (empty when it cannot be read).
+    private static func currentHolder(client: S3Client, key: String) async -> String {
+        guard let bytes = try? await client.get(key: key, maxBytes: 4096) else { return "" }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return String(String(text.split(separator: "\n").first ?? "").trimmingASCIIWhitespace())
+    }
+
+    /// Runs `body`; a failure is the store's (`Failure.store`).
+    private static func storeFailure<T>(
+        _ operation: String, _ key: String, _ body: () async throws -> T
+    ) async throws(Failure) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw .store(s3Error(error, operation, key))
+        }
+    }
+
+    private static func s3Error(_ error: any Error, _ operation: String, _ key: String) -> S3Error {
+        (error as? S3Error) ?? S3Error(operation: operation, key: key, message: "\(error)")
+    }
+
+    /// 16 random hex digits.
+    static func randomToken() -> String {
+        var bytes = [UInt8](repeating: 0, count: 8)
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255) }
+        return bytes.hexString
     }
 
     /// A monotonic clock in seconds.
@@ -176,5 +368,12 @@ public final class S3RunLease: @unchecked Sendable {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+extension S3Error {
+    /// The lock object `key` is gone: another run removed it as a dead run's.
+    static func taken(_ key: String) -> S3Error {
+        S3Error(operation: "HEAD", key: key, status: 412, code: .preconditionFailed, message: "the run lock object is gone")
     }
 }

@@ -325,13 +325,13 @@ struct ObjectStoreCrawlTests {
         let tmp = temporary()
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         let wrong = try await run(["--pages", "1", "--out", "s3://\(server.bucket)/refused"], tmp: tmp, secret: "not-the-secret")
-        #expect(wrong.status == 2, "\(wrong.stderr)")
+        #expect(wrong.status == 1, "\(wrong.stderr)")
         #expect(wrong.stderr.contains("SignatureDoesNotMatch"), "\(wrong.stderr)")
         #expect(!wrong.stderr.contains("not-the-secret"))
         #expect(try await keys("refused").isEmpty)
 
         let missing = try await run(["--pages", "1", "--out", "s3://no-such-bucket-\(UUID().uuidString.prefix(8).lowercased())/x"], tmp: tmp)
-        #expect(missing.status == 2, "\(missing.stderr)")
+        #expect(missing.status == 1, "\(missing.stderr)")
         #expect(missing.stderr.contains("NoSuchBucket"), "\(missing.stderr)")
 
         let noCredentials = try await Run(["--pages", "1", "--out", "s3://\(server.bucket)/refused"],

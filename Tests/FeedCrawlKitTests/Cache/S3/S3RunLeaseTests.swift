@@ -67,7 +67,7 @@ struct S3RunLeaseTests {
         try await withClient { client in
             let lease = try await S3RunLease.acquire(client: client, key: "three/.lock", holder: "live", rule: rule)
             let lost = Locked(false)
-            lease.keepRenewing { lost.withLock { $0 = true } }
+            lease.keepRenewing { _ in lost.withLock { $0 = true } }
             try await Task.sleep(for: .seconds(4.5))
             let refused = await held { () async throws(S3RunLease.Failure) in
                 try await S3RunLease.acquire(client: client, key: "three/.lock", holder: "other", rule: rule)
@@ -94,6 +94,68 @@ struct S3RunLeaseTests {
             } catch {
                 Issue.record("expected S3RunLease.Failure, got \(error)")
             }
+        }
+    }
+
+    @Test func seaweedFSHonoursConditionalWritesSoTheLeaseObjectIsUsed() async throws {
+        try await withClient { client in
+            #expect(try await S3RunLease.honoursConditionalWrites(client: client, probeKey: "probe/.lock-probe-x"))
+            #expect(try await client.head(key: "probe/.lock-probe-x") == nil)
+            let lease = try await S3RunLease.acquire(client: client, key: "probe/.lock", holder: "h")
+            #expect(lease.kind == .conditional)
+            await lease.release()
+        }
+    }
+
+    /// The lock for stores that ignore conditional writes, run here on SeaweedFS (it needs only
+    /// read-after-write consistency): one holder, the other told who; release frees it.
+    @Test func listedLocksLetOneRunHoldTheLock() async throws {
+        try await withClient { client in
+            let first = try await S3RunLease.acquire(client: client, key: "five/.lock", holder: "host-a pid 1", kind: .listed)
+            #expect(first.kind == .listed)
+            #expect(first.key.hasPrefix("five/locks/"))
+            let refused = await held { () async throws(S3RunLease.Failure) in
+                try await S3RunLease.acquire(client: client, key: "five/.lock", holder: "host-b pid 2", kind: .listed)
+            }
+            #expect(refused?.holder == "host-a pid 1")
+            // The refused run left no lock object of its own.
+            #expect(try await client.list(prefix: "five/locks/").objects.map(\.key) == [first.key])
+            await first.release()
+            #expect(try await client.list(prefix: "five/locks/").objects.isEmpty)
+            let second = try await S3RunLease.acquire(client: client, key: "five/.lock", holder: "host-b pid 2", kind: .listed)
+            await second.release()
+        }
+    }
+
+    @Test func twoRunsTakingListedLocksAtOnceNeverBothHoldIt() async throws {
+        try await withClient { client in
+            for round in 0..<3 {
+                let key = "six-\(round)/.lock"
+                async let a = try? S3RunLease.acquire(client: client, key: key, holder: "a", kind: .listed)
+                async let b = try? S3RunLease.acquire(client: client, key: key, holder: "b", kind: .listed)
+                let (first, second) = await (a, b)
+                #expect(first == nil || second == nil, "both runs took the lock")
+                await first?.release()
+                await second?.release()
+            }
+        }
+    }
+
+    @Test func aListedLockLeftUnrenewedIsRemovedAndItsFormerHolderLearnsItLostIt() async throws {
+        let rule = ObjectLease(ttl: 2, renewInterval: 0, giveUpAfter: 1.5)
+        try await withClient { client in
+            let killed = try await S3RunLease.acquire(client: client, key: "seven/.lock", holder: "killed", rule: rule, kind: .listed)
+            try await Task.sleep(for: .seconds(3.2))
+            let messages = Locked<[String]>([])
+            let next = try await S3RunLease.acquire(
+                client: client, key: "seven/.lock", holder: "next", rule: rule, kind: .listed,
+                log: { message, _ in messages.withLock { $0.append(message) } })
+            #expect(messages.withLock { $0 }.contains { $0.contains("stopped renewing") && $0.contains("killed") })
+            #expect(await killed.renewIfDue() == false)
+            #expect(killed.lost == .takenOver)
+            #expect(await next.renewIfDue())
+            await next.release()
+            #expect(try await client.list(prefix: "seven/locks/").objects.isEmpty)
         }
     }
 }
