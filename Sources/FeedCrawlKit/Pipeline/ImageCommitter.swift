@@ -28,10 +28,11 @@ final class ImageCommitter: @unchecked Sendable {
     /// Flushes the journal when `force` or when it is due; returns false when it failed.
     typealias Flush = @Sendable (_ force: Bool) -> Void
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let mutex = Lock()
+    /// Signalled when there is work for the thread.
+    private let condition = Condition()
     /// Signalled when queued bodies have been committed (`room`).
-    private let room = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let room = Condition()
     // Guarded by `mutex`.
     private var jobs: [Job] = []
     /// The batch being processed: swapped with `jobs` (so neither is reallocated), emptied by
@@ -68,16 +69,6 @@ final class ImageCommitter: @unchecked Sendable {
         self.deliver = deliver
         self.flush = flush
         self.noteWriteFailure = noteWriteFailure
-        mutex.initialize(to: pthread_mutex_t())
-        condition.initialize(to: pthread_cond_t())
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        room.initialize(to: pthread_cond_t())
-        pthread_cond_init(room, nil)
-        pthread_condattr_destroy(&attributes)
         var tid = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&tid, nil, { argument in
@@ -92,27 +83,18 @@ final class ImageCommitter: @unchecked Sendable {
         }
     }
 
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_cond_destroy(room)
-        pthread_mutex_destroy(mutex)
-        room.deallocate()
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
     /// Queues a finished URL (waiting first while `maxQueuedFiles` bodies are queued). Without a
     /// thread (it could not start, or after `stop()`) the job is done on the caller's thread.
     func enqueue(_ job: consuming Job) {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         if let maxQueuedFiles, job.file != nil {
             while queuedFiles >= maxQueuedFiles, thread != nil, !stopping {
-                pthread_cond_wait(room, mutex)
+                room.wait(mutex)
             }
             if thread != nil, !stopping { queuedFiles += 1 }
         }
         if thread == nil || stopping {
-            pthread_mutex_unlock(mutex)
+            mutex.unlock()
             var single = [job]
             process(&single)
             flush(false)
@@ -120,43 +102,43 @@ final class ImageCommitter: @unchecked Sendable {
         }
         jobs.append(job)
         let wake = (jobs.count == 1 && !busy) || jobs.count == 64
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        mutex.unlock()
+        if wake { condition.signal() }
     }
 
     /// Asks the thread to flush the journal soon (lines are waiting), without waiting for it.
     func flushSoon() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         let wake = !flushRequested && !busy
         flushRequested = true
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        mutex.unlock()
+        if wake { condition.signal() }
     }
 
     /// Waits until every queued job is delivered and the journal is flushed.
     func drain() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            pthread_mutex_lock(mutex)
+            mutex.lock()
             guard thread != nil, !stopping else {
-                pthread_mutex_unlock(mutex)
+                mutex.unlock()
                 flush(true)
                 continuation.resume()
                 return
             }
             drained.append(continuation)
             drainRequests += 1
-            pthread_mutex_unlock(mutex)
-            pthread_cond_signal(condition)
+            mutex.unlock()
+            condition.signal()
         }
     }
 
     /// Processes what is queued, flushes, ends the thread and waits for it. Idempotent.
     func stop() {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         let running = stopping ? nil : thread
         stopping = true
-        pthread_mutex_unlock(mutex)
-        pthread_cond_signal(condition)
+        mutex.unlock()
+        condition.signal()
         if let running {
             if pthread_equal(running, pthread_self()) != 0 { pthread_detach(running) } else { pthread_join(running, nil) }
         }
@@ -171,53 +153,51 @@ final class ImageCommitter: @unchecked Sendable {
 
     private func run() {
         _ = fc_set_thread_name("committer")
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         while true {
             if !jobs.isEmpty && jobs.count < 64 && drainRequests == 0 && !stopping {
-                var deadline = Self.deadline(afterNanoseconds: Self.gatherNanoseconds)
-                _ = pthread_cond_timedwait(condition, mutex, &deadline)
+                _ = condition.wait(mutex, until: Self.deadline(afterNanoseconds: Self.gatherNanoseconds))
             }
             if !jobs.isEmpty {
                 swap(&batch, &jobs)
                 busy = true
-                pthread_mutex_unlock(mutex)
+                mutex.unlock()
                 let files = process(&batch)
                 flush(false)
-                pthread_mutex_lock(mutex)
+                mutex.lock()
                 if maxQueuedFiles != nil, files > 0 {
                     queuedFiles = max(0, queuedFiles - files)
-                    pthread_cond_broadcast(room)
+                    room.broadcast()
                 }
                 busy = false
                 continue
             }
             if flushRequested {
                 flushRequested = false
-                pthread_mutex_unlock(mutex)
+                mutex.unlock()
                 flush(false)
-                pthread_mutex_lock(mutex)
+                mutex.lock()
                 continue
             }
             if drainRequests > 0 {
                 let waiters = drained
                 drained.removeAll()
                 drainRequests = 0
-                pthread_mutex_unlock(mutex)
+                mutex.unlock()
                 flush(true)
                 for waiter in waiters { waiter.resume() }
-                pthread_mutex_lock(mutex)
+                mutex.lock()
                 continue
             }
             if stopping { break }
-            var deadline = Self.deadline(afterNanoseconds: Self.flushInterval * 1_000_000)
-            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT {
-                pthread_mutex_unlock(mutex)
+            if !condition.wait(mutex, until: Self.deadline(afterNanoseconds: Self.flushInterval * 1_000_000)) {
+                mutex.unlock()
                 flush(false)
-                pthread_mutex_lock(mutex)
+                mutex.lock()
             }
         }
-        pthread_cond_broadcast(room)
-        pthread_mutex_unlock(mutex)
+        room.broadcast()
+        mutex.unlock()
         flush(true)
     }
 

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// Injected write failures, so tests can drive the disk-full path (ENOSPC) through the real
 /// code without filling a real disk or mounting anything.
@@ -21,7 +20,6 @@ enum WriteFaults {
         var code: Int32
     }
 
-    private static let armedCount = Atomic<Int>(0)
     private static let faults = Locked<[Fault]>([])
 
     /// Lets `allowBytes` more bytes be written under `directory`, then fails every write there
@@ -31,7 +29,6 @@ enum WriteFaults {
         faults.withLock { list in
             list.removeAll { $0.directory == prefix }
             list.append(Fault(directory: prefix, budget: max(0, allowBytes), code: code))
-            armedCount.store(list.count, ordering: .relaxed)
         }
     }
 
@@ -40,7 +37,6 @@ enum WriteFaults {
         let prefix = directory.hasSuffix("/") ? directory : directory + "/"
         faults.withLock { list in
             list.removeAll { $0.directory == prefix }
-            armedCount.store(list.count, ordering: .relaxed)
         }
     }
 
@@ -49,13 +45,13 @@ enum WriteFaults {
     /// `path` is only evaluated when a fault is armed.
     @inline(__always)
     static func check(path: @autoclosure () -> String, count: Int) -> Int32? {
-        guard armedCount.load(ordering: .relaxed) > 0 else { return nil }
+        guard faults.withLock({ !$0.isEmpty }) else { return nil }
         return slowCheck(path: path(), count: Int64(count))
     }
 
     /// Gives `count` bytes back to the fault covering `path` (a file there was deleted).
     static func credit(path: String, count: Int64) {
-        guard armedCount.load(ordering: .relaxed) > 0, count > 0 else { return }
+        guard count > 0, faults.withLock({ !$0.isEmpty }) else { return }
         faults.withLock { list in
             guard let index = list.firstIndex(where: { path.hasPrefix($0.directory) }) else { return }
             list[index].budget += count

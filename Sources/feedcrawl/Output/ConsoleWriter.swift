@@ -1,3 +1,4 @@
+import FeedCrawlKit
 import Glibc
 
 /// The only writer of stderr while a crawl runs: permanent lines and, on a terminal, a live

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 extension S3CacheStore {
     /// One spooled body to upload (`commitAll`).

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// The cache as objects in S3-compatible storage: `PREFIX/cache/ab/<64 hex>.<ext>` under an
 /// `S3Location`, the same names as on disk (`CacheLayout`), so a manifest reads the same.
@@ -35,10 +34,10 @@ final class S3CacheStore: CacheStore, Sendable {
     /// The folder spool files go in (created by `prepare()`).
     let spool: String
     private let bridge = BlockingBridge()
-    private let held = Mutex(HeldObjects())
-    private let putCount = Atomic<Int>(0)
+    private let held = Locked(HeldObjects())
+    private let putCount = Locked(0)
     /// The store's back-off (`upload`): one host, `uploadsAtOnce` at most.
-    let throttle = Mutex(HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce)))
+    let throttle = Locked(HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce)))
 
     /// A store of the objects under `location` (its bucket must be `client`'s), spooling bodies
     /// in the folder `spool`. Makes no request (`prepare()` does).
@@ -50,7 +49,7 @@ final class S3CacheStore: CacheStore, Sendable {
     }
 
     /// How many PUTs this store has made that succeeded.
-    var uploads: Int { putCount.load(ordering: .relaxed) }
+    var uploads: Int { putCount.withLock { $0 } }
 
     /// How many cache objects the store believes it holds (listing plus its own changes).
     var heldCount: Int { held.withLock { $0.count } }
@@ -139,7 +138,7 @@ final class S3CacheStore: CacheStore, Sendable {
         }
         for sink in sinks { sink?.unlink() }
         for (index, commit) in commits.enumerated() where errors[index] == nil {
-            putCount.add(1, ordering: .relaxed)
+            putCount.withLock { $0 += 1 }
             held.withLock { $0.record(commit.name, size: sizes[index]) }
             if let replacing = commit.replacing, replacing != commit.name, CacheLayout.isValidRelativePath(replacing) {
                 _ = try? remove(replacing)
