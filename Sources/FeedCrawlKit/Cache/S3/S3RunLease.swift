@@ -13,11 +13,13 @@ import Glibc
 ///   and taken over with `If-Match` once it has gone unrenewed for `ObjectLease.ttl`.
 /// - **`.listed`**, where the store ignores conditional writes (rclone's and JuiceFS's S3
 ///   servers overwrite): needs only read-after-write consistency, as restic's locks do. The run
-///   writes a lock object under a name of its own (`PREFIX/locks/<16 hex digits>`), lists the
-///   lock objects, and when another live one is there removes its own and stops (after two
-///   short, randomly spaced tries, so that of two runs starting at once one goes on). A lock
-///   object not rewritten for `ObjectLease.ttl` is a dead run's: it is removed (and logged).
-///   Renewal rewrites the object after checking that it is still there.
+///   writes a lock object under a name of its own (`PREFIX/locks/<16 hex digits>`, saying
+///   `waiting`), lists the lock objects, and goes on (rewriting its own as `held`) only when no
+///   other live one is there. One that is `held` refuses it at once; one still `waiting` (two
+///   runs starting at the same moment) makes both step back and try again after a random
+///   pause, twice, so that one of them goes on. A lock object not rewritten for
+///   `ObjectLease.ttl` is a dead run's: it is removed (and logged). Renewal rewrites the
+///   object after checking that it is still there.
 ///
 /// Expiry is judged on the store's clock (its `Date` minus the object's `Last-Modified`). A
 /// holder that cannot renew for `ObjectLease.giveUpAfter` loses the lock (`Loss.unreachable`);
@@ -25,7 +27,8 @@ import Glibc
 /// stop writing. `release()` removes the lock object when it is still this run's, also where HEAD
 /// answers carry no ETag (JuiceFS): the object's body names this run.
 ///
-/// The body is `HOLDER\nrun TOKEN\n`; the first line is shown when another run holds it.
+/// The body is `HOLDER\nrun TOKEN\n` (a listed lock adds `waiting` or `held`); the first line is
+/// shown when another run holds it.
 public final class S3RunLease: @unchecked Sendable {
     /// How the lock is held on this store.
     public enum Kind: Sendable, Equatable, CustomStringConvertible {
@@ -193,12 +196,16 @@ public final class S3RunLease: @unchecked Sendable {
         client: S3Client, key: String, folder: String, holder: String, body: [UInt8], rule: ObjectLease,
         log: @Sendable (String, Bool) -> Void
     ) async throws(Failure) -> S3RunLease {
+        // A run's lock object says `waiting` until it has seen no other live one, then `held`.
+        let waiting = body + Array("waiting\n".utf8)
+        let held = body + Array("held\n".utf8)
         let tries = 3
         for round in 1...tries {
-            let etag = try await storeFailure("PUT", key) {
-                try await client.put(key: key, bytes: body, contentType: "text/plain")
+            try await storeFailure("PUT", key) {
+                try await client.put(key: key, bytes: waiting, contentType: "text/plain")
             }
-            var live: (holder: String, expiresIn: Int64)?
+            var holding: (holder: String, expiresIn: Int64)?
+            var contending: (holder: String, expiresIn: Int64)?
             let others = try await storeFailure("LIST", folder) { () async throws -> [S3ListedObject] in
                 var found: [S3ListedObject] = []
                 try await client.listAll(prefix: folder) { if $0.key != key { found.append($0) } }
@@ -213,20 +220,27 @@ public final class S3RunLease: @unchecked Sendable {
                 case .create:
                     continue
                 case .held(let expiresIn):
-                    if live == nil { live = (await currentHolder(client: client, key: other.key), expiresIn) }
+                    let text = await currentBody(client: client, key: other.key)
+                    let who = (firstLine(text), expiresIn)
+                    if text.hasSuffix("\nwaiting\n") { contending = contending ?? who } else { holding = holding ?? who }
                 case .takeOver(_, let idle):
-                    let previous = await currentHolder(client: client, key: other.key)
+                    let previous = firstLine(await currentBody(client: client, key: other.key))
                     try await storeFailure("DELETE", other.key) { try await client.delete(key: other.key) }
                     log("removed the run lock of a run that stopped renewing it \(idle) s ago (\(previous.isEmpty ? "unnamed" : previous))", false)
                 }
             }
-            guard let live else {
-                return S3RunLease(client: client, key: key, kind: .listed, holder: holder, body: body, rule: rule, etag: etag)
+            if holding == nil, contending == nil {
+                let etag = try await storeFailure("PUT", key) {
+                    try await client.put(key: key, bytes: held, contentType: "text/plain")
+                }
+                return S3RunLease(client: client, key: key, kind: .listed, holder: holder, body: held, rule: rule, etag: etag)
             }
-            // Another live run: step back. Two runs that wrote theirs at once both step back;
-            // tries spaced at random let one of them go on.
+            // Another run: step back. One that holds the lock refuses this run at once; runs
+            // that wrote theirs at the same moment all step back, and tries spaced at random
+            // let one of them go on.
             try await storeFailure("DELETE", key) { try await client.delete(key: key) }
-            if round == tries { throw .held(holder: live.holder, expiresIn: live.expiresIn) }
+            if let holding { throw .held(holder: holding.holder, expiresIn: holding.expiresIn) }
+            if round == tries, let contending { throw .held(holder: contending.holder, expiresIn: contending.expiresIn) }
             try? await Task.sleep(for: .milliseconds(Int.random(in: 200...1500)))
         }
         throw .held(holder: "", expiresIn: Int64(rule.ttl))
@@ -336,9 +350,17 @@ public final class S3RunLease: @unchecked Sendable {
 
     /// The first line of a lock object's body, trimmed (empty when it cannot be read).
     private static func currentHolder(client: S3Client, key: String) async -> String {
+        firstLine(await currentBody(client: client, key: key))
+    }
+
+    /// A lock object's body (empty when it cannot be read).
+    private static func currentBody(client: S3Client, key: String) async -> String {
         guard let bytes = try? await client.get(key: key, maxBytes: 4096) else { return "" }
-        let text = String(decoding: bytes, as: UTF8.self)
-        return String(String(text.split(separator: "\n").first ?? "").trimmingASCIIWhitespace())
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        String(String(text.split(separator: "\n").first ?? "").trimmingASCIIWhitespace())
     }
 
     /// Runs `body`; a failure is the store's (`Failure.store`).
