@@ -10,18 +10,15 @@ extension S3CacheStore {
         var contentType: String
     }
 
-    /// How many times an upload the store pushed back on (`SlowDown`, 503) is queued again
-    /// behind the throttle before it fails (each try is itself retried by the client, with
-    /// back-off): 6.
-    static let pushbackRetries = 6
-
     /// Uploads `work` as the store lets it: `throttle` (a `HostThrottle` for the store, kept
     /// across batches) starts `uploadsAtOnce` at once; each `SlowDown` or 503 halves that and
     /// spaces the starts (from 0.25 s, doubling to 30 s), runs of successes raise it again, as
-    /// images from a host that pushes back. An upload pushed back is queued again, up to
-    /// `pushbackRetries` times. Returns the failures (index, what the store said).
+    /// images from a host that pushes back. An upload pushed back is queued again as often as
+    /// the run's `RequestPolicy` retries (`--retries`, as an image pushed back is; each try is
+    /// itself retried by the client). Returns the failures (index, what the store said).
     func upload(_ work: [Upload]) async -> [(Int, String)] {
         let client = self.client
+        let pushbackRetries = client.configuration.policy.retry.retries
         return await withTaskGroup(of: (Int, (any Error)?).self) { group in
             var failed: [(Int, String)] = []
             var inFlight = 0
@@ -77,7 +74,7 @@ extension S3CacheStore {
                 throttle.withLock {
                     _ = $0.finished(host: Self.throttleHost, answer: answer, startedAt: startedAt[position], now: Self.now())
                 }
-                if error != nil, pushback, pushbacks[position] < Self.pushbackRetries {
+                if error != nil, pushback, pushbacks[position] < pushbackRetries {
                     pushbacks[position] += 1
                     admit(position)
                 } else {
