@@ -24,15 +24,20 @@ public struct RequestPolicy: Sendable, Equatable {
         self.totalTimeoutMs = totalTimeoutMs
     }
 
+    /// How long past the deadline an attempt made before it may still run: the transfers the
+    /// deadline cancels (feed pages, images) end at the deadline itself, as `cancelled`; this
+    /// bounds the others (storage). 2 s.
+    public static let deadlineGraceMs = 2_000
+
     /// Sets the limits of one attempt on `request`. Before the deadline an attempt also ends
-    /// when the deadline comes (a request that hangs cannot hold a run past `--deadline`);
-    /// after it (the run's closing writes) only the limits above apply.
+    /// `deadlineGraceMs` after the deadline (a request that hangs cannot hold a run past
+    /// `--deadline`); after it (the run's closing writes) only the limits above apply.
     public func apply(to request: inout HTTPRequest, now: ContinuousClock.Instant = .now) {
         request.connectTimeoutMs = connectTimeoutMs
         request.lowSpeedTimeSeconds = lowSpeedTimeSeconds
         request.totalTimeoutMs = totalTimeoutMs
         if let deadline = retry.deadline, deadline > now {
-            let left = max(1, Int(RetryPolicy.seconds(deadline - now) * 1000))
+            let left = max(1, Int(RetryPolicy.seconds(deadline - now) * 1000)) + Self.deadlineGraceMs
             request.totalTimeoutMs = min(totalTimeoutMs ?? left, left)
             request.connectTimeoutMs = min(connectTimeoutMs, left)
         }
