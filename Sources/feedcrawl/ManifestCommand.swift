@@ -3,12 +3,12 @@ import Glibc
 
 /// `feedcrawl manifest [options]`: summarise, list or verify what a crawl left in OUT.
 enum ManifestCommand {
-    /// The local copy of an OUT in object storage, removed by `leave`.
-    nonisolated(unsafe) static var objectStore: ObjectStoreCopy?
+    /// The archive read (a folder, or a copy of an OUT in object storage), closed by `leave`.
+    nonisolated(unsafe) static var archive: ArchiveReader?
 
-    /// Removes the copy of an OUT in object storage (and releases its lease), then exits.
+    /// Closes the archive (releases its lock, removes a copy), then exits.
     static func leave(_ status: Int32) -> Never {
-        objectStore?.close()
+        archive?.close()
         exit(status)
     }
 
@@ -88,35 +88,38 @@ enum ManifestCommand {
             Console.out(HelpText.manifest)
             leave(0)
         }
-        // An OUT in object storage is read from a local copy of its manifest and journal.
-        var directory = options.outDirectory
+        // One path whatever the store: an OUT in object storage is read from a local copy of
+        // its manifest and journal.
+        var objectStore: ObjectStoreTarget?
         if options.outDirectory.lowercased().hasPrefix("s3:") {
             do {
                 let location = try S3Location(parsing: options.outDirectory)
-                let configuration = try S3Configuration.fromEnvironment(
-                    nil, endpoint: options.s3Endpoint)
-                let copy = try ObjectStoreCopy(
-                    target: ObjectStoreTarget(location: location, configuration: configuration), network: .init())
-                objectStore = copy
-                directory = copy.directory
+                let configuration = try S3Configuration.fromEnvironment(nil, endpoint: options.s3Endpoint)
+                objectStore = ObjectStoreTarget(location: location, configuration: configuration)
             } catch let error as S3LocationError {
                 Console.usageError("--out: \(error)", help: "feedcrawl manifest")
-            } catch let error as S3ConfigurationError {
-                Console.usageError("--out \(options.outDirectory): \(error)", help: "feedcrawl manifest")
             } catch {
-                Console.err("feedcrawl: error: cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
-                leave(ExitStatus.itemsFailed.rawValue)
+                Console.usageError("--out \(options.outDirectory): \(error)", help: "feedcrawl manifest")
             }
         }
+        let reader: ArchiveReader
+        do {
+            reader = try ArchiveReader(outDirectory: options.outDirectory, objectStore: objectStore, network: .init())
+        } catch {
+            Console.err("feedcrawl: error: cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
+            leave(ExitStatus.itemsFailed.rawValue)
+        }
+        archive = reader
+        let directory = reader.directory
         // The run holding OUT's lock, if any: its PID is in the lock file while it runs.
-        let running = objectStore != nil ? nil : RunLock.livePID(path: CacheLayout(outDirectory: directory).lockPath)
+        let running = reader.isCopy ? nil : RunLock.livePID(path: CacheLayout(outDirectory: directory).lockPath)
         let snapshot: ManifestSnapshot
         do {
             snapshot = try ManifestSnapshot.load(outDirectory: directory)
         } catch .damaged(let damage) {
             damaged(damage)
-        } catch .notFound where objectStore != nil {
-            Console.err("feedcrawl: error: no manifest at \(objectStore?.manifestPath ?? "") (has feedcrawl run with this --out?)")
+        } catch .notFound where reader.isCopy {
+            Console.err("feedcrawl: error: no manifest at \(reader.manifestPath) (has feedcrawl run with this --out?)")
             leave(ExitStatus.usage.rawValue)
         } catch .notFound(let path) where running != nil {
             Console.err("feedcrawl: error: no manifest at \(TerminalText.sanitize(path)) yet: the first run (pid \(running ?? 0)) is in progress and has finished no item; look again later")
@@ -139,7 +142,7 @@ enum ManifestCommand {
                 text = ItemListing.render(try options.filter.apply(to: snapshot), format: options.format)
             } else {
                 text = try ManifestSummary(snapshot).render(
-                    options.format, manifestPath: objectStore?.manifestPath ?? snapshot.layout.manifestPath)
+                    options.format, manifestPath: reader.isCopy ? reader.manifestPath : snapshot.layout.manifestPath)
             }
         } catch {
             if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
@@ -161,38 +164,31 @@ enum ManifestCommand {
     /// those images again (it fetches what the cache does not hold). Exit 0 when clean, 1 on any
     /// problem (also when repaired), 75 when a run holds the lock.
     private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat, repair: Bool) -> Never {
-        // An OUT in object storage is locked by its run lease (released by `leave`), one on disk
-        // by its lock file.
-        let copy = objectStore
-        var lock: RunLock?
-        if let copy {
-            if let held = copy.lock() {
-                Console.err("feedcrawl: error: \(TerminalText.sanitize(held))")
-                leave(ExitStatus.locked.rawValue)
-            }
-        } else {
-            do {
-                lock = try RunLock(path: snapshot.layout.lockPath)
-            } catch .held {
-                let pid = RunLock.livePID(path: snapshot.layout.lockPath).map { " (pid \($0))" } ?? ""
-                Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
-                leave(ExitStatus.locked.rawValue)
-            } catch {
-                Console.err("feedcrawl: error: \(error)")
-                leave(ExitStatus.usage.rawValue)
-            }
+        // The archive's own lock: a lock file on disk, the run lease in object storage (both
+        // released by `leave`).
+        guard let reader = archive else { leave(ExitStatus.itemsFailed.rawValue) }
+        do {
+            try reader.lock()
+        } catch Crawler.SetupError.locked(let path) {
+            let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
+            Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
+            leave(ExitStatus.locked.rawValue)
+        } catch Crawler.SetupError.leaseHeld(let message) {
+            Console.err("feedcrawl: error: \(TerminalText.sanitize(message))")
+            leave(ExitStatus.locked.rawValue)
+        } catch {
+            Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
+            leave(ExitStatus.itemsFailed.rawValue)
         }
         let result: CacheVerification
         do {
-            result = try copy.map { try $0.verify(snapshot) } ?? CacheVerifier.verify(snapshot)
+            result = try reader.verify(snapshot)
         } catch {
             if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
-            leave(ExitStatus.usage.rawValue)
+            leave(ExitStatus.itemsFailed.rawValue)
         }
-        let (removed, notRemoved) = !repair ? ([], [])
-            : copy.map { $0.repair(result, in: snapshot) } ?? CacheVerifier.repair(result, in: snapshot)
-        lock?.release()
+        let (removed, notRemoved) = !repair ? ([], []) : reader.repair(result, in: snapshot)
         report(result, removed: removed, notRemoved: notRemoved, format: format, repair: repair)
     }
 

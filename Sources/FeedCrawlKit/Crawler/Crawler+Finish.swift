@@ -44,12 +44,12 @@ extension Crawler {
     /// the next run removes). When the manifest cannot be written nothing is deleted.
     func finish(
         recorder: RunItems, previous: Finish.Previous, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
-        spill: Spill?, output: Output?
+        spill: Spill?, session: any ArchiveSession
     ) -> Finish {
         var result = Finish()
         // A shard writes no contact sheet: the merge does, for all shards.
         let sheet = configuration.shard == nil
-            ? ContactSheet.Index(spill: spill, run: run, linkBase: output?.linkBase ?? "") : nil
+            ? ContactSheet.Index(spill: spill, run: run, linkBase: session.linkBase) : nil
         let room = previous.files + 2 * recorder.count + 1024
         let present: CacheFiles, temporary: [String]
         do {
@@ -122,13 +122,11 @@ extension Crawler {
             return result
         }
         configuration.checkpoint?(.manifestWritten)
-        if let output {
-            do {
-                try output.publish()
-            } catch {
-                result.storageProblem = "cannot store the manifest: \(error)"
-                return result
-            }
+        do {
+            try session.publish(manifest: layout.manifestPath)
+        } catch {
+            result.storageProblem = "cannot store the manifest: \(error)"
+            return result
         }
         try? recorder.journal.remove()
         // A shard sweeps nothing and writes no contact sheet: the merge does, for all shards.

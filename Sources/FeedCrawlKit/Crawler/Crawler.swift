@@ -60,31 +60,53 @@ public final class Crawler: Sendable {
     /// Runs the crawl. Task cancellation (a signal) or `deadlineSeconds` stops it early: nothing
     /// more is scheduled, transfers in flight are cancelled (leaving no partial file), their
     /// images are `cancelled`, and the manifest is still written.
+    ///
+    /// The archive (`configuration.objectStore`, else the folder `outDirectory`) is opened for
+    /// the crawl (`Archive`): its lock taken, its state loaded; the run works in the session's
+    /// folder, and the session stores what it saves there (the manifest before anything is
+    /// deleted, then the contact sheet). A lock lost while the run goes on stops it.
     public func run() async throws -> CrawlReport {
-        if let target = configuration.objectStore { return try await run(on: target) }
-        return try await run(output: nil)
+        let events = self.events
+        let archive = try Self.archive(
+            outDirectory: configuration.outDirectory, objectStore: configuration.objectStore.map { target in
+                var target = target
+                target.configuration.policy = policy
+                return target
+            },
+            network: HTTPEngine.Configuration(
+                userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
+                noProxy: configuration.noProxy))
+        let session = try archive.open(.crawl(configuration.shard)) { message, detail in
+            events(.storage(message: message, detail: detail))
+        }
+        defer { session.close() }
+        let crawl = Task { try await self.run(in: session) }
+        session.keepHolding { message in
+            events(.warning(source: "", message: message))
+            crawl.cancel()
+        }
+        var report = try await withTaskCancellationHandler {
+            try await crawl.value
+        } onCancel: {
+            crawl.cancel()
+        }
+        let (storageProblem, sheetProblem) = session.conclude(sheet: configuration.shard == nil)
+        if let problem = storageProblem {
+            report.storageProblem = report.storageProblem.map { $0 + "; " + problem } ?? problem
+        }
+        if let problem = sheetProblem { report.contactSheetProblem = problem }
+        if session.publishes {
+            let state = configuration.shard.map { $0.directory + "/" } ?? ""
+            report.manifestPath = session.displayPath(state + CacheLayout.manifestFileName)
+        }
+        report.uploads = (session as? S3Session)?.uploads ?? 0
+        return report
     }
 
-    /// What a run on an OUT in object storage (`run(on:)`) changes in a run: where images go,
-    /// and what happens to the journal and the manifest in the staging folder.
-    struct Output {
-        /// The cache store images are committed to.
-        var store: any CacheStore
-        /// Called once this run's journal file is open (any journal found folded first).
-        var journalOpened: @Sendable () -> Void
-        /// Called once the new manifest is saved, before anything is deleted: store it where it
-        /// belongs. A throw keeps the journal, and nothing is deleted.
-        var publish: @Sendable () throws -> Void
-        /// Links of the contact sheet start with this (`--public-url`); empty: relative.
-        var linkBase: String = ""
-    }
-
-    /// The run, with the local OUT (`output` nil) or a staging folder for object storage.
-    func run(output: Output?) async throws -> CrawlReport {
+    /// The run in `session`'s folder.
+    private func run(in session: any ArchiveSession) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
-        let layout = CacheLayout(outDirectory: configuration.outDirectory, shard: configuration.shard)
-        let lock = try Self.lock(layout)
-        defer { withExtendedLifetime(lock) {} }
+        let layout = CacheLayout(outDirectory: session.directory, shard: configuration.shard)
         let sharded = configuration.shard != nil
 
         CrawlStorage.removeLeftoverReserve(layout)
@@ -94,12 +116,12 @@ public final class Crawler: Sendable {
         // means the last run was killed and may have left partial downloads behind.
         let interrupted = FileIO.exists(layout.journalPath)
         if interrupted { try Self.fold(layout, spill: spill) }
-        let store: any CacheStore = output?.store ?? LocalCacheStore(layout: layout)
+        let store = session.store
         do {
             try store.prepare()
             // A shard leaves `.part` files alone: another shard may be writing them. A store
             // that spools has no partial names (its spool starts empty).
-            if interrupted && !sharded && output == nil { leftovers += try store.removePartials() }
+            if interrupted && !sharded && !session.publishes { leftovers += try store.removePartials() }
         } catch {
             throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
         }
@@ -116,7 +138,7 @@ public final class Crawler: Sendable {
             }
             throw SetupError.output("\(error)")
         }
-        output?.journalOpened()
+        session.journalOpened(path: layout.journalPath) { [events = self.events] in events(.warning(source: "", message: $0)) }
         let previous = Finish.Previous(
             bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0,
             inOrder: archive?.inOrder[layout.manifestPath])
@@ -129,7 +151,7 @@ public final class Crawler: Sendable {
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
             engine: engine, store: store,
-            settings: pipelineSettings(keepsReplacedFiles: output != nil), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
+            settings: pipelineSettings(keepsReplacedFiles: session.publishes), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
             events: events)
         archive = nil
 
@@ -165,7 +187,7 @@ public final class Crawler: Sendable {
         storage.releaseForFinalWrite()
         let done = finish(
             recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill,
-            output: output)
+            session: session)
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: done.counts.items, bytesDownloaded: pipeline.downloadedBytes,
             sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,

@@ -62,17 +62,31 @@ public struct ShardMerge: Sendable {
 
     /// Merges. Throws `Crawler.SetupError.locked` while a crawl or a shard holds OUT,
     /// `NothingToMerge` when OUT has no shard parts.
+    ///
+    /// The archive (`objectStore`, else the folder `outDirectory`) is opened for the merge
+    /// (`Archive`): OUT's lock taken, the parts loaded; the merge works in the session's folder,
+    /// and the session stores the merged manifest before anything is deleted, then the contact
+    /// sheet.
     public func run() throws -> Report {
-        if let objectStore { return try run(on: objectStore) }
-        return try run(output: nil)
+        let archive = try Crawler.archive(outDirectory: outDirectory, objectStore: objectStore, network: network)
+        let session = try archive.open(.merge) { _, _ in }
+        defer { session.close() }
+        session.keepHolding { _ in }
+        var report = try run(in: session)
+        let (storageProblem, sheetProblem) = session.conclude(sheet: report.storageProblem == nil)
+        report.storageProblem = report.storageProblem ?? storageProblem ?? sheetProblem
+        if session.publishes {
+            report.manifestPath = session.displayPath(CacheLayout.manifestFileName)
+            report.problems = report.problems.map { $0.replacing(session.directory, with: session.displayPath("")) }
+        }
+        return report
     }
 
-    /// The merge, of the local OUT (`output` nil) or of a staging folder for object storage.
-    func run(output: Crawler.Output?) throws -> Report {
+    /// The merge in `session`'s folder.
+    private func run(in session: any ArchiveSession) throws -> Report {
         let started = Date()
+        let outDirectory = session.directory
         let layout = CacheLayout(outDirectory: outDirectory)
-        let lock = try Crawler.lock(layout)
-        defer { withExtendedLifetime(lock) {} }
         let count = try Self.latestShardCount(layout)
         let spill = Spill(directory: layout.outDirectory)
         var parts: [(shard: Shard, header: ManifestHeader?)] = []
@@ -102,7 +116,7 @@ public struct ShardMerge: Sendable {
 
         var report = Report(shards: count, complete: complete, problems: problems, manifestPath: layout.manifestPath,
                             startedAt: started, finishedAt: started)
-        let store: any CacheStore = output?.store ?? LocalCacheStore(layout: layout)
+        let store = session.store
         let present: CacheFiles, temporary: [String]
         do {
             (present, temporary) = try CacheFiles.scan(store)
@@ -140,7 +154,7 @@ public struct ShardMerge: Sendable {
             // Evicted files go in the sweep too, but they are counted as evicted, not as orphans.
             let evictedPresent = present.count - present.count(notIn: plan.evictedFiles)
             var referenced = CacheFiles()
-            sheet = ContactSheet.Index(spill: spill, run: record, linkBase: output?.linkBase ?? "")
+            sheet = ContactSheet.Index(spill: spill, run: record, linkBase: session.linkBase)
             inputs = try streams()
             try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
                 var writer = ManifestWriter(generatedAt: record.finishedAt ?? started)
@@ -158,7 +172,7 @@ public struct ShardMerge: Sendable {
                 report.cacheFiles = merged.referenced.count
                 referenced = merged.referenced
             }
-            try output?.publish()
+            try session.publish(manifest: layout.manifestPath)
             // A listing that fails leaves the files for the next sweep.
             let removed = (try? referenced.removeOthers(in: store, temporary: true)) ?? 0
             report.orphansRemoved = max(0, removed - evictedPresent)
@@ -201,80 +215,5 @@ public struct ShardMerge: Sendable {
 
     private static func time(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle())
-    }
-}
-
-extension ShardMerge {
-    /// The merge of an OUT in object storage, in a local staging folder: under the OUT's run
-    /// lease (`PREFIX/.lock`), the shard parts of the latest shard count N (the N whose parts or
-    /// journal objects were written last) and their journal objects, and the merged manifest,
-    /// are pulled; the merge runs as on disk over `S3CacheStore`; the manifest is stored before
-    /// any object is deleted; then the contact sheet is stored.
-    func run(on target: ObjectStoreTarget) throws -> Report {
-        let archive = try S3Archive(target: target, network: network)
-        let leaseName = CacheLayout.lockFileName
-        let lease = try archive.takeLease(leaseName)
-        defer { archive.release(lease) }
-        let staging = target.stagingDirectory(shard: nil, purpose: "merge")
-        defer { try? Crawler.removeTree(staging) }
-        let layout = CacheLayout(outDirectory: staging)
-        do {
-            try Crawler.clearStaging(staging)
-            let listed = try archive.list("shards")
-            // shards/N/K/manifest.json or shards/N/K/journal/…: the N written last.
-            var latest: (count: Int, time: String) = (0, "")
-            for object in listed {
-                let parts = object.key.split(separator: "/")
-                guard parts.count >= 4, let count = Int(parts[1]), count >= 1, count <= 4096,
-                      let index = Int(parts[2]), index >= 0, index < count,
-                      parts[3] == CacheLayout.manifestFileName[...] || parts[3] == S3Archive.journalFolder[...] else { continue }
-                if object.lastModified > latest.time { latest = (count, object.lastModified) }
-            }
-            guard latest.count > 0 else {
-                throw NothingToMerge(description: "no shard parts in \(archive.displayPath("shards")) (run feedcrawl --shard K/N first)")
-            }
-            try archive.pull(CacheLayout.manifestFileName, to: layout.manifestPath)
-            for index in 0..<latest.count {
-                guard let shard = Shard(index: index, count: latest.count) else { continue }
-                let part = CacheLayout(outDirectory: staging, shard: shard)
-                try AtomicFile.createDirectories(part.stateDirectory)
-                try archive.pull(S3Archive.statePath(shard.directory, CacheLayout.manifestFileName), to: part.manifestPath)
-                // A killed shard's outcomes: folded into the copy of its part (the objects stay
-                // until that shard's next run stores its part).
-                _ = try archive.pullJournal(state: shard.directory, to: part.journalPath)
-                var info = stat()
-                if stat(part.journalPath, &info) == 0, info.st_size == 0 { unlink(part.journalPath) }
-            }
-        } catch let error as NothingToMerge {
-            throw error
-        } catch {
-            throw Crawler.SetupError.output("cannot read the archive at \(target.location): \(error)")
-        }
-        let local = ShardMerge(outDirectory: staging, cacheMaxBytes: cacheMaxBytes)
-        let output = Crawler.Output(
-            store: archive.cacheStore(spool: staging + "/" + Crawler.spoolFolder),
-            journalOpened: {},
-            publish: {
-                guard lease.isHeld else {
-                    throw Crawler.SetupError.output(
-                        "lost the run lease \(archive.displayPath(leaseName)): \(lease.lost ?? .takenOver); nothing was stored")
-                }
-                try archive.push(layout.manifestPath, as: CacheLayout.manifestFileName, contentType: "application/json")
-            },
-            linkBase: target.publicURL ?? "")
-        lease.keepRenewing { _ in }
-        var report = try local.run(output: output)
-        if report.storageProblem == nil, FileIO.exists(layout.absolutePath(ContactSheet.fileName)) {
-            try? archive.push(layout.absolutePath(ContactSheet.fileName), as: ContactSheet.fileName,
-                              contentType: "text/html; charset=utf-8")
-        }
-        report.manifestPath = archive.displayPath(CacheLayout.manifestFileName)
-        report.problems = report.problems.map { $0.replacing(staging, with: target.location.description) }
-        return report
-    }
-
-    private init(outDirectory: String, cacheMaxBytes: Int64) {
-        self.outDirectory = outDirectory
-        self.cacheMaxBytes = cacheMaxBytes
     }
 }
