@@ -133,6 +133,10 @@ final class S3Archive: @unchecked Sendable {
             switch error {
             case .held(let holder, _):
                 throw .leaseHeld(Crawler.heldMessage(displayPath(name), holder: holder, ttl: target.lease.ttl))
+            case .store(let failure) where failure.transport != nil:
+                // No answer at all (no connection, or none in time): the store is unreachable.
+                throw .output("the store at \(target.configuration.endpoint ?? "AWS S3") could not be reached "
+                    + "(taking the run lease \(displayPath(name))): \(failure)")
             case .store(let failure):
                 throw .output("cannot take the run lease \(displayPath(name)): \(failure)")
             }
