@@ -16,15 +16,17 @@ struct BinaryRunner {
         return root.appendingPathComponent(".build/debug/feedcrawl").path
     }
 
-    /// Runs the binary to its end (SIGKILL after `timeout` seconds), blocking the caller.
+    /// Runs the binary to its end (SIGKILL after `timeout` seconds). Waits without blocking a
+    /// thread of the cooperative pool: with 2 cores, two tests blocked in a minute-long run
+    /// stalled every other test of the process (timing checks elsewhere then failed).
     static func run(
         _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60
-    ) throws -> Result {
+    ) async throws -> Result {
         var changes: [String: String?] = ["PIXABAY_KEY": nil]
         for (key, value) in environment { changes[key] = value }
         let child = try ChildProcess(
             executable: binaryPath, arguments: arguments, environment: ChildProcess.environment(changes))
-        let exit = child.waitForExit(timeout: timeout)
+        let exit = await child.exit(timeout: timeout)
         return Result(
             status: exit.status,
             stdout: String(decoding: exit.stdout, as: UTF8.self),

@@ -10,7 +10,7 @@ extension BinaryTests {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
         }
 
-        @Test func fileSourcesWithAKeyFromANamedVariable() throws {
+        @Test func fileSourcesWithAKeyFromANamedVariable() async throws {
             var options = DemoFeedOptions.small()
             options.apiKey = "file-secret-123"
             let feed = try DemoFeedServer(options: options)
@@ -22,7 +22,7 @@ extension BinaryTests {
                  "sources": [{"type": "pixabay", "name": "flowers", "url": "\(feed.pixabayURL)", "keyEnv": "MY_PIXABAY", "pages": 2},
                              {"type": "launches", "url": "\(feed.launchesURL)"}]}
                 """, to: out + "/feedcrawl.json")
-            let result = try BinaryRunner.run(["--out", out, "--json"], environment: ["MY_PIXABAY": "file-secret-123"])
+            let result = try await BinaryRunner.run(["--out", out, "--json"], environment: ["MY_PIXABAY": "file-secret-123"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stderr.isEmpty)   // quiet from the file
             let summary = try Output.jsonLine(result.stdout)
@@ -31,7 +31,7 @@ extension BinaryTests {
             #expect(sources.map { $0["pages"] as? Int } == [2, 1])   // per-source pages win over the file's default
             #expect(sources.map { $0["items"] as? Int } == [10, 10])
 
-            let printed = try BinaryRunner.run(["config", "--print", "--out", out], environment: ["MY_PIXABAY": "file-secret-123"])
+            let printed = try await BinaryRunner.run(["config", "--print", "--out", out], environment: ["MY_PIXABAY": "file-secret-123"])
             #expect(printed.status == 0)
             #expect(!printed.stdout.contains("file-secret-123"))
             let view = try Output.jsonLine(printed.stdout)
@@ -40,17 +40,17 @@ extension BinaryTests {
             #expect(first["key"] as? String == "***")
             #expect(first["keyEnv"] as? String == "MY_PIXABAY")
 
-            let unset = try BinaryRunner.run(["config", "--print", "--out", out])
+            let unset = try await BinaryRunner.run(["config", "--print", "--out", out])
             #expect(unset.status == 2)
             #expect(unset.stderr.contains("MY_PIXABAY"))
             #expect(((try Output.jsonLine(unset.stdout))["sources"] as? [[String: Any]])?.first?["key"] as? String == "(not set)")
         }
 
-        @Test func flagsBeatEnvironmentBeatFileBeatDefaults() throws {
+        @Test func flagsBeatEnvironmentBeatFileBeatDefaults() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"
             try Self.write(#"{"pages": 1, "retries": 7, "concurrency": 3, "logFormat": "json"}"#, to: config)
-            let result = try BinaryRunner.run(
+            let result = try await BinaryRunner.run(
                 ["config", "--print", "--config", config, "--pages", "3"],
                 environment: ["FEEDCRAWL_PAGES": "2", "FEEDCRAWL_LOG_FORMAT": "text", "FEEDCRAWL_OUT": dir + "/o"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -63,7 +63,7 @@ extension BinaryTests {
             #expect(view["demo"] as? Bool == true)
         }
 
-        @Test func badFileIsTwoNamingFileKeyAndExpectation() throws {
+        @Test func badFileIsTwoNamingFileKeyAndExpectation() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/feedcrawl.json"
             let cases: [(String, String)] = [
@@ -75,33 +75,33 @@ extension BinaryTests {
             ]
             for (text, expected) in cases {
                 try Self.write(text, to: config)
-                let result = try BinaryRunner.run(["--config", config, "--out", dir + "/o"])
+                let result = try await BinaryRunner.run(["--config", config, "--out", dir + "/o"])
                 #expect(result.status == 2, "\(text)")
                 #expect(result.stderr.contains("config file \(config): \(expected)"), "\(result.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: dir + "/o"))
             }
-            let missing = try BinaryRunner.run(["--config", dir + "/nope.json"])
+            let missing = try await BinaryRunner.run(["--config", dir + "/nope.json"])
             #expect(missing.status == 2)
             #expect(missing.stderr.contains("nope.json"))
-            let env = try BinaryRunner.run(["config", "--print"], environment: ["FEEDCRAWL_PAGES": "many"])
+            let env = try await BinaryRunner.run(["config", "--print"], environment: ["FEEDCRAWL_PAGES": "many"])
             #expect(env.status == 2)
             #expect(env.stderr.contains("FEEDCRAWL_PAGES"))
         }
 
-        @Test func everySubcommandHasHelpAndThereIsAVersion() throws {
+        @Test func everySubcommandHasHelpAndThereIsAVersion() async throws {
             for arguments in [["--help"], ["help"], ["config", "--help"], ["help", "config"]] {
-                let result = try BinaryRunner.run(arguments)
+                let result = try await BinaryRunner.run(arguments)
                 #expect(result.status == 0)
                 #expect(result.stdout.contains("USAGE: feedcrawl"))
                 #expect(result.stdout.contains("EXAMPLES:"))
             }
-            let version = try BinaryRunner.run(["--version"])
+            let version = try await BinaryRunner.run(["--version"])
             #expect(version.status == 0)
             #expect(version.stdout.hasPrefix("feedcrawl "))
         }
 
         /// Issue 19: a JSON error names the line and column and what was expected there.
-        @Test func jsonErrorsGiveLineAndColumn() throws {
+        @Test func jsonErrorsGiveLineAndColumn() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"
             let cases: [(String, String)] = [
@@ -113,7 +113,7 @@ extension BinaryTests {
             for (text, expected) in cases {
                 try Self.write(text, to: config)
                 for arguments in [["--config", config, "--out", dir + "/o"], ["config", "--print", "--config", config]] {
-                    let result = try BinaryRunner.run(arguments)
+                    let result = try await BinaryRunner.run(arguments)
                     #expect(result.status == 2)
                     #expect(result.stderr.contains("config file \(config): not valid JSON at \(expected)"), "\(result.stderr)")
                 }
@@ -121,17 +121,17 @@ extension BinaryTests {
         }
 
         /// The keys a file may hold, as the binary lists them after a misspelt key.
-        static func validKeys() throws -> [String] {
+        static func validKeys() async throws -> [String] {
             let dir = BinaryRunner.temporaryDirectory()
             try Self.write(#"{"zzzzzzzz": 1}"#, to: dir + "/c.json")
-            let result = try BinaryRunner.run(["config", "--print", "--config", dir + "/c.json"])
+            let result = try await BinaryRunner.run(["config", "--print", "--config", dir + "/c.json"])
             let line = try #require(result.stderr.split(separator: "\n").first { $0.contains("valid keys: ") })
             let list = try #require(line.range(of: "valid keys: ")).upperBound
             return line[list...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
 
         /// Issue 19: a misspelt top-level key gets the closest key and the list, as source keys do.
-        @Test func misspeltKeysGetASuggestionAndTheValidKeys() throws {
+        @Test func misspeltKeysGetASuggestionAndTheValidKeys() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"
             let cases: [(String, String)] = [
@@ -143,11 +143,11 @@ extension BinaryTests {
             ]
             for (text, expected) in cases {
                 try Self.write(text, to: config)
-                let result = try BinaryRunner.run(["--config", config, "--out", dir + "/o"])
+                let result = try await BinaryRunner.run(["--config", config, "--out", dir + "/o"])
                 #expect(result.status == 2)
                 #expect(result.stderr.contains("config file \(config): \(expected)"), "\(result.stderr)")
             }
-            let keys = try Self.validKeys()
+            let keys = try await Self.validKeys()
             for key in ["pages", "perPage", "cacheMax", "deadline", "metricsFile", "refresh", "pixabayQuery",
                         "pixabayImages", "launchImages", "sources"] {
                 #expect(keys.contains(key), "\(keys)")
@@ -159,7 +159,7 @@ extension BinaryTests {
 
         /// Issue 19: one rule for lists, at the top level and in a source: an array of names or
         /// one comma-separated string.
-        @Test func listsAreArraysOrCommaSeparatedStringsAtBothLevels() throws {
+        @Test func listsAreArraysOrCommaSeparatedStringsAtBothLevels() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"
             try Self.write("""
@@ -167,7 +167,7 @@ extension BinaryTests {
                  "sources": [{"type": "pixabay", "url": "https://x.example/api/", "keyEnv": "K", "images": "webformat,large"},
                              {"type": "launches", "url": "https://y.example/g", "images": ["large"]}]}
                 """, to: config)
-            let result = try BinaryRunner.run(["config", "--print", "--config", config], environment: ["K": "a-long-key-123"])
+            let result = try await BinaryRunner.run(["config", "--print", "--config", config], environment: ["K": "a-long-key-123"])
             #expect(result.status == 0, "\(result.stderr)")
             let view = try Output.jsonLine(result.stdout)
             #expect(view["pixabayImages"] as? [String] == ["large", "webformat"])
@@ -185,7 +185,7 @@ extension BinaryTests {
                  "sources[0].images: expected a list of variant names (an array, or one comma-separated string), not the number 3"),
             ] {
                 try Self.write(text, to: config)
-                let bad = try BinaryRunner.run(["config", "--print", "--config", config])
+                let bad = try await BinaryRunner.run(["config", "--print", "--config", config])
                 #expect(bad.status == 2)
                 #expect(bad.stderr.contains("config file \(config): \(expected)"), "\(bad.stderr)")
             }
@@ -193,19 +193,19 @@ extension BinaryTests {
 
         /// Issue 19: --print shows every option the parser accepts in a file, and where its value
         /// came from.
-        @Test func printShowsEveryFileOptionAndWhereItCameFrom() throws {
+        @Test func printShowsEveryFileOptionAndWhereItCameFrom() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"
             try Self.write("""
                 {"cacheMax": "1G", "deadline": "10m", "metricsFile": "\(dir)/m.prom", "refresh": true,
                  "pixabayQuery": "cats", "retries": 7, "pages": 1, "noProgress": true}
                 """, to: config)
-            let result = try BinaryRunner.run(
+            let result = try await BinaryRunner.run(
                 ["config", "--print", "--config", config, "--retries", "5", "-q"], environment: ["FEEDCRAWL_PAGES": "2"])
             #expect(result.status == 0, "\(result.stderr)")
             let view = try Output.jsonLine(result.stdout)
             let from = try #require(view["from"] as? [String: String])
-            let keys = try Self.validKeys().filter { $0 != "sources" }
+            let keys = try await Self.validKeys().filter { $0 != "sources" }
             #expect(keys.count > 30)
             for key in keys {
                 #expect(view.keys.contains(key), "\(key) missing from --print")
@@ -233,7 +233,7 @@ extension BinaryTests {
             #expect(view["cacert"] is NSNull)
 
             // Without a file, from the command line.
-            let flags = try BinaryRunner.run(["config", "--print", "--deadline=90s", "--cache-max", "5G", "--refresh",
+            let flags = try await BinaryRunner.run(["config", "--print", "--deadline=90s", "--cache-max", "5G", "--refresh",
                                               "--out", dir + "/o"])
             #expect(flags.status == 0, "\(flags.stderr)")
             let flagView = try Output.jsonLine(flags.stdout)
@@ -245,13 +245,13 @@ extension BinaryTests {
 
         /// Issue 19: a short key no longer turns the host into `pi***abay.com`, and is still
         /// never printed where it stands as a value.
-        @Test func aShortKeyDoesNotMangleTheURLs() throws {
+        @Test func aShortKeyDoesNotMangleTheURLs() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"
             try Self.write("""
                 {"sources": [{"type": "pixabay", "url": "https://pixabay.com/api/", "keyEnv": "K", "query": "xab cats"}]}
                 """, to: config)
-            let result = try BinaryRunner.run(["config", "--print", "--config", config], environment: ["K": "xab"])
+            let result = try await BinaryRunner.run(["config", "--print", "--config", config], environment: ["K": "xab"])
             #expect(result.status == 0, "\(result.stderr)")
             let source = try #require((try Output.jsonLine(result.stdout))["sources"] as? [[String: Any]]).first
             #expect(source?["url"] as? String == "https://pixabay.com/api/")

@@ -10,11 +10,11 @@ extension BinaryTests {
             images(item).first { ["downloaded", "fresh", "revalidated"].contains($0["status"] as? String ?? "") && $0["file"] != nil }
         }
 
-        @Test func everyRunWritesAnIndexWhoseImagesExist() throws {
+        @Test func everyRunWritesAnIndexWhoseImagesExist() async throws {
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
             // --details adds each launch's large patch: the small one is the tile, the large one linked.
-            let result = try BinaryRunner.run(["--pages", "1", "--per-page", "20", "--details", "--out", out])
+            let result = try await BinaryRunner.run(["--pages", "1", "--per-page", "20", "--details", "--out", out])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
             let sources = Output.imageSources(html)
@@ -55,10 +55,10 @@ extension BinaryTests {
 
         /// The sheet of a first run into an empty folder: nothing is faded (every item was listed
         /// by that run), one page is "1 page", every credit line starts with "Pixabay".
-        @Test func theSheetOfAFirstRunFadesNothing() throws {
+        @Test func theSheetOfAFirstRunFadesNothing() async throws {
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
-            let result = try BinaryRunner.run(["--pages", "1", "--per-page", "20", "--out", out])
+            let result = try await BinaryRunner.run(["--pages", "1", "--per-page", "20", "--out", out])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
             let items = try Output.manifestItems(out)

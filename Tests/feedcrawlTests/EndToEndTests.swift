@@ -3,39 +3,39 @@ import Testing
 
 @Suite("feedcrawl binary", .serialized)
 struct EndToEndTests {
-    @Test func helpListsOptionsAndExitStatuses() throws {
-        let result = try BinaryRunner.run(["--help"])
+    @Test func helpListsOptionsAndExitStatuses() async throws {
+        let result = try await BinaryRunner.run(["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("--pixabay-url"))
         #expect(result.stdout.contains("EXIT STATUS"))
         #expect(result.stderr.isEmpty)
     }
 
-    @Test func unknownOptionIsAUsageError() throws {
-        let result = try BinaryRunner.run(["--bogus"])
+    @Test func unknownOptionIsAUsageError() async throws {
+        let result = try await BinaryRunner.run(["--bogus"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown option '--bogus'"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func badNumberIsAUsageError() throws {
-        let result = try BinaryRunner.run(["--per-page", "500"])
+    @Test func badNumberIsAUsageError() async throws {
+        let result = try await BinaryRunner.run(["--per-page", "500"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("--per-page"))
     }
 
-    @Test func pixabayURLWithoutKeyFailsBeforeAnyRequest() throws {
+    @Test func pixabayURLWithoutKeyFailsBeforeAnyRequest() async throws {
         let out = BinaryRunner.temporaryDirectory()
         // Port 9 (discard) on loopback: nothing is requested, so nothing can answer.
-        let result = try BinaryRunner.run(["--pixabay-url", "http://127.0.0.1:9/api/", "--out", out])
+        let result = try await BinaryRunner.run(["--pixabay-url", "http://127.0.0.1:9/api/", "--out", out])
         #expect(result.status == 2)
         #expect(result.stderr.contains("PIXABAY_KEY"))
         #expect(!FileManager.default.fileExists(atPath: out + "/manifest.json"))
     }
 
-    @Test func demoCrawlFillsCacheAndManifest() throws {
+    @Test func demoCrawlFillsCacheAndManifest() async throws {
         let out = BinaryRunner.temporaryDirectory()
-        let result = try BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
+        let result = try await BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("demo feed"))
         #expect(result.stdout.isEmpty)
@@ -64,7 +64,7 @@ struct EndToEndTests {
         #expect(pixabay.allSatisfy { ($0["images"] as? [Any])?.count == 1 })
 
         // A rerun within the TTL requests no image again.
-        let rerun = try BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
+        let rerun = try await BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
         #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
         let again = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))) as? [String: Any]

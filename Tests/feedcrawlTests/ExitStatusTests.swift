@@ -7,18 +7,18 @@ extension BinaryTests {
     /// The binary's exit statuses and what it prints for each, against a DemoFeed started here.
     @Suite("feedcrawl exit statuses")
     struct ExitStatusTests {
-        static func crawl(_ feed: DemoFeedServer, out: String, key: String = "demo-key", _ extra: [String] = []) throws -> BinaryRunner.Result {
-            try BinaryRunner.run(
+        static func crawl(_ feed: DemoFeedServer, out: String, key: String = "demo-key", _ extra: [String] = []) async throws -> BinaryRunner.Result {
+            try await BinaryRunner.run(
                 ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "2", "--per-page", "10",
                  "--out", out] + extra,
                 environment: ["PIXABAY_KEY": key])
         }
 
-        @Test func successIsZeroWithSummaryOnStderrOnly() throws {
+        @Test func successIsZeroWithSummaryOnStderrOnly() async throws {
             let feed = try DemoFeedServer(options: .small())
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
-            let result = try Self.crawl(feed, out: out)
+            let result = try await Self.crawl(feed, out: out)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdout.isEmpty)
             let counts = try Output.manifestRunCounts(out)
@@ -31,7 +31,7 @@ extension BinaryTests {
             #expect(!Output.hasControlCharacters(result.stderr))
         }
 
-        @Test func someImagesFailingIsOne() throws {
+        @Test func someImagesFailingIsOne() async throws {
             var options = DemoFeedOptions.small()
             options.override = { request in
                 request.path.hasPrefix("/img/preview/") && request.path.hasSuffix("3.jpg")
@@ -40,7 +40,7 @@ extension BinaryTests {
             let feed = try DemoFeedServer(options: options)
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
-            let result = try Self.crawl(feed, out: out, ["--retries", "0"])
+            let result = try await Self.crawl(feed, out: out, ["--retries", "0"])
             #expect(result.status == 1, "stderr: \(result.stderr)")
             let failed = try Output.manifestItems(out).filter { $0["status"] as? String == "failed" }
             #expect(!failed.isEmpty)
@@ -58,14 +58,14 @@ extension BinaryTests {
             #expect(result.stdout.isEmpty)
         }
 
-        @Test func rejectedKeyIsThreeAndTheKeyIsNeverShown() throws {
+        @Test func rejectedKeyIsThreeAndTheKeyIsNeverShown() async throws {
             var options = DemoFeedOptions.small()
             options.apiKey = "the-right-key"
             let feed = try DemoFeedServer(options: options)
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
             let secret = "wrong-key-7f3a9c"
-            let result = try Self.crawl(feed, out: out, key: secret, ["--verbose", "--log-file", out + "/log.txt"])
+            let result = try await Self.crawl(feed, out: out, key: secret, ["--verbose", "--log-file", out + "/log.txt"])
             #expect(result.status == 3, "stderr: \(result.stderr)")
             #expect(result.stderr.contains("pixabay: error: the API rejected the key"))
             let log = try String(contentsOfFile: out + "/log.txt", encoding: .utf8)
@@ -78,10 +78,10 @@ extension BinaryTests {
             #expect(try Output.manifestItems(out).contains { $0["source"] as? String == "launches" })
         }
 
-        @Test func usageErrorIsTwoBeforeAnything() throws {
+        @Test func usageErrorIsTwoBeforeAnything() async throws {
             let out = BinaryRunner.temporaryDirectory() + "/never"
             for arguments in [["--progress", "sometimes"], ["--log-format", "xml"], ["--pages"], ["--quiet", "--bogus"]] {
-                let result = try BinaryRunner.run(arguments + ["--out", out])
+                let result = try await BinaryRunner.run(arguments + ["--out", out])
                 #expect(result.status == 2, "\(arguments): \(result.stderr)")
                 #expect(result.stderr.hasPrefix("feedcrawl: error: "))
                 #expect(result.stdout.isEmpty)
@@ -89,14 +89,14 @@ extension BinaryTests {
             #expect(!FileManager.default.fileExists(atPath: out))
         }
 
-        @Test func heldLockIsSeventyFiveAndChangesNothing() throws {
+        @Test func heldLockIsSeventyFiveAndChangesNothing() async throws {
             let out = BinaryRunner.temporaryDirectory()
             // Hold OUT/.lock the way another run would: flock(2) on it, from this process.
             let fd = open(out + "/.lock", O_RDWR | O_CREAT, 0o644)
             #expect(fd >= 0)
             defer { close(fd) }
             #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
-            let result = try BinaryRunner.run(["--pages", "1", "--out", out, "--json"])
+            let result = try await BinaryRunner.run(["--pages", "1", "--out", out, "--json"])
             #expect(result.status == 75, "stderr: \(result.stderr)")
             #expect(result.stderr.contains("is held by another feedcrawl run; nothing was changed"))
             let line = try Output.jsonLine(result.stdout)
@@ -105,7 +105,7 @@ extension BinaryTests {
             #expect(!FileManager.default.fileExists(atPath: out + "/index.html"))
 
             // --quiet still reports a failure.
-            let quiet = try BinaryRunner.run(["--pages", "1", "--out", out, "--quiet"])
+            let quiet = try await BinaryRunner.run(["--pages", "1", "--out", out, "--quiet"])
             #expect(quiet.status == 75)
             #expect(quiet.stderr.contains("held by another feedcrawl run"))
         }

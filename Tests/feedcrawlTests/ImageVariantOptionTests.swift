@@ -10,7 +10,7 @@ extension BinaryTests {
         static let pixabayVariants = "(valid: preview, webformat, large)"
         static let launchVariants = "(valid: small, large)"
 
-        @Test func anUnknownVariantOnTheCommandLineIsTwoNamingTheValidOnes() throws {
+        @Test func anUnknownVariantOnTheCommandLineIsTwoNamingTheValidOnes() async throws {
             let out = BinaryRunner.temporaryDirectory() + "/never"
             let cases: [([String], String)] = [
                 (["--pixabay-images", "preview,huge"], "--pixabay-images: unknown image variant 'huge' \(Self.pixabayVariants)"),
@@ -23,19 +23,19 @@ extension BinaryTests {
             for (arguments, message) in cases {
                 // Demo mode, and with the sources named: the check comes before anything runs.
                 for sources in [[], ["--launches-url", "http://127.0.0.1:9/graphql"]] {
-                    let result = try BinaryRunner.run(arguments + sources + ["--out", out])
+                    let result = try await BinaryRunner.run(arguments + sources + ["--out", out])
                     #expect(result.status == 2, "\(arguments)")
                     #expect(result.stderr.hasPrefix("feedcrawl: error: \(message)"), "\(arguments): \(result.stderr)")
                     #expect(result.stdout.isEmpty)
                 }
-                let json = try BinaryRunner.run(arguments + ["--json", "--out", out])
+                let json = try await BinaryRunner.run(arguments + ["--json", "--out", out])
                 #expect(json.status == 2)
                 #expect((try? Output.jsonLine(json.stdout))?["exitStatus"] as? Int == 2, "\(json.stdout)")
             }
             #expect(!FileManager.default.fileExists(atPath: out))
         }
 
-        @Test func anUnknownVariantInTheConfigFileIsTwoNamingTheValidOnes() throws {
+        @Test func anUnknownVariantInTheConfigFileIsTwoNamingTheValidOnes() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: dir) }
             let config = dir + "/feedcrawl.json"
@@ -52,7 +52,7 @@ extension BinaryTests {
             for (text, message) in cases {
                 try text.write(toFile: config, atomically: true, encoding: .utf8)
                 for arguments in [["--config", config, "--out", dir + "/o"], ["config", "--print", "--config", config]] {
-                    let result = try BinaryRunner.run(arguments, environment: ["K": "key"])
+                    let result = try await BinaryRunner.run(arguments, environment: ["K": "key"])
                     #expect(result.status == 2, "\(text)")
                     #expect(result.stderr.contains("config file \(config): \(message)"), "\(text): \(result.stderr)")
                 }

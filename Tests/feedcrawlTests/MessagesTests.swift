@@ -7,14 +7,14 @@ extension BinaryTests {
     /// Messages that tell the operator what to do, as the binary prints them (issue 19, point 5).
     @Suite("feedcrawl messages")
     struct MessagesTests {
-        @Test func aDamagedManifestIsSixtyFiveNamesTheFileAndTheWayBack() throws {
+        @Test func aDamagedManifestIsSixtyFiveNamesTheFileAndTheWayBack() async throws {
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
             let path = out + "/manifest.json"
             // A header that parses and an item that does not.
             let damaged = #"{"version":2,"generatedAt":"2024-05-01T12:00:00Z","items":[{"source":"a"}]}"#
             try damaged.write(toFile: path, atomically: true, encoding: .utf8)
-            let crawl = try BinaryRunner.run(["--pages", "1", "--out", out, "--json"])
+            let crawl = try await BinaryRunner.run(["--pages", "1", "--out", out, "--json"])
             #expect(crawl.status == 65, "stderr: \(crawl.stderr)")
             #expect(crawl.stderr.contains("\(path) is damaged ("))
             #expect(crawl.stderr.contains("Lost: the record of earlier runs"))
@@ -22,27 +22,27 @@ extension BinaryTests {
             #expect(try Output.jsonLine(crawl.stdout)["exitStatus"] as? Int == 65)
             #expect(try String(contentsOfFile: path, encoding: .utf8) == damaged)
             // `manifest` says the same, with the same status.
-            let inspect = try BinaryRunner.run(["manifest", "--out", out])
+            let inspect = try await BinaryRunner.run(["manifest", "--out", out])
             #expect(inspect.status == 65, "stderr: \(inspect.stderr)")
             #expect(inspect.stderr.contains("mv \(path) \(path).damaged"))
             // Following the advice works.
             #expect(rename(path, path + ".damaged") == 0)
-            let again = try BinaryRunner.run(["--pages", "1", "--out", out])
+            let again = try await BinaryRunner.run(["--pages", "1", "--out", out])
             #expect(again.status == 0, "stderr: \(again.stderr)")
         }
 
-        @Test func helpWithAnUnknownTopicIsAUsageError() throws {
-            let result = try BinaryRunner.run(["help", "bogus"])
+        @Test func helpWithAnUnknownTopicIsAUsageError() async throws {
+            let result = try await BinaryRunner.run(["help", "bogus"])
             #expect(result.status == 2)
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.contains("no help topic 'bogus'; the topics are config, demo-feed and manifest"))
-            let main = try BinaryRunner.run(["help"])
+            let main = try await BinaryRunner.run(["help"])
             #expect(main.status == 0)
             #expect(main.stdout.contains("EXIT STATUS:"))
             #expect(main.stdout.contains("65   OUT/manifest.json is damaged"))
         }
 
-        @Test func failuresRetriesAndFeedErrorsSayWhereAndWhatNext() throws {
+        @Test func failuresRetriesAndFeedErrorsSayWhereAndWhatNext() async throws {
             var options = DemoFeedOptions.small()
             options.override = { request in
                 if request.path.hasPrefix("/img/preview/") && request.path.hasSuffix("3.jpg") {
@@ -55,7 +55,7 @@ extension BinaryTests {
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
-            let result = try BinaryRunner.run(
+            let result = try await BinaryRunner.run(
                 ["--pixabay-url", feed.pixabayURL, "--pages", "2", "--per-page", "10", "--out", out,
                  "--retries", "1", "--log-format", "json", "--progress", "never"],
                 environment: ["PIXABAY_KEY": "demo-key"])
@@ -75,10 +75,10 @@ extension BinaryTests {
                 "; list them: feedcrawl manifest --out \(out) --status failed,rejected") == true, "\(summary)")
         }
 
-        @Test func logAndMetricsFilesGetTheirFolderCreated() throws {
+        @Test func logAndMetricsFilesGetTheirFolderCreated() async throws {
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
-            let result = try BinaryRunner.run(
+            let result = try await BinaryRunner.run(
                 ["--pages", "1", "--out", out, "--quiet", "--log-file", out + "/logs/a/run.log",
                  "--metrics-file", out + "/metrics/b/feedcrawl.prom"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -88,7 +88,7 @@ extension BinaryTests {
         }
 
         @Test(arguments: ["log", "metrics", "sheet"])
-        func quietNeverHidesAFileThatCouldNotBeWritten(what: String) throws {
+        func quietNeverHidesAFileThatCouldNotBeWritten(what: String) async throws {
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
             var arguments = ["--pages", "1", "--out", out, "--quiet"]
@@ -108,7 +108,7 @@ extension BinaryTests {
                 try "x".write(toFile: out + "/index.html/keep", atomically: true, encoding: .utf8)
                 expected = "cannot write the contact sheet"
             }
-            let result = try BinaryRunner.run(arguments)
+            let result = try await BinaryRunner.run(arguments)
             #expect(result.status == 1, "\(what): stderr: \(result.stderr)")
             #expect(result.stderr.contains(expected), "\(what): stderr: \(result.stderr)")
         }

@@ -13,8 +13,8 @@ struct OptionDeclarationTests {
         var environment: String? = nil
     }
 
-    static func declared() throws -> [Option] {
-        let result = try BinaryRunner.run(["help", "--options-json"])
+    static func declared() async throws -> [Option] {
+        let result = try await BinaryRunner.run(["help", "--options-json"])
         #expect(result.status == 0)
         let array = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
@@ -40,10 +40,10 @@ struct OptionDeclarationTests {
         return path
     }
 
-    @Test func theHelpListsEveryOptionWithinOneHundredColumns() throws {
-        let options = try Self.declared()
+    @Test func theHelpListsEveryOptionWithinOneHundredColumns() async throws {
+        let options = try await Self.declared()
         #expect(options.count > 40)
-        let help = try BinaryRunner.run(["--help"])
+        let help = try await BinaryRunner.run(["--help"])
         #expect(help.status == 0)
         for option in options {
             #expect(help.stdout.contains("  \(option.name)") || help.stdout.contains(", \(option.name)"), "\(option.name)")
@@ -57,11 +57,11 @@ struct OptionDeclarationTests {
         for line in help.stdout.split(separator: "\n") { #expect(line.count <= 100, "\(line)") }
     }
 
-    @Test func theManPageHasItsSectionsAndEveryOptionAndGroffReadsIt() throws {
-        let options = try Self.declared()
-        let man = try BinaryRunner.run(["help", "--man"])
+    @Test func theManPageHasItsSectionsAndEveryOptionAndGroffReadsIt() async throws {
+        let options = try await Self.declared()
+        let man = try await BinaryRunner.run(["help", "--man"])
         #expect(man.status == 0)
-        let unknown = try BinaryRunner.run(["help", "--mann"])
+        let unknown = try await BinaryRunner.run(["help", "--mann"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("'feedcrawl help --man' a man page"), "\(unknown.stderr)")
         for section in [".TH FEEDCRAWL 1", ".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS", ".SH EXIT STATUS"] {
@@ -83,9 +83,9 @@ struct OptionDeclarationTests {
         #expect(rendered.stdout.contains("(default 5)"))
     }
 
-    @Test func bashCompletionIsValidAndCompletesEveryOption() throws {
-        let options = try Self.declared()
-        let bash = try BinaryRunner.run(["completion", "bash"])
+    @Test func bashCompletionIsValidAndCompletesEveryOption() async throws {
+        let options = try await Self.declared()
+        let bash = try await BinaryRunner.run(["completion", "bash"])
         #expect(bash.status == 0)
         #expect(bash.stdout.contains("complete -F _feedcrawl feedcrawl"))
         for option in options {
@@ -106,12 +106,12 @@ struct OptionDeclarationTests {
         #expect(result.stdout == "--metrics-file --metrics-push\n[]\nmanifest\nauto always\n", "\(result.stdout) \(result.stderr)")
     }
 
-    @Test func zshAndFishCompletionsNameEveryOption() throws {
-        let options = try Self.declared()
-        let zsh = try BinaryRunner.run(["completion", "zsh"])
+    @Test func zshAndFishCompletionsNameEveryOption() async throws {
+        let options = try await Self.declared()
+        let zsh = try await BinaryRunner.run(["completion", "zsh"])
         #expect(zsh.status == 0)
         #expect(zsh.stdout.hasPrefix("#compdef feedcrawl"))
-        let fish = try BinaryRunner.run(["completion", "fish"])
+        let fish = try await BinaryRunner.run(["completion", "fish"])
         #expect(fish.status == 0)
         // The shells' own syntax checks (scripts/deps --tests installs zsh and fish; no silent skip).
         for shell in ["/usr/bin/zsh", "/usr/bin/fish"] {
@@ -138,31 +138,31 @@ struct OptionDeclarationTests {
         }
         #expect(zsh.stdout.contains("'--progress[How progress is shown]:MODE:(auto always never)'"))
         for arguments in [["completion"], ["completion", "tcsh"]] {
-            let wrong = try BinaryRunner.run(arguments)
+            let wrong = try await BinaryRunner.run(arguments)
             #expect(wrong.status == 2)
             #expect(wrong.stderr.contains("bash, zsh or fish"))
         }
     }
 
     /// The values completion offers come from the parser's own enums: each is accepted.
-    @Test func everyValueCompletionOffersIsAccepted() throws {
-        let options = try Self.declared().filter { !$0.choices.isEmpty }
+    @Test func everyValueCompletionOffersIsAccepted() async throws {
+        let options = try await Self.declared().filter { !$0.choices.isEmpty }
         #expect(Set(options.map(\.name)) == ["--pixabay-images", "--launch-images", "--patch-size", "--progress", "--log-format"])
         let out = BinaryRunner.temporaryDirectory() + "/o"
         for option in options {
             for choice in option.choices {
-                let result = try BinaryRunner.run(["config", "--print", "--out", out, option.name, choice])
+                let result = try await BinaryRunner.run(["config", "--print", "--out", out, option.name, choice])
                 #expect(result.status == 0, "\(option.name) \(choice): \(result.stderr)")
             }
-            let wrong = try BinaryRunner.run(["config", "--print", "--out", out, option.name, "bogus"])
+            let wrong = try await BinaryRunner.run(["config", "--print", "--out", out, option.name, "bogus"])
             #expect(wrong.status == 2, "\(option.name) bogus")
         }
     }
 
     /// The README's options table (under "## Usage") lists every declared option with the default
     /// the declaration shows (`—` where none is shown), and no option the parser does not declare.
-    @Test func theReadmeOptionsTableMatchesTheDeclaration() throws {
-        let options = try Self.declared()
+    @Test func theReadmeOptionsTableMatchesTheDeclaration() async throws {
+        let options = try await Self.declared()
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
@@ -191,8 +191,8 @@ struct OptionDeclarationTests {
     /// The README's Configuration section: its list of `FEEDCRAWL_*` variables is the declared
     /// one, and every top-level key it names is a key a file may set (the parser's own list, as
     /// its answer to a misspelt key gives it).
-    @Test func theReadmeConfigurationSectionMatchesTheDeclaration() throws {
-        let options = try Self.declared()
+    @Test func theReadmeConfigurationSectionMatchesTheDeclaration() async throws {
+        let options = try await Self.declared()
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
@@ -211,7 +211,7 @@ struct OptionDeclarationTests {
         defer { try? FileManager.default.removeItem(atPath: out) }
         let file = out + "/c.json"
         try #"{"pagse": 1}"#.write(toFile: file, atomically: true, encoding: .utf8)
-        let answer = try BinaryRunner.run(["config", "--print", "--config", file])
+        let answer = try await BinaryRunner.run(["config", "--print", "--config", file])
         let list = try #require(answer.stderr.range(of: "valid keys: "), "\(answer.stderr)")
         let valid = Set(answer.stderr[list.upperBound...].split(whereSeparator: { ", \n".contains($0) }).map(String.init))
         let bullet = try #require(text.range(of: "**Top-level keys**"))

@@ -10,13 +10,13 @@ extension BinaryTests {
             ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "2", "--per-page", "10", "--out", out]
         }
 
-        @Test func jsonSummaryIsTheOnlyStdoutAndMatchesTheManifest() throws {
+        @Test func jsonSummaryIsTheOnlyStdoutAndMatchesTheManifest() async throws {
             var options = DemoFeedOptions.small()
             options.override = { $0.path.hasSuffix("7.jpg") ? .text("no", status: 410) : nil }
             let feed = try DemoFeedServer(options: options)
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
-            let result = try BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--json", "--retries", "0"],
+            let result = try await BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--json", "--retries", "0"],
                                               environment: ["PIXABAY_KEY": "k"])
             #expect(Output.lines(result.stdout).count == 1)
             let summary = try Output.jsonLine(result.stdout)
@@ -45,17 +45,17 @@ extension BinaryTests {
             #expect(summary["contactSheet"] as? String == out + "/index.html")
         }
 
-        @Test func quietIsSilentOnSuccessAndSpeaksOnFailure() throws {
+        @Test func quietIsSilentOnSuccessAndSpeaksOnFailure() async throws {
             let feed = try DemoFeedServer(options: .small())
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
-            let ok = try BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--quiet"], environment: ["PIXABAY_KEY": "k"])
+            let ok = try await BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--quiet"], environment: ["PIXABAY_KEY": "k"])
             #expect(ok.status == 0)
             #expect(ok.stdout.isEmpty)
             #expect(ok.stderr.isEmpty)
 
             // The same through the environment, with the demo feed (its notice is not printed either).
-            let demo = try BinaryRunner.run(["--pages", "1", "--per-page", "5", "--out", BinaryRunner.temporaryDirectory()],
+            let demo = try await BinaryRunner.run(["--pages", "1", "--per-page", "5", "--out", BinaryRunner.temporaryDirectory()],
                                             environment: ["FEEDCRAWL_QUIET": "1"])
             #expect(demo.status == 0)
             #expect(demo.stderr.isEmpty)
@@ -64,7 +64,7 @@ extension BinaryTests {
             failing.override = { $0.path.hasPrefix("/graphql") ? .text("down", status: 503) : nil }
             let broken = try DemoFeedServer(options: failing)
             defer { broken.stop() }
-            let bad = try BinaryRunner.run(Self.sourceArguments(broken, out: BinaryRunner.temporaryDirectory()) + ["--quiet", "--retries", "0"],
+            let bad = try await BinaryRunner.run(Self.sourceArguments(broken, out: BinaryRunner.temporaryDirectory()) + ["--quiet", "--retries", "0"],
                                            environment: ["PIXABAY_KEY": "k"])
             #expect(bad.status == 3)
             let lines = Output.lines(bad.stderr)
@@ -74,7 +74,7 @@ extension BinaryTests {
             #expect(!bad.stderr.contains("page 1"))
         }
 
-        @Test func feedTextCannotReachTheTerminalOrThePage() throws {
+        @Test func feedTextCannotReachTheTerminalOrThePage() async throws {
             final class Base: @unchecked Sendable { var url = "" }
             let base = Base()
             var options = DemoFeedOptions.small()
@@ -93,13 +93,13 @@ extension BinaryTests {
             base.url = feed.baseURL
             let out = BinaryRunner.temporaryDirectory()
             let arguments = ["--pixabay-url", feed.pixabayURL, "--pages", "1", "--out", out, "--verbose", "--progress", "auto"]
-            let text = try BinaryRunner.run(arguments, environment: ["PIXABAY_KEY": "k"])
+            let text = try await BinaryRunner.run(arguments, environment: ["PIXABAY_KEY": "k"])
             #expect(text.status <= 1, "stderr: \(text.stderr)")
             #expect(text.stderr.contains("image downloaded"))
             #expect(!Output.hasControlCharacters(text.stderr))
             #expect(!text.stderr.contains("\u{1B}"))
 
-            let json = try BinaryRunner.run(arguments + ["--log-format", "json"], environment: ["PIXABAY_KEY": "k"])
+            let json = try await BinaryRunner.run(arguments + ["--log-format", "json"], environment: ["PIXABAY_KEY": "k"])
             #expect(!json.stderr.contains("\u{1B}") && !json.stderr.contains("\u{07}"))
             for line in Output.lines(json.stderr) {
                 let record = try Output.jsonLine(line)
@@ -114,13 +114,13 @@ extension BinaryTests {
             #expect(html.contains("&lt;b&gt;bold&lt;/b&gt;"))
         }
 
-        @Test func pipedStderrGetsPageLinesAndTimedProgressLines() throws {
+        @Test func pipedStderrGetsPageLinesAndTimedProgressLines() async throws {
             var options = DemoFeedOptions.small()
             options.latencyMs = 120
             let feed = try DemoFeedServer(options: options)
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
-            let result = try BinaryRunner.run(
+            let result = try await BinaryRunner.run(
                 Self.sourceArguments(feed, out: out) + ["--progress-interval", "0.2s", "--log-format", "json"],
                 environment: ["PIXABAY_KEY": "k"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -137,12 +137,12 @@ extension BinaryTests {
             #expect(summary["exitStatus"] as? Int == 0)
         }
 
-        @Test func progressAlwaysDrawsTheLiveDisplayEvenOnAPipe() throws {
+        @Test func progressAlwaysDrawsTheLiveDisplayEvenOnAPipe() async throws {
             var options = DemoFeedOptions.small()
             options.latencyMs = 150
             let feed = try DemoFeedServer(options: options)
             defer { feed.stop() }
-            let result = try BinaryRunner.run(
+            let result = try await BinaryRunner.run(
                 Self.sourceArguments(feed, out: BinaryRunner.temporaryDirectory()) + ["--progress", "always"],
                 environment: ["PIXABAY_KEY": "k", "COLUMNS": "100"])
             #expect(result.status == 0)
@@ -156,13 +156,13 @@ extension BinaryTests {
                     "\(last.debugDescription)")
         }
 
-        @Test func logFileIsAppendedWithTimestampsAndStderrKeepsTheSummary() throws {
+        @Test func logFileIsAppendedWithTimestampsAndStderrKeepsTheSummary() async throws {
             let feed = try DemoFeedServer(options: .small())
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
             let log = out + "/feedcrawl.log"
             for _ in 0..<2 {
-                let result = try BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--log-file", log],
+                let result = try await BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--log-file", log],
                                                   environment: ["PIXABAY_KEY": "k"])
                 #expect(result.status == 0)
                 #expect(Output.lines(result.stderr).count == 1)

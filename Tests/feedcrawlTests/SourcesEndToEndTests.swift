@@ -2,14 +2,9 @@ import DemoFeed
 import Foundation
 import Testing
 
-/// Runs the binary on a thread of its own: `BinaryRunner.run` blocks until the process exits,
-/// and blocking one of the (few) cooperative threads stalls every other suite meanwhile.
+/// Runs the binary (`BinaryRunner.run` waits without blocking a cooperative thread).
 func runBinary(_ arguments: [String], environment: [String: String] = [:]) async throws -> BinaryRunner.Result {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread {
-            continuation.resume(with: Result { try BinaryRunner.run(arguments, environment: environment) })
-        }.start()
-    }
+    try await BinaryRunner.run(arguments, environment: environment)
 }
 
 @Suite("feedcrawl binary: sources, secrets, record and replay", .serialized)

@@ -13,12 +13,12 @@ struct TemporaryFileCleanupTests {
         return leftover
     }
 
-    @Test func leftoversOfAnInterruptedRunAreRemoved() throws {
+    @Test func leftoversOfAnInterruptedRunAreRemoved() async throws {
         let out = BinaryRunner.temporaryDirectory()
         let leftover = try plantLeftover(in: out)
         // What a killed run leaves: its journal (here empty) and a partial download.
         #expect(FileManager.default.createFile(atPath: out + "/manifest.journal", contents: Data()))
-        let result = try BinaryRunner.run(["--pages", "1", "--per-page", "5", "--out", out])
+        let result = try await BinaryRunner.run(["--pages", "1", "--per-page", "5", "--out", out])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: leftover))
         #expect(!FileManager.default.fileExists(atPath: out + "/manifest.journal"))

@@ -133,9 +133,10 @@ struct HTTPEngineBasicTests {
     }
 
     @Test func retryAfterAndRateLimitHeaders() async throws {
-        let inOneMinute = httpDate(secondsFromNow: 60)
+        // The date is a minute after the answer, as a server sends it (not after the test's
+        // start: a busy suite can delay the request by longer than the check's margin).
         try await withHTTPServer(handler: { req in
-            let value = req.path == "/date" ? inOneMinute : "7"
+            let value = req.path == "/date" ? httpDate(secondsFromNow: 60) : "7"
             return ServerResponse(status: 429, headers: [
                 ("Retry-After", value), ("X-RateLimit-Limit", "100"), ("X-RateLimit-Reset", "30"),
             ], body: .bytes("slow down".bytes))
