@@ -40,7 +40,8 @@ extension HelpText {
 
     EXIT STATUS:
       0    done (--verify: no problem found)
-      1    --verify found missing, corrupt, incomplete or orphaned files (also with --repair)
+      1    --verify found missing, corrupt, incomplete or orphaned files (also with --repair),
+           or OUT could not be read (a store that cannot be reached, say)
       2    usage error, or no readable manifest in DIR
       75   --verify: a crawl holds DIR's lock
     """
@@ -67,7 +68,7 @@ extension HelpText {
     EXIT STATUS:
       0    every shard's part was there and new
       1    some shard's part was missing or not new (named on stderr), or the manifest could
-           not be written
+           not be written, or OUT could not be read
       2    usage error, or no shard parts in DIR
       75   a crawl or a shard holds DIR's lock
     """

@@ -20,7 +20,9 @@ enum HelpText {
       1    finished, but some items failed, were rejected or were cancelled (--deadline),
            a feed page could not be read, or a file asked for (the log file, the metrics
            file, the contact sheet) could not be written or the metrics could not be
-           pushed (said even with --quiet)
+           pushed; or OUT could not be used at all (a folder that cannot be locked, read or
+           written; a store that cannot be reached or refuses the credentials) (said even
+           with --quiet)
       2    usage or configuration error
       3    a source could not be crawled at all (bad key, unreachable, invalid responses)
       65   OUT/manifest.json is damaged; nothing was changed (the message says how to recover)
