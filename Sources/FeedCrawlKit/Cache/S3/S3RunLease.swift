@@ -94,7 +94,7 @@ public final class S3RunLease: @unchecked Sendable {
     private var lastFailure = ""
     private var renewer: Task<Void, Never>?
 
-    private init(client: S3Client, key: String, kind: Kind, holder: String, body: [UInt8], rule: ObjectLease, etag: String) {
+    init(client: S3Client, key: String, kind: Kind, holder: String, body: [UInt8], rule: ObjectLease, etag: String) {
         self.client = client
         self.key = key
         self.kind = kind
@@ -188,62 +188,6 @@ public final class S3RunLease: @unchecked Sendable {
             }
         }
         throw .held(holder: await currentHolder(client: client, key: key), expiresIn: Int64(rule.ttl))
-    }
-
-    // MARK: Lock objects of their own, listed
-
-    private static func acquireListed(
-        client: S3Client, key: String, folder: String, holder: String, body: [UInt8], rule: ObjectLease,
-        log: @Sendable (String, Bool) -> Void
-    ) async throws(Failure) -> S3RunLease {
-        // A run's lock object says `waiting` until it has seen no other live one, then `held`.
-        let waiting = body + Array("waiting\n".utf8)
-        let held = body + Array("held\n".utf8)
-        let tries = 3
-        for round in 1...tries {
-            try await storeFailure("PUT", key) {
-                try await client.put(key: key, bytes: waiting, contentType: "text/plain")
-            }
-            var holding: (holder: String, expiresIn: Int64)?
-            var contending: (holder: String, expiresIn: Int64)?
-            let others = try await storeFailure("LIST", folder) { () async throws -> [S3ListedObject] in
-                var found: [S3ListedObject] = []
-                try await client.listAll(prefix: folder) { if $0.key != key { found.append($0) } }
-                return found
-            }
-            for other in others {
-                // A HEAD gives the store's clock and the object's age on it.
-                guard let info = try await storeFailure("HEAD", other.key, { try await client.head(key: other.key) }) else {
-                    continue  // removed meanwhile: its run released it
-                }
-                switch rule.step(seen(info)) {
-                case .create:
-                    continue
-                case .held(let expiresIn):
-                    let text = await currentBody(client: client, key: other.key)
-                    let who = (firstLine(text), expiresIn)
-                    if text.hasSuffix("\nwaiting\n") { contending = contending ?? who } else { holding = holding ?? who }
-                case .takeOver(_, let idle):
-                    let previous = firstLine(await currentBody(client: client, key: other.key))
-                    try await storeFailure("DELETE", other.key) { try await client.delete(key: other.key) }
-                    log("removed the run lock of a run that stopped renewing it \(idle) s ago (\(previous.isEmpty ? "unnamed" : previous))", false)
-                }
-            }
-            if holding == nil, contending == nil {
-                let etag = try await storeFailure("PUT", key) {
-                    try await client.put(key: key, bytes: held, contentType: "text/plain")
-                }
-                return S3RunLease(client: client, key: key, kind: .listed, holder: holder, body: held, rule: rule, etag: etag)
-            }
-            // Another run: step back. One that holds the lock refuses this run at once; runs
-            // that wrote theirs at the same moment all step back, and tries spaced at random
-            // let one of them go on.
-            try await storeFailure("DELETE", key) { try await client.delete(key: key) }
-            if let holding { throw .held(holder: holding.holder, expiresIn: holding.expiresIn) }
-            if round == tries, let contending { throw .held(holder: contending.holder, expiresIn: contending.expiresIn) }
-            try? await Task.sleep(for: .milliseconds(Int.random(in: 200...1500)))
-        }
-        throw .held(holder: "", expiresIn: Int64(rule.ttl))
     }
 
     // MARK: Holding
@@ -342,29 +286,29 @@ public final class S3RunLease: @unchecked Sendable {
     // MARK: Helpers
 
     /// What a HEAD of a lock object shows the rule.
-    private static func seen(_ info: S3ObjectInfo) -> ObjectLease.Seen {
+    static func seen(_ info: S3ObjectInfo) -> ObjectLease.Seen {
         let modified = info.lastModified.flatMap(ObjectLease.httpDate) ?? 0
         let storeNow = info.storeDate.flatMap(ObjectLease.httpDate) ?? modified
         return .present(etag: info.etag ?? "", lastModified: modified, storeNow: storeNow)
     }
 
     /// The first line of a lock object's body, trimmed (empty when it cannot be read).
-    private static func currentHolder(client: S3Client, key: String) async -> String {
+    static func currentHolder(client: S3Client, key: String) async -> String {
         firstLine(await currentBody(client: client, key: key))
     }
 
     /// A lock object's body (empty when it cannot be read).
-    private static func currentBody(client: S3Client, key: String) async -> String {
+    static func currentBody(client: S3Client, key: String) async -> String {
         guard let bytes = try? await client.get(key: key, maxBytes: 4096) else { return "" }
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func firstLine(_ text: String) -> String {
+    static func firstLine(_ text: String) -> String {
         String(String(text.split(separator: "\n").first ?? "").trimmingASCIIWhitespace())
     }
 
     /// Runs `body`; a failure is the store's (`Failure.store`).
-    private static func storeFailure<T>(
+    static func storeFailure<T>(
         _ operation: String, _ key: String, _ body: () async throws -> T
     ) async throws(Failure) -> T {
         do {
@@ -374,7 +318,7 @@ public final class S3RunLease: @unchecked Sendable {
         }
     }
 
-    private static func s3Error(_ error: any Error, _ operation: String, _ key: String) -> S3Error {
+    static func s3Error(_ error: any Error, _ operation: String, _ key: String) -> S3Error {
         (error as? S3Error) ?? S3Error(operation: operation, key: key, message: "\(error)")
     }
 
