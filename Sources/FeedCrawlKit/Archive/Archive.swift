@@ -42,6 +42,8 @@ protocol ArchiveSession: AnyObject, Sendable {
     /// storage). Until then the stored manifest still names the files the new one dropped, so
     /// none is removed during the run (a replaced copy waits for the sweep).
     var publishes: Bool { get }
+    /// How many images the session stored elsewhere (uploads to object storage; 0 for a folder).
+    var uploads: Int { get }
     /// Where `name` (relative to OUT) lives, for messages: `OUT/name`, `s3://BUCKET/PREFIX/name`.
     func displayPath(_ name: String) -> String
     /// The work's journal file is open (after a killed run's was folded): keep its lines safe

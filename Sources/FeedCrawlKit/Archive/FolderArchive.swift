@@ -42,6 +42,7 @@ final class FolderSession: ArchiveSession, @unchecked Sendable {
     var directory: String { layout.outDirectory }
     var linkBase: String { "" }
     var publishes: Bool { false }
+    var uploads: Int { 0 }
 
     func displayPath(_ name: String) -> String { layout.absolutePath(name) }
 

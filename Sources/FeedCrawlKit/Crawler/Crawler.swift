@@ -99,7 +99,7 @@ public final class Crawler: Sendable {
             let state = configuration.shard.map { $0.directory + "/" } ?? ""
             report.manifestPath = session.displayPath(state + CacheLayout.manifestFileName)
         }
-        report.uploads = (session as? S3Session)?.uploads ?? 0
+        report.uploads = session.uploads
         return report
     }
 
