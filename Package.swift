@@ -6,7 +6,6 @@ let package = Package(
     products: [
         .executable(name: "feedcrawl", targets: ["feedcrawl"]),
         .library(name: "FeedCrawlKit", targets: ["FeedCrawlKit"]),
-        .executable(name: "FuzzImageSniffer", targets: ["FuzzImageSniffer"]),
         .executable(name: "FuzzImageStructure", targets: ["FuzzImageStructure"]),
         .executable(name: "FuzzPixabayPage", targets: ["FuzzPixabayPage"]),
         .executable(name: "FuzzLaunchesPage", targets: ["FuzzLaunchesPage"]),
@@ -50,7 +49,6 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz builds each alone with -sanitize=fuzzer -DFUZZING);
         // a normal build makes them replayers of the files named on their command line.
         .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit", "DemoFeed"], path: "Sources/Fuzz/FuzzSupport"),
-        .executableTarget(name: "FuzzImageSniffer", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzImageSniffer"),
         .executableTarget(name: "FuzzImageStructure", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzImageStructure"),
         .executableTarget(name: "FuzzPixabayPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzPixabayPage"),
         .executableTarget(name: "FuzzLaunchesPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzLaunchesPage"),

@@ -23,7 +23,7 @@ import Glibc
 /// Bytes after the end of a complete image are allowed. Payloads are skipped by their lengths;
 /// the only per-byte work is the PNG CRC and the search for 0xFF in JPEG entropy-coded data
 /// (`memchr`). Nothing is allocated while the body is fine: fields split across chunks are
-/// gathered in a 16-byte inline buffer. Width and height are those `ImageSniffer.sniff` reads.
+/// gathered in a 16-byte inline buffer. Width and height are those of the image's header.
 ///
 /// ```swift
 /// var check = ImageStructureCheck()
@@ -685,4 +685,13 @@ public enum ImageStructureVerdict: Sendable, Equatable {
     case malformed(format: ImageFormat, reason: String)
     /// The magic bytes are not those of a supported format (JPEG, PNG, GIF, WebP), or the body is empty.
     case unknownFormat
+
+    /// The format the magic bytes named; nil for `unknownFormat`.
+    public var format: ImageFormat? {
+        switch self {
+        case .complete(let info): info.format
+        case .truncated(let format, _), .malformed(let format, _): format
+        case .unknownFormat: nil
+        }
+    }
 }

@@ -2,28 +2,6 @@ import FoundationEssentials
 import FeedCrawlKit
 
 extension FuzzChecks {
-    /// The image-header sniffer and the image validation built on it: what `sniff` reports must
-    /// agree with the magic bytes, and nothing is accepted without a readable header.
-    public static func imageSniffer(_ bytes: [UInt8]) -> [String] {
-        var v = FuzzViolations()
-        let format = ImageSniffer.detectFormat(bytes)
-        if let info = ImageSniffer.sniff(bytes) {
-            v.check(info.format == format, "sniff says \(info.format), detectFormat \(String(describing: format))")
-            v.check(info.width > 0 && info.height > 0, "non-positive dimensions \(info.width)x\(info.height)")
-        }
-        var structure = ImageStructureCheck()
-        structure.update(bytes)
-        let verdict = ImageValidation.validate(
-            status: 200, contentType: nil, contentLength: Int64(bytes.count), bytesReceived: Int64(bytes.count),
-            head: Array(bytes.prefix(BodyDigest.headLimit)), structure: structure.finish(), bodyDelimited: true,
-            maxBytes: 1 << 20)
-        if case .accept(let info) = verdict {
-            v.check(ImageSniffer.sniff(bytes) == info, "accepted without a sniffable header")
-        }
-        _ = ImageValidation.looksLikeHTML(bytes)
-        return v.messages
-    }
-
     /// What feedcrawl reads back from disk: `manifest.json` and `manifest.journal` (which a crash,
     /// a full disk or a person may have mangled), kept feed pages (`OUT/pages/…`, recordings) and
     /// the configuration file. A manifest that decodes must re-encode stably; a `file` value the

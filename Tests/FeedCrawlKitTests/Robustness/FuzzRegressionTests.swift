@@ -8,7 +8,6 @@ import Testing
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
     static let checks: [String: @Sendable ([UInt8]) -> [String]] = [
-        "FuzzImageSniffer": FuzzChecks.imageSniffer,
         "FuzzImageStructure": FuzzChecks.imageStructure,
         "FuzzPixabayPage": FuzzChecks.pixabayPage,
         "FuzzLaunchesPage": FuzzChecks.launchesPage,

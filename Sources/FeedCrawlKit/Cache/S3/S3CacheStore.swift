@@ -244,13 +244,13 @@ final class S3CacheStore: CacheStore, Sendable {
         return key.hasPrefix(lead) ? String(key.dropFirst(lead.count)) : key
     }
 
-    /// The `Content-Type` of an entry: its extension's format, else the sniffed one, else
-    /// `application/octet-stream`.
+    /// The `Content-Type` of an entry: its extension's format, else the one its structure check
+    /// saw, else `application/octet-stream`.
     static func contentType(name: String, digest: BodyDigest) -> String {
         if let dot = name.lastIndex(of: "."), let format = ImageFormat(fileExtension: String(name[name.index(after: dot)...])) {
             return format.mimeType
         }
-        return ImageSniffer.detectFormat(digest.head)?.mimeType ?? "application/octet-stream"
+        return digest.structure.format?.mimeType ?? "application/octet-stream"
     }
 
     /// The bytes of a lowercase or uppercase hex string (pairs; a bad digit counts as 0).
