@@ -1,37 +1,78 @@
 import FeedCrawlKit
 
-/// The words after a command, read one option at a time: the one reader behind `feedcrawl`,
-/// `feedcrawl manifest` and `feedcrawl demo-feed`. `--name=value` reads as `--name value`;
-/// a missing or malformed value throws `CommandLineOptions.UsageError` naming the option.
+/// The words after a command, read one option at a time against that command's declaration
+/// (`CommandSpec`): the one reader behind `feedcrawl`, `feedcrawl manifest`, `feedcrawl
+/// demo-feed` and the commands that take the crawl's options. `--name=value` reads as `--name
+/// value`; `--no-NAME` turns the on/off option `--NAME` off. Every mistake throws
+/// `CommandLineOptions.UsageError` naming the option: an unknown option or command (with the
+/// closest declared one), a missing value (also when the next word is another option: `--out
+/// --pages 2`), a value given to an on/off option (`--json=true`).
 struct ArgumentList {
-    private var words: [String]
+    private struct Word {
+        var text: String
+        /// Whether this word was the value half of `--name=value`.
+        var inline: Bool
+    }
+
+    private var words: [Word]
     private var index = -1
+    /// The command whose options are read.
+    let command: CommandSpec
+    /// Whether the option `next()` returned last was given as `--no-NAME` (so it is turned off).
+    private(set) var negated = false
 
     /// Splits each `--name=value` word at its first `=`; other words are kept as given.
-    init(_ given: [String]) {
+    init(_ given: [String], command: CommandSpec) {
+        self.command = command
         words = []
         words.reserveCapacity(given.count)
         for word in given {
             if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
-                words.append(String(word[..<equals]))
-                words.append(String(word[word.index(after: equals)...]))
+                words.append(Word(text: String(word[..<equals]), inline: false))
+                words.append(Word(text: String(word[word.index(after: equals)...]), inline: true))
             } else {
-                words.append(word)
+                words.append(Word(text: word, inline: false))
             }
         }
     }
 
-    /// The next word (an option), or `nil` after the last.
-    mutating func next() -> String? {
+    /// The declared long name of the next option (`-q` → `--quiet`, `--no-quiet` → `--quiet`
+    /// with `negated` set), or `nil` after the last word.
+    mutating func next() throws -> String? {
         index += 1
-        return index < words.count ? words[index] : nil
+        negated = false
+        guard index < words.count else { return nil }
+        let word = words[index].text
+        guard word.hasPrefix("-"), word.count > 1 else {
+            throw unexpected(word, first: index == 0)
+        }
+        var name = command.optionName(word)
+        if name == nil, word.hasPrefix("--no-"), let flag = command.optionName("--" + word.dropFirst(5)),
+           command.options.first(where: { $0.name == flag })?.isNegatable == true
+        {
+            name = flag
+            negated = true
+        }
+        guard let name else { throw command.unknownOption(word) }
+        if command.isFlag(name), index + 1 < words.count, words[index + 1].inline {
+            throw CommandLineOptions.UsageError(
+                description: "\(word) takes no value, not '\(TerminalText.sanitize(words[index + 1].text))' "
+                    + "(write \(word) to turn it on\(negated ? "" : ", --no-\(word.dropFirst(2)) to turn it off"))")
+        }
+        return name
     }
 
     /// The word after option `name`.
     mutating func value(for name: String) throws -> String {
         index += 1
         guard index < words.count else { throw CommandLineOptions.UsageError(description: "\(name) needs a value") }
-        return words[index]
+        let word = words[index]
+        if !word.inline, word.text.hasPrefix("-"), command.optionName(word.text) != nil {
+            throw CommandLineOptions.UsageError(
+                description: "\(name) needs a value, but the next word is the option \(TerminalText.sanitize(word.text)) "
+                    + "(for a value that starts with -, write \(name)=VALUE)")
+        }
+        return word.text
     }
 
     /// The whole number after option `name`, within `range`.
@@ -42,5 +83,23 @@ struct ArgumentList {
                 description: "\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(TerminalText.sanitize(text))'")
         }
         return number
+    }
+
+    /// A word that is no option where an option was expected: a misspelt subcommand when it
+    /// comes first (`manifets`, `manifest mrege`), else a stray word.
+    private func unexpected(_ word: String, first: Bool) -> CommandLineOptions.UsageError {
+        let subcommands = command.subcommandWords
+        if first, !subcommands.isEmpty {
+            var text = "unknown command '\(TerminalText.sanitize(word))'"
+            if let near = KeySuggestion.closest(to: word, among: subcommands) {
+                text += "; did you mean '\(near)'?"
+            } else {
+                text += "; the commands are \(subcommands.joined(separator: ", "))"
+            }
+            return CommandLineOptions.UsageError(description: text)
+        }
+        return CommandLineOptions.UsageError(
+            description: "unexpected word '\(TerminalText.sanitize(word))' for '\(command.displayName)': "
+                + "options start with - (see '\(command.displayName) --help')")
     }
 }

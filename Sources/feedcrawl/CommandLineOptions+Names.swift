@@ -54,6 +54,12 @@ extension CommandLineOptions {
         /// and the command line); nil (the default) when none does.
         var environment: String? = nil
 
+        /// Whether `--no-NAME` turns it off: every on/off option but `--help`, `--version` and
+        /// the `--no-…` options themselves.
+        var isNegatable: Bool {
+            value == .flag && name != "--help" && name != "--version" && !name.hasPrefix("--no-")
+        }
+
         /// This option, also set by the environment variable `variable`.
         func environment(_ variable: String) -> OptionSpec {
             var spec = self
@@ -224,9 +230,12 @@ extension CommandLineOptions {
                    + "push is an error, exit status 1."),
     ]
 
-    /// The declared long name of `argument` (`-q` → `--quiet`), or nil when it is no option.
+    /// The declared long name of `argument` (`-q` → `--quiet`, `--no-quiet` → `--quiet`), or nil
+    /// when it is no option.
     static func declaredName(_ argument: String) -> String? {
-        declared.first { $0.name == argument || $0.short == argument }?.name
+        if let spec = declared.first(where: { $0.name == argument || $0.short == argument }) { return spec.name }
+        guard argument.hasPrefix("--no-") else { return nil }
+        return declared.first { $0.isNegatable && $0.name == "--" + argument.dropFirst(5) }?.name
     }
 
     /// The kind of value option `name` (a long name) takes, or nil when it is no option.

@@ -77,7 +77,7 @@ struct CommandLineOptions {
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
         var options = CommandLineOptions()
-        var list = ArgumentList(arguments)
+        var list = ArgumentList(arguments, command: .crawl)
         func url(_ name: String) throws -> String {
             let text = try list.value(for: name)
             let lower = text.lowercased()
@@ -106,11 +106,9 @@ struct CommandLineOptions {
                 throw UsageError(description: "\(name): \(error)")
             }
         }
-        while let given = list.next() {
-            // Only declared options (`declared`, the list the file's keys come from) are read.
-            guard let argument = declaredName(given) else {
-                throw UsageError(description: "unknown option '\(TerminalText.sanitize(given))'")
-            }
+        // Only declared options (`declared`, the list the file's keys come from) are read.
+        while let argument = try list.next() {
+            let on = !list.negated
             switch argument {
             case "--help": options.action = .help
             case "--version": options.action = .version
@@ -184,7 +182,7 @@ struct CommandLineOptions {
                 } catch let error as ImageVariants.Invalid {
                     throw UsageError(description: "--launch-images: \(error)")
                 }
-            case "--details": options.details = true
+            case "--details": options.details = on
             case "--shard":
                 let text = try list.value(for: argument)
                 guard let shard = Shard(text) else {
@@ -208,7 +206,7 @@ struct CommandLineOptions {
                 } catch {
                     throw UsageError(description: "--page-ttl: \(error)")
                 }
-            case "--refresh": options.refreshPages = true
+            case "--refresh": options.refreshPages = on
             case "--record": options.recordDirectory = try folder(argument)
             case "--replay": options.replayDirectory = try folder(argument)
             case "--deadline":
@@ -228,7 +226,7 @@ struct CommandLineOptions {
                 guard options.connectTimeoutSeconds > 0 else {
                     throw UsageError(description: "--connect-timeout must be more than 0s")
                 }
-            case "--allow-private-addresses": options.allowPrivateAddresses = true
+            case "--allow-private-addresses": options.allowPrivateAddresses = on
             case "--user-agent":
                 let text = try list.value(for: argument)
                 guard !text.isEmpty, text.utf8.count <= 256, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
@@ -251,7 +249,7 @@ struct CommandLineOptions {
                     throw UsageError(description: "--cache-max: \(error)")
                 }
             default:
-                guard try options.ux.parse(argument, value: { try list.value(for: argument) }) else {
+                guard try options.ux.parse(argument, on: on, value: { try list.value(for: argument) }) else {
                     throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
                 }
             }

@@ -19,10 +19,10 @@ enum DemoFeedCommand {
     static func parse(_ given: [String]) throws -> Options {
         var options = Options()
         var rateWindowGiven = false
-        var list = ArgumentList(given)
-        while let argument = list.next() {
+        var list = ArgumentList(given, command: .demoFeed)
+        while let argument = try list.next() {
             switch argument {
-            case "-h", "--help": options.help = true
+            case "--help": options.help = true
             case "--port": options.port = UInt16(try list.integer(for: argument, in: 0...65_535))
             case "--hits":
                 options.feed.hits = try list.integer(for: argument, in: 0...1_000_000)
@@ -45,7 +45,7 @@ enum DemoFeedCommand {
                 rateWindowGiven = true
             case "--image-bytes": options.feed.imageBytes = try list.integer(for: argument, in: 1...10_000_000)
             default:
-                throw usage("unknown option '\(TerminalText.sanitize(argument))' for 'feedcrawl demo-feed'")
+                throw CommandSpec.demoFeed.unknownOption(argument)
             }
         }
         if rateWindowGiven && options.feed.rateLimit == nil {

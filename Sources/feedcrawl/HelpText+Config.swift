@@ -15,7 +15,7 @@ extension HelpText {
         """
         for entry in EnvironmentOptions.variables {
             let name = "  " + entry.variable
-            let what = "Like \(entry.option)" + (entry.isFlag ? " (1 or 0)" : "") + "; the command line wins."
+            let what = "Like \(entry.option)" + (entry.isFlag ? " (1 on, 0 off)" : "") + "; the command line wins."
             let gap = name.count < 26 ? String(repeating: " ", count: 26 - name.count)
                 : "\n" + String(repeating: " ", count: 26)
             text += name + gap + what + "\n"

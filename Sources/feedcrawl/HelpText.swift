@@ -40,7 +40,8 @@ enum HelpText {
     SOURCES (naming one crawls only the named ones):
     \(optionLines(.sources))
 
-    OPTIONS:
+    OPTIONS (every on/off option also has a --no- form, e.g. --no-quiet, that turns it off
+    over a configuration file or the environment):
     \(optionLines(.options))
 
     \(outputOptions)

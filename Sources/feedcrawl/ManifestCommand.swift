@@ -27,10 +27,10 @@ enum ManifestCommand {
 
     static func parse(_ given: [String]) throws -> Options {
         var options = Options()
-        var list = ArgumentList(given)
-        while let argument = list.next() {
+        var list = ArgumentList(given, command: .manifest)
+        while let argument = try list.next() {
             switch argument {
-            case "-h", "--help": options.help = true
+            case "--help": options.help = true
             case "--out":
                 options.outDirectory = try list.value(for: argument)
                 guard !options.outDirectory.isEmpty else {
@@ -63,8 +63,7 @@ enum ManifestCommand {
             case "--verify": options.verify = true
             case "--repair": options.repair = true
             default:
-                throw CommandLineOptions.UsageError(
-                    description: "unknown option '\(TerminalText.sanitize(argument))' for 'feedcrawl manifest'")
+                throw CommandSpec.manifest.unknownOption(argument)
             }
         }
         if options.repair && !options.verify {

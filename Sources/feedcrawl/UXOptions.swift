@@ -16,9 +16,10 @@ struct UXOptions: Equatable {
     var json = false
     var configPath: String?
 
-    /// Handles `argument` if it is one of these options; `value()` consumes the next argument.
-    /// Returns false for an option it does not know.
-    mutating func parse(_ argument: String, value: () throws -> String) throws -> Bool {
+    /// Handles `argument` (a declared long name) if it is one of these options; `on` is false for
+    /// an on/off option given as `--no-NAME`; `value()` consumes the next argument. Returns false
+    /// for an option it does not know.
+    mutating func parse(_ argument: String, on: Bool = true, value: () throws -> String) throws -> Bool {
         typealias UsageError = CommandLineOptions.UsageError
         switch argument {
         case "--progress":
@@ -35,8 +36,8 @@ struct UXOptions: Equatable {
             } catch {
                 throw UsageError(description: "--progress-interval: \(error)")
             }
-        case "-q", "--quiet": quiet = true
-        case "-v", "--verbose": verbose = true
+        case "--quiet": quiet = on
+        case "--verbose": verbose = on
         case "--log-format":
             let text = try value()
             guard let format = LogFormat(rawValue: text) else {
@@ -47,7 +48,7 @@ struct UXOptions: Equatable {
             let path = try value()
             guard !path.isEmpty else { throw UsageError(description: "--log-file needs a file name") }
             logFile = path
-        case "--json": json = true
+        case "--json": json = on
         case "--config":
             let path = try value()
             guard !path.isEmpty else { throw UsageError(description: "--config needs a file name") }

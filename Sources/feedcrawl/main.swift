@@ -13,18 +13,23 @@ case "help":
     case "config": Console.out(HelpText.config)
     case "demo-feed": Console.out(HelpText.demoFeed)
     case "manifest": Console.out(HelpText.manifest)
+    case "merge": Console.out(HelpText.merge)
     case "--man": Console.out(HelpText.manPage)
     case "--options-json": Console.out(HelpText.optionsJSON)
     case let topic?:
+        let topics = CommandSpec.help.operands
+        let near = KeySuggestion.closest(to: topic, among: topics).map { "did you mean '\($0)'? " } ?? ""
         Console.usageError(
-            "no help topic '\(TerminalText.sanitize(topic))'; the topics are config, demo-feed and manifest "
+            "no help topic '\(TerminalText.sanitize(topic))'; \(near)the topics are \(topics.joined(separator: ", ")) "
                 + "('feedcrawl help' alone shows the main help, 'feedcrawl help --man' a man page)", help: "feedcrawl")
     }
 case "completion":
     let shells = ["bash": HelpText.bashCompletion, "zsh": HelpText.zshCompletion, "fish": HelpText.fishCompletion]
     let rest = Array(arguments.dropFirst())
     guard rest.count == 1, let script = shells[rest[0]] else {
-        Console.usageError("completion takes one shell: bash, zsh or fish", help: "feedcrawl")
+        let near = rest.first.flatMap { KeySuggestion.closest(to: $0, among: CommandSpec.completion.operands) }
+        Console.usageError("completion takes one shell: bash, zsh or fish" + (near.map { "; did you mean '\($0)'?" } ?? ""),
+                           help: "feedcrawl")
     }
     Console.out(script)
 case "demo-feed":

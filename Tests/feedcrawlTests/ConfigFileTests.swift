@@ -193,6 +193,35 @@ extension BinaryTests {
 
         /// Issue 19: --print shows every option the parser accepts in a file, and where its value
         /// came from.
+        /// Issue 27, point 3: every on/off option has `--no-…`; the environment's `0` turns off what
+        /// a file turned on, and `config --print` says it came from the environment.
+        @Test func everyBooleanCanBeTurnedOffAboveTheFile() async throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            try Self.write(#"{"quiet": true, "refresh": true, "details": true}"#, to: config)
+            let environment = try await BinaryRunner.run(
+                ["config", "--print", "--config", config], environment: ["FEEDCRAWL_QUIET": "0"])
+            #expect(environment.status == 0, "\(environment.stderr)")
+            let view = try Output.jsonLine(environment.stdout)
+            #expect(view["quiet"] as? Bool == false)
+            #expect((view["from"] as? [String: String])?["quiet"] == "environment")
+            let flags = try await BinaryRunner.run(["config", "--print", "--config", config, "--no-refresh", "--no-details"])
+            #expect(flags.status == 0, "\(flags.stderr)")
+            let flagView = try Output.jsonLine(flags.stdout)
+            #expect(flagView["refresh"] as? Bool == false)
+            #expect(flagView["details"] as? Bool == false)
+            #expect(flagView["quiet"] as? Bool == true)
+            #expect((flagView["from"] as? [String: String])?["refresh"] == "flag")
+            // The file is below the environment: FEEDCRAWL_QUIET=1 wins over a file's false.
+            try Self.write(#"{"quiet": false}"#, to: config)
+            let above = try await BinaryRunner.run(
+                ["config", "--print", "--config", config], environment: ["FEEDCRAWL_QUIET": "1"])
+            #expect(try Output.jsonLine(above.stdout)["quiet"] as? Bool == true)
+            let noVersion = try await BinaryRunner.run(["--no-version"])
+            #expect(noVersion.status == 2)
+            #expect(noVersion.stderr.contains("unknown option '--no-version'"), "\(noVersion.stderr)")
+        }
+
         @Test func printShowsEveryFileOptionAndWhereItCameFrom() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"

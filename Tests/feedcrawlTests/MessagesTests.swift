@@ -31,11 +31,39 @@ extension BinaryTests {
             #expect(again.status == 0, "stderr: \(again.stderr)")
         }
 
+        /// Issue 27, point 5: a misspelt option or command gets the closest valid one; a missing
+        /// value names the option that lacks it; a value given to an on/off option says so.
+        @Test func mistakesGetTheClosestValidWord() async throws {
+            let cases: [([String], String)] = [
+                (["--page", "2"], "unknown option '--page'; did you mean '--pages'?"),
+                (["manifets"], "unknown command 'manifets'; did you mean 'manifest'?"),
+                (["--out", "--pages", "2"], "--out needs a value, but the next word is the option --pages"),
+                (["--json=true"], "--json takes no value, not 'true' (write --json to turn it on, --no-json to turn it off)"),
+                (["--pages"], "--pages needs a value"),
+                (["manifest", "--stauts", "failed"], "unknown option '--stauts' for 'feedcrawl manifest'; did you mean '--status'?"),
+                (["manifest", "mrege"], "unknown command 'mrege'; did you mean 'merge'?"),
+                (["demo-feed", "--hit", "3"], "unknown option '--hit' for 'feedcrawl demo-feed'; did you mean '--hits'?"),
+                (["help", "manifst"], "no help topic 'manifst'; did you mean 'manifest'?"),
+                (["completion", "bsh"], "did you mean 'bash'?"),
+                (["--pages", "2", "stray"], "unexpected word 'stray' for 'feedcrawl'"),
+            ]
+            for (arguments, message) in cases {
+                let result = try await BinaryRunner.run(arguments)
+                #expect(result.status == 2, "\(arguments)")
+                #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+                #expect(result.stdout.isEmpty)
+            }
+            // A value that starts with - is still possible, written with =.
+            let out = BinaryRunner.temporaryDirectory() + "/-odd"
+            let dashed = try await BinaryRunner.run(["config", "--print", "--out=\(out)"])
+            #expect(dashed.status == 0, "\(dashed.stderr)")
+        }
+
         @Test func helpWithAnUnknownTopicIsAUsageError() async throws {
             let result = try await BinaryRunner.run(["help", "bogus"])
             #expect(result.status == 2)
             #expect(result.stdout.isEmpty)
-            #expect(result.stderr.contains("no help topic 'bogus'; the topics are config, demo-feed and manifest"))
+            #expect(result.stderr.contains("no help topic 'bogus'; the topics are config, demo-feed, manifest, merge"))
             let main = try await BinaryRunner.run(["help"])
             #expect(main.status == 0)
             #expect(main.stdout.contains("EXIT STATUS:"))

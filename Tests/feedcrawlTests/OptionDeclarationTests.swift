@@ -136,7 +136,8 @@ struct OptionDeclarationTests {
             #expect(fish.stdout.contains(" -l \(option.name.dropFirst(2)) "), "\(option.name)")
             if let short = option.short { #expect(fish.stdout.contains(" -s \(short.dropFirst()) -l ")) }
         }
-        #expect(zsh.stdout.contains("'--progress[How progress is shown]:MODE:(auto always never)'"))
+        #expect(zsh.stdout.contains("'--progress[How progress is shown\\: auto, a live display when stderr is a terminal,"))
+        #expect(zsh.stdout.contains("]:MODE:(auto always never)'"))
         for arguments in [["completion"], ["completion", "tcsh"]] {
             let wrong = try await BinaryRunner.run(arguments)
             #expect(wrong.status == 2)

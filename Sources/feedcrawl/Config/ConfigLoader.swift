@@ -118,7 +118,9 @@ struct LoadedConfiguration {
         let tokens: [String]
         switch (kind, option.value) {
         case (.flag, .bool(let on)):
-            tokens = on ? [name] : []
+            // `false` is `--no-NAME`, so a file can turn off what is on by default or elsewhere.
+            let negatable = CommandLineOptions.declared.first { $0.name == name }?.isNegatable == true
+            tokens = on ? [name] : negatable ? ["--no-" + name.dropFirst(2)] : []
         case (.flag, _):
             throw fail("expected true or false, not \(option.value.kindDescription)")
         case (.list, _):

@@ -4,7 +4,8 @@ import FeedCrawlKit
 /// the command line in precedence.
 enum EnvironmentOptions {
     /// Variable → option, from the options' declaration (`OptionSpec.environment`). Boolean
-    /// options take `1`/`true`/`yes` (on) or `0`/`false`/`no` (off).
+    /// options take `1`/`true`/`yes`/`on` (`--NAME`) or `0`/`false`/`no`/`off` (`--no-NAME`, so
+    /// the environment turns off what a file turned on).
     static let variables: [(variable: String, option: String, isFlag: Bool)] =
         CommandLineOptions.declared.compactMap { spec in
             spec.environment.map { (variable: $0, option: spec.name, isFlag: spec.value == .flag) }
@@ -19,7 +20,7 @@ enum EnvironmentOptions {
             if entry.isFlag {
                 switch text.lowercased() {
                 case "1", "true", "yes", "on": break
-                case "0", "false", "no", "off": continue
+                case "0", "false", "no", "off": tokens = ["--no-" + entry.option.dropFirst(2)]
                 default:
                     throw CommandLineOptions.UsageError(
                         description: "environment variable \(entry.variable) takes 1 or 0, not '\(TerminalText.sanitize(text))'")

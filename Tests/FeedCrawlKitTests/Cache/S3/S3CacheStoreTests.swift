@@ -276,7 +276,8 @@ struct S3CacheStorePartsTests {
     }
 
     @Test func contentTypeAndHex() {
-        let png = BodyDigest(sha256: "", head: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        let png = BodyDigest(sha256: "", head: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+                             structure: .truncated(format: .png, reason: "truncated PNG: no IHDR"))
         #expect(S3CacheStore.contentType(name: "cache/ab/x.jpg", digest: png) == "image/jpeg")
         #expect(S3CacheStore.contentType(name: "cache/ab/x.webp", digest: png) == "image/webp")
         #expect(S3CacheStore.contentType(name: "cache/ab/x", digest: png) == "image/png")

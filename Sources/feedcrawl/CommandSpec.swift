@@ -1,0 +1,130 @@
+import FeedCrawlKit
+
+/// One command of feedcrawl, declared once: `main` dispatches on its words, its parser accepts
+/// only its `options`, and the completion scripts, the "did you mean" of a misspelt option or
+/// command and `help`'s topics all read the same declaration.
+struct CommandSpec: Sendable {
+    typealias Option = CommandLineOptions.OptionSpec
+
+    /// The words after `feedcrawl` that name it (`["manifest", "merge"]`); empty for the crawl.
+    var words: [String]
+    /// What it does, one line (for completion menus and `feedcrawl --help`).
+    var summary: String
+    /// The options it accepts.
+    var options: [Option]
+    /// The words it takes that are not options (help topics, shells); empty (the default) when none.
+    var operands: [String] = []
+
+    /// The words that name its subcommands (`merge` for `manifest`; `config`, `manifest`, … for
+    /// the crawl, which `feedcrawl` runs when no subcommand is named).
+    var subcommandWords: [String] {
+        CommandSpec.all.filter { $0.words.count == words.count + 1 && $0.words.starts(with: words) }.compactMap(\.words.last)
+    }
+
+    /// An identifier for it in completion scripts: `crawl`, `manifest_merge`, `demo_feed`.
+    var identifier: String {
+        words.isEmpty ? "crawl" : words.joined(separator: "_").replacing("-", with: "_")
+    }
+
+    /// `feedcrawl manifest merge`, `feedcrawl` for the crawl.
+    var displayName: String { (["feedcrawl"] + words).joined(separator: " ") }
+
+    /// The declared long name of `argument` (`-h` → `--help`) among this command's options.
+    func optionName(_ argument: String) -> String? {
+        options.first { $0.name == argument || $0.short == argument }?.name
+    }
+
+    /// Whether option `name` (a long name) takes no value.
+    func isFlag(_ name: String) -> Bool {
+        options.first { $0.name == name }?.value == .flag
+    }
+
+    /// `unknown option '--page' for 'feedcrawl manifest'; did you mean '--pages'?` (the
+    /// suggestion only when one is close).
+    func unknownOption(_ given: String) -> CommandLineOptions.UsageError {
+        var text = "unknown option '\(TerminalText.sanitize(given))'"
+        if !words.isEmpty { text += " for '\(displayName)'" }
+        let names = options.flatMap { [$0.name] + ($0.short.map { [$0] } ?? []) }
+        if let near = KeySuggestion.closest(to: given, among: names) {
+            text += "; did you mean '\(near)'?"
+        } else {
+            text += " (see '\(displayName) --help')"
+        }
+        return CommandLineOptions.UsageError(description: text)
+    }
+}
+
+extension CommandSpec {
+    private static let helpOption = Option.flag("--help", short: "-h", .options, defaultText: nil, "Show this help and exit.")
+
+    /// `feedcrawl [options]`: the crawl.
+    static let crawl = CommandSpec(words: [], summary: "Crawl the configured feeds into OUT",
+                                   options: CommandLineOptions.declared)
+
+    /// `feedcrawl manifest [options]`.
+    static let manifest = CommandSpec(
+        words: ["manifest"], summary: "Summarise, list or verify what a crawl left in OUT",
+        options: [
+            .value("--out", "DIR", .options, defaultText: "./output",
+                   "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage."),
+            .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
+                   "The S3-compatible service of an s3:// OUT."),
+            .value("--status", "S", .options, kind: .list, defaultText: "any",
+                   choices: ItemStatus.allCases.map(\.rawValue),
+                   "List items with status S (comma-separated or repeated for several)."),
+            .value("--source", "S", .options, defaultText: "any", "List items of source S (repeatable)."),
+            .value("--format", "F", .options, defaultText: "table", choices: InspectionFormat.allCases.map(\.rawValue),
+                   "table (for people), json (for scripts) or csv (spreadsheets)."),
+            .flag("--json", .options, "Short for --format json."),
+            .flag("--verify", .options,
+                  "Re-read every cached file and report missing, corrupt, incomplete and orphaned files."),
+            .flag("--repair", .options,
+                  "With --verify: remove the corrupt, incomplete and orphaned files."),
+            helpOption,
+        ])
+
+    /// `feedcrawl manifest merge [crawl options]`: takes the crawl's options.
+    static let merge = CommandSpec(
+        words: ["manifest", "merge"], summary: "Join the shard parts of OUT into its manifest",
+        options: CommandLineOptions.declared)
+
+    /// `feedcrawl config [--print] [crawl options]`.
+    static let config = CommandSpec(
+        words: ["config"], summary: "Print the effective configuration as JSON",
+        options: [.flag("--print", .options, defaultText: "on", "Print the configuration (the default).")]
+            + CommandLineOptions.declared)
+
+    /// `feedcrawl demo-feed [options]`.
+    static let demoFeed = CommandSpec(
+        words: ["demo-feed"], summary: "Serve the built-in demo feed",
+        options: [
+            .value("--port", "N", .options, defaultText: "0: chosen by the OS", "Port to listen on, 0-65535."),
+            .value("--hits", "N", .options, defaultText: "500", "Pixabay hits served, 0-1000000."),
+            .value("--launches", "N", .options, defaultText: "100", "Launches in the GraphQL feed, 0-100000."),
+            .value("--latency-ms", "N", .options, defaultText: "0",
+                   "Delay added to every API, GraphQL and image response, 0-60000."),
+            .value("--seed", "N", .options, defaultText: "1", "Seed of the generated data set."),
+            .value("--rate-limit", "N", .options, defaultText: "no limit",
+                   "Answer /api/ with 429 (and Retry-After) after N requests per key per window."),
+            .value("--rate-window", "SECONDS", .options, defaultText: "60", "The rate-limit window; needs --rate-limit."),
+            .value("--image-bytes", "N", .options, defaultText: "2000", "Mean image size in bytes, 1-10000000."),
+            helpOption,
+        ])
+
+    /// `feedcrawl help [TOPIC]`.
+    static let help = CommandSpec(
+        words: ["help"], summary: "Show help on a topic, or the man page",
+        options: [
+            .flag("--man", .options, defaultText: nil, "Print the man page (roff)."),
+            .flag("--options-json", .options, defaultText: nil, "Print the option declarations as JSON."),
+        ],
+        operands: ["config", "demo-feed", "manifest", "merge"])
+
+    /// `feedcrawl completion SHELL`.
+    static let completion = CommandSpec(
+        words: ["completion"], summary: "Print a completion script for bash, zsh or fish",
+        options: [], operands: ["bash", "zsh", "fish"])
+
+    /// Every command; the crawl first, then the subcommands in the order completion offers them.
+    static let all: [CommandSpec] = [crawl, config, manifest, merge, demoFeed, help, completion]
+}

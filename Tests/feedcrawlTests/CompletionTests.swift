@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// Issue 27, point 2: completion per subcommand, driven in each shell as a person would meet it:
+/// bash through `COMPREPLY`, fish through `complete -C`, zsh by pressing Tab in a real zsh in
+/// tmux. scripts/deps --tests installs bash, zsh, fish and tmux; a missing one fails the test.
+@Suite("Completion per subcommand")
+struct CompletionTests {
+    static func script(_ shell: String) async throws -> String {
+        let result = try await BinaryRunner.run(["completion", shell])
+        #expect(result.status == 0, "\(result.stderr)")
+        let path = BinaryRunner.temporaryDirectory() + "/feedcrawl." + shell
+        try result.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// What bash offers after `words` (the last one is the word being completed).
+    static func bash(_ script: String, _ words: [String]) throws -> [String] {
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let probe = "source \(script); COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _feedcrawl; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let result = try OptionDeclarationTests.run("/bin/bash", ["-c", probe])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// What fish offers for the command line `line` (its candidates, without descriptions).
+    static func fish(_ script: String, _ line: String) throws -> [String: String] {
+        let result = try OptionDeclarationTests.run("/usr/bin/fish", ["-c", "source \(script); complete -C '\(line)'"])
+        #expect(result.status == 0, "\(result.stderr)")
+        var offered: [String: String] = [:]
+        for row in result.stdout.split(separator: "\n") {
+            let cells = row.split(separator: "\t", maxSplits: 1)
+            offered[String(cells[0])] = cells.count > 1 ? String(cells[1]) : ""
+        }
+        return offered
+    }
+
+    @Test func bashCompletesEachSubcommandsOwnOptionsAndWords() async throws {
+        let script = try await Self.script("bash")
+        #expect(try Self.bash(script, ["feedcrawl", ""]) == ["config", "manifest", "demo-feed", "help", "completion"])
+        let manifest = try Self.bash(script, ["feedcrawl", "manifest", "--"])
+        for option in ["--status", "--source", "--format", "--verify", "--repair", "--out", "--json"] {
+            #expect(manifest.contains(option), "\(option) in \(manifest)")
+        }
+        #expect(!manifest.contains("--pages"), "manifest does not take --pages: \(manifest)")
+        #expect(try Self.bash(script, ["feedcrawl", "manifest", ""]) == ["merge"])
+        #expect(try Self.bash(script, ["feedcrawl", "manifest", "--status", "fa"]) == ["failed"])
+        #expect(Set(try Self.bash(script, ["feedcrawl", "manifest", "--status", "failed,re"]))
+            == ["failed,rejected", "failed,revalidated"])
+        #expect(try Self.bash(script, ["feedcrawl", "manifest", "--format", ""]) == ["table", "json", "csv"])
+        // merge takes the crawl's options.
+        #expect(try Self.bash(script, ["feedcrawl", "manifest", "merge", "--cache-m"]) == ["--cache-max"])
+        #expect(try Self.bash(script, ["feedcrawl", "help", ""]) == ["config", "demo-feed", "manifest", "merge"])
+        #expect(try Self.bash(script, ["feedcrawl", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try Self.bash(script, ["feedcrawl", "demo-feed", "--h"]) == ["--hits", "--help"])
+        #expect(try Self.bash(script, ["feedcrawl", "--no-q"]) == ["--no-quiet"])
+        #expect(try Self.bash(script, ["feedcrawl", "config", "--pri"]) == ["--print"])
+    }
+
+    @Test func fishCompletesEachSubcommandWithWholeDescriptions() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "apt-get install fish (scripts/deps --tests does)")
+        let script = try await Self.script("fish")
+        let first = try Self.fish(script, "feedcrawl ")
+        #expect(Set(first.keys).isSuperset(of: ["config", "manifest", "demo-feed", "help", "completion"]), "\(first)")
+        let manifest = try Self.fish(script, "feedcrawl manifest --")
+        #expect(manifest["--verify"] != nil && manifest["--status"] != nil && manifest["--repair"] != nil, "\(manifest)")
+        #expect(manifest["--pages"] == nil, "\(manifest)")
+        #expect(Set(try Self.fish(script, "feedcrawl manifest --format ").keys) == ["table", "json", "csv"])
+        #expect(Set(try Self.fish(script, "feedcrawl help ").keys) == ["config", "demo-feed", "manifest", "merge"])
+        #expect(Set(try Self.fish(script, "feedcrawl completion ").keys) == ["bash", "zsh", "fish"])
+        #expect(try Self.fish(script, "feedcrawl manifest ")["merge"] != nil)
+        // The whole help, not cut at its first full stop ("Stop after DURATION (e.g").
+        let deadline = try #require(try Self.fish(script, "feedcrawl --deadl")["--deadline"])
+        #expect(deadline.hasPrefix("Stop after DURATION (e.g. 10m): stop scheduling"), "\(deadline)")
+        #expect(deadline.hasSuffix("(exit status 1)."), "\(deadline)")
+    }
+
+    /// zsh, driven for real: a zsh in tmux with the script on its `fpath`, Tab pressed.
+    @Test func zshCompletesEachSubcommandInARealShell() async throws {
+        for tool in ["/usr/bin/zsh", "/usr/bin/tmux"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing (scripts/deps --tests installs it)")
+        }
+        let script = try await Self.script("zsh")
+        let functions = BinaryRunner.temporaryDirectory() + "/zfunc"
+        try FileManager.default.createDirectory(atPath: functions, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: script, toPath: functions + "/_feedcrawl")
+        let binary = URL(fileURLWithPath: BinaryRunner.binaryPath).deletingLastPathComponent().path
+        let session = "fc-zsh-\(getpid())-\(Int.random(in: 0..<1_000_000))"
+        func tmux(_ arguments: [String]) throws -> String {
+            try OptionDeclarationTests.run("/usr/bin/tmux", arguments).stdout
+        }
+        _ = try tmux(["new-session", "-d", "-s", session, "-x", "200", "-y", "50",
+                      "env -i HOME=\(functions) TERM=xterm PATH=\(binary):/usr/bin:/bin zsh -f"])
+        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        /// The screen after typing `line` and Tab, once it shows every word of `expected` (or
+        /// after 5 s, for the expectations below to report what it showed).
+        func offered(after line: String, showing expected: [String]) async throws -> String {
+            _ = try tmux(["send-keys", "-t", session, "C-u", "C-l"])
+            try await Task.sleep(for: .milliseconds(200))
+            _ = try tmux(["send-keys", "-t", session, line, "Tab"])
+            var screen = ""
+            for _ in 0..<50 {
+                try await Task.sleep(for: .milliseconds(100))
+                screen = try tmux(["capture-pane", "-t", session, "-p"])
+                if expected.allSatisfy(screen.contains) { break }
+            }
+            return screen
+        }
+        _ = try tmux(["send-keys", "-t", session,
+                      "fpath=(\(functions) $fpath); autoload -U compinit; compinit -u; PS1='> '", "Enter"])
+        try await Task.sleep(for: .milliseconds(500))
+        let cases: [(String, [String])] = [
+            ("feedcrawl ", ["config", "manifest", "demo-feed", "help", "completion",
+                            "Summarise, list or verify what a crawl left in OUT"]),
+            ("feedcrawl manifest --status ", ["downloaded", "failed", "no-image", "cancelled"]),
+            ("feedcrawl help ", ["config", "demo-feed", "manifest", "merge"]),
+            ("feedcrawl manifest --format ", ["table", "json", "csv"]),
+            ("feedcrawl manifest --re", ["--repair"]),
+        ]
+        for (line, expected) in cases {
+            let screen = try await offered(after: line, showing: expected)
+            for word in expected { #expect(screen.contains(word), "after '\(line)' Tab: \(screen)") }
+        }
+    }
+}
