@@ -1,3 +1,4 @@
+import Glibc
 import FeedCrawlKit
 
 /// The command line, parsed and checked. Parsing does no I/O.
@@ -146,7 +147,15 @@ struct CommandLineOptions {
                 } catch {
                     throw UsageError(description: "--max-image-bytes: \(error)")
                 }
-            case "--cacert": options.caFile = try list.value(for: argument)
+            case "--cacert":
+                // Checked before the run: a missing bundle would fail every HTTPS request.
+                let path = try list.value(for: argument)
+                var info = stat()
+                guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else {
+                    throw UsageError(description: "--cacert: cannot read the CA file '\(TerminalText.sanitize(path))': "
+                        + String(cString: strerror(errno == 0 ? EISDIR : errno)))
+                }
+                options.caFile = path
             case "--pixabay-query":
                 options.pixabayQuery = try list.value(for: argument)
                 guard options.pixabayQuery?.count ?? 0 <= PixabayQuery.maxQueryCharacters else {

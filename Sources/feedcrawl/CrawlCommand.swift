@@ -73,7 +73,14 @@ enum CrawlCommand {
                 plan: OutputPlan(options.ux, stderrIsTerminal: ConsoleWriter.isTerminal(2)),
                 sources: ProgressPlan.sources(configuration))
         } catch {
-            usageError(error, arguments: arguments)
+            // The log file asked for cannot be opened: the run cannot do what it was told, a run
+            // failure (1), not a usage error.
+            demo?.stop()
+            Console.err("feedcrawl: error: \(error)")
+            if options.ux.json {
+                Console.out(RunSummary.failureLine(exitStatus: ExitStatus.itemsFailed.rawValue, message: "\(error)"))
+            }
+            exit(ExitStatus.itemsFailed.rawValue)
         }
         for notice in notices { output.notice(notice) }
 

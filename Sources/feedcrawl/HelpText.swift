@@ -14,21 +14,24 @@ enum HelpText {
     program), so you can see the whole pipeline without an API key or a network.
     """
 
-    /// The exit statuses, as `--help` and the man page list them.
-    static let exitStatus = """
-      0    every item is fine (no-image counts as fine)
-      1    finished, but some items failed, were rejected or were cancelled (--deadline),
-           a feed page could not be read, or a file asked for (the log file, the metrics
-           file, the contact sheet) could not be written or the metrics could not be
-           pushed; or OUT could not be used at all (a folder that cannot be locked, read or
-           written; a store that cannot be reached or refuses the credentials) (said even
-           with --quiet)
-      2    usage or configuration error
-      3    a source could not be crawled at all (bad key, unreachable, invalid responses)
-      65   OUT/manifest.json is damaged; nothing was changed (the message says how to recover)
-      75   another run holds the output folder's lock (the message gives its pid)
-      130  interrupted (SIGINT); 143 terminated (SIGTERM)
-    """
+    /// The exit statuses, as `--help` and the man page list them: `ExitStatus.rows`, wrapped.
+    static var exitStatus: String {
+        ExitStatus.rows.map { row in
+            let text = row.meaning.replacing("`", with: "")
+            var lines: [String] = []
+            var line = ""
+            for word in text.split(separator: " ") {
+                if !line.isEmpty, line.count + 1 + word.count > 78 {
+                    lines.append(line)
+                    line = ""
+                }
+                line += (line.isEmpty ? "" : " ") + word
+            }
+            lines.append(line)
+            let code = row.codes.replacing(" / ", with: "/")
+            return "  " + code + String(repeating: " ", count: max(1, 9 - code.count)) + lines.joined(separator: "\n" + String(repeating: " ", count: 11))
+        }.joined(separator: "\n")
+    }
 
     /// The main help: hand-written prose around option lines generated from
     /// `CommandLineOptions.declared`.

@@ -53,9 +53,21 @@ extension BinaryTests {
                 #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
                 #expect(result.stdout.isEmpty)
             }
+            // A log file that cannot be opened and a CA file that is not there: the log is a
+            // run failure (1, not a usage error), the CA file is checked before the run (2).
+            let out = BinaryRunner.temporaryDirectory() + "/o"
+            let log = try await BinaryRunner.run(["--pages", "1", "--out", out, "--log-file", "/proc/nope/log", "--json"])
+            #expect(log.status == 1, "\(log.stderr)")
+            #expect(log.stderr.contains("cannot create the log file's folder"), "\(log.stderr)")
+            #expect(!log.stderr.contains("for usage"), "\(log.stderr)")
+            #expect(log.stdout.contains(#""exitStatus":1"#), "\(log.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: out + "/manifest.json"), "nothing was crawled")
+            let cacert = try await BinaryRunner.run(["--pages", "1", "--out", out, "--cacert", "/nonexistent/ca.pem"])
+            #expect(cacert.status == 2)
+            #expect(cacert.stderr.contains("--cacert: cannot read the CA file '/nonexistent/ca.pem': No such file or directory"),
+                    "\(cacert.stderr)")
             // A value that starts with - is still possible, written with =.
-            let out = BinaryRunner.temporaryDirectory() + "/-odd"
-            let dashed = try await BinaryRunner.run(["config", "--print", "--out=\(out)"])
+            let dashed = try await BinaryRunner.run(["config", "--print", "--out=" + BinaryRunner.temporaryDirectory() + "/-odd"])
             #expect(dashed.status == 0, "\(dashed.stderr)")
         }
 
@@ -67,7 +79,7 @@ extension BinaryTests {
             let main = try await BinaryRunner.run(["help"])
             #expect(main.status == 0)
             #expect(main.stdout.contains("EXIT STATUS:"))
-            #expect(main.stdout.contains("65   OUT/manifest.json is damaged"))
+            #expect(main.stdout.contains("65       OUT/manifest.json is damaged"))
         }
 
         @Test func failuresRetriesAndFeedErrorsSayWhereAndWhatNext() async throws {

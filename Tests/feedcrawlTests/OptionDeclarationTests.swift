@@ -160,6 +160,39 @@ struct OptionDeclarationTests {
         }
     }
 
+    /// Issue 27, point 4: README's exit-status table, `--help` and the man page say the same,
+    /// from one list in the program.
+    @Test func theExitStatusesAreOneTableEverywhere() async throws {
+        let help = try await BinaryRunner.run(["--help"])
+        let block = try #require(help.stdout.components(separatedBy: "EXIT STATUS:\n").last)
+        var fromHelp: [String: String] = [:]
+        var code = ""
+        for line in block.split(separator: "\n") {
+            let text = line.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("  "), !line.hasPrefix("   "), let space = text.firstIndex(of: " ") {
+                code = String(text[..<space]).replacingOccurrences(of: "/", with: " / ")
+                fromHelp[code] = text[space...].trimmingCharacters(in: .whitespaces)
+            } else {
+                fromHelp[code, default: ""] += " " + text
+            }
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "### Exit statuses"))
+        var fromReadme: [String: String] = [:]
+        for line in readme[section.upperBound...].split(separator: "\n").dropFirst(2) {
+            guard line.hasPrefix("| ") else { break }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            fromReadme[cells[0]] = cells[1].replacingOccurrences(of: "`", with: "")
+        }
+        #expect(fromReadme.count == 7, "\(fromReadme.keys)")
+        #expect(fromReadme == fromHelp)
+        let man = try await BinaryRunner.run(["help", "--man"])
+        #expect(man.stdout.contains(".SH EXIT STATUS"))
+        #expect(man.stdout.contains("another run holds the output folder\\(aqs lock") || man.stdout.contains("another run holds the output folder's lock"))
+    }
+
     /// The README's options table (under "## Usage") lists every declared option with the default
     /// the declaration shows (`—` where none is shown), and no option the parser does not declare.
     @Test func theReadmeOptionsTableMatchesTheDeclaration() async throws {
