@@ -84,5 +84,10 @@ extension HelpText {
       feedcrawl config --print
       feedcrawl config --print --config /etc/feedcrawl.json --pages 2
       FEEDCRAWL_OUT=/srv/feedcrawl feedcrawl config --print | jq .sources
+
+    EXIT STATUS:
+      0    the configuration was printed
+      2    an option, a variable or the file is not valid (the message names the file, the key
+           and what is wrong)
     """
 }

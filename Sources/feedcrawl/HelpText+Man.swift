@@ -43,7 +43,44 @@ extension HelpText {
             }
         }
         page += [".SH COMMANDS", ".nf", roff(commandList), ".fi"]
+        page += [".SH ENVIRONMENT", ".nf", roff(environment.split(separator: "\n").dropFirst().joined(separator: "\n")), ".fi"]
+        page += [".SH EXAMPLES", ".nf", roff(examples), ".fi"]
         page += [".SH EXIT STATUS", ".nf", roff(exitStatus), ".fi"]
+        page += [".SH SEE ALSO", "feedcrawl help \\-\\-man manifest (also merge, config, demo\\-feed)"]
+        return page.joined(separator: "\n")
+    }
+
+    /// `feedcrawl help --man TOPIC`: the topic's help (`feedcrawl TOPIC --help`) as a man page
+    /// of its own: USAGE becomes SYNOPSIS, the first paragraphs DESCRIPTION, and each block
+    /// headed `NAME:` a section of that name.
+    static func manPage(topic: String, help: String) -> String {
+        let title = "FEEDCRAWL-" + topic.uppercased()
+        var page = [
+            #".TH \#(roff(title)) 1 "" "feedcrawl \#(roff(BuildInfo.version))" "User Commands""#,
+            ".nh", ".ad l", ".SH NAME", "feedcrawl\\-\(roff(topic)) \\- " + roff(CommandSpec.all.first { $0.words.last == topic }?.summary ?? topic),
+        ]
+        var heading = "SYNOPSIS"
+        var block: [String] = []
+        func flush() {
+            while block.last?.isEmpty == true { block.removeLast() }
+            guard !block.isEmpty else { return }
+            page += [".SH " + heading, ".nf", roff(block.joined(separator: "\n")), ".fi"]
+            block = []
+        }
+        for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("USAGE: ") {
+                block.append(String(line.dropFirst(7)))
+            } else if let last = line.last, last == ":", !line.hasPrefix(" "), line == line.uppercased() {
+                flush()
+                heading = String(line.dropLast())
+            } else if heading == "SYNOPSIS", line.isEmpty, !block.isEmpty {
+                flush()
+                heading = "DESCRIPTION"
+            } else {
+                block.append(heading == "SYNOPSIS" ? String(line.drop { $0 == " " }) : String(line))
+            }
+        }
+        flush()
         return page.joined(separator: "\n")
     }
 }

@@ -1,38 +1,26 @@
 extension HelpText {
     static let manifest = """
-    USAGE: feedcrawl manifest [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] [--status S]
-                              [--source S] [--format table|json|csv] [--json] [--verify [--repair]]
+    USAGE: feedcrawl manifest [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] [filters]
+                              [--format table|json|csv] [--json] [--verify [--repair]]
            feedcrawl manifest merge [crawl options]     (see 'feedcrawl manifest merge --help')
 
     Shows what a crawl left in DIR/manifest.json: with no filter, a summary (items by source
-    and status, files and bytes in the cache, the last run, the most common errors); with
-    --status or --source, the matching items, one a line. Outcomes still in the journal of an
+    and status, files and bytes in the cache, the last run, the most common errors); with a
+    filter (--status, --source, --id, --variant, --error, --page, --seen-since, --seen-before)
+    or --all, the matching items, one a line (a CSV row an image), written as they are read,
+    so a listing of any size takes little memory. Outcomes still in the journal of an
     unfinished (killed) run are included. Text from feeds is stripped of control characters
     and escape sequences before it is printed.
 
     OPTIONS:
-      --out DIR               Output folder of the crawl (default ./output), or s3://BUCKET/PREFIX
-                              for one in object storage (credentials from AWS_ACCESS_KEY_ID and
-                              AWS_SECRET_ACCESS_KEY; the manifest is read from a local copy).
-      --s3-endpoint URL       The S3-compatible service of an s3:// OUT (default AWS_ENDPOINT_URL,
-                              else AWS).
-      --status S              List items with status S: downloaded, fresh, revalidated, failed,
-                              rejected, no-image, cancelled. Comma-separated or repeated for several.
-      --source S              List items of source S (pixabay, launches). Repeatable.
-      --format F              table (default, for people), json (for scripts), csv (spreadsheets).
-      --json                  Short for --format json.
-      --verify                Re-read every cached file and report missing, corrupt (size or
-                              sha256 differs), incomplete (not one whole image: cut short, a
-                              wrong CRC or size field) and orphaned files (no manifest entry,
-                              .part). Exit status 1 on any problem; 75 while a crawl holds
-                              DIR's lock.
-      --repair                With --verify: remove the corrupt, incomplete and orphaned files,
-                              so the next run fetches those images again.
-      -h, --help              Show this help and exit.
+    \(CommandSpec.manifest.options.map(helpEntry).joined(separator: "\n"))
 
     EXAMPLES:
       feedcrawl manifest
       feedcrawl manifest --status failed,rejected
+      feedcrawl manifest --id 8743021 --format json
+      feedcrawl manifest --error 404 --seen-since 24h
+      feedcrawl manifest --all --format csv > everything.csv
       feedcrawl manifest --source pixabay --status downloaded --format csv > pixabay.csv
       feedcrawl manifest --json | jq '.totals'
       feedcrawl manifest --out /srv/mirror --verify || echo "cache needs attention"

@@ -33,6 +33,19 @@ enum HelpText {
         }.joined(separator: "\n")
     }
 
+    /// The examples of `--help` and the man page.
+    static let examples = """
+      feedcrawl --pages 5
+      PIXABAY_KEY=... feedcrawl --pixabay-url https://pixabay.com/api/ --pages 3 --out /srv/mirror
+      feedcrawl --launches-url https://example.org/graphql --pages 2 --details
+      feedcrawl --array-url https://api.example.org/v2/beers --array-per-page 80
+      feedcrawl --quiet --log-file /var/log/feedcrawl.log --out /srv/mirror   # from cron
+      feedcrawl --json --progress never | jq .counts
+      feedcrawl --config /etc/feedcrawl.json --verbose
+      feedcrawl --deadline 10m --cache-max 500M
+      feedcrawl manifest --status failed        (see 'feedcrawl manifest --help')
+    """
+
     /// The main help: hand-written prose around option lines generated from
     /// `CommandLineOptions.declared`.
     static let main = """
@@ -54,15 +67,7 @@ enum HelpText {
     \(commands)
 
     EXAMPLES:
-      feedcrawl --pages 5
-      PIXABAY_KEY=... feedcrawl --pixabay-url https://pixabay.com/api/ --pages 3 --out /srv/mirror
-      feedcrawl --launches-url https://example.org/graphql --pages 2 --details
-      feedcrawl --array-url https://api.example.org/v2/beers --array-per-page 80
-      feedcrawl --quiet --log-file /var/log/feedcrawl.log --out /srv/mirror   # from cron
-      feedcrawl --json --progress never | jq .counts
-      feedcrawl --config /etc/feedcrawl.json --verbose
-      feedcrawl --deadline 10m --cache-max 500M
-      feedcrawl manifest --status failed        (see 'feedcrawl manifest --help')
+    \(examples)
 
     EXIT STATUS:
     \(exitStatus)

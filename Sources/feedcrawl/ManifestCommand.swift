@@ -52,6 +52,35 @@ enum ManifestCommand {
             case "--source":
                 options.filter.sources.insert(try list.value(for: argument))
                 options.listing = true
+            case "--id":
+                options.filter.ids.insert(try list.value(for: argument))
+                options.listing = true
+            case "--variant":
+                options.filter.variants.formUnion(try list.value(for: argument).split(separator: ",").map(String.init))
+                options.listing = true
+            case "--error":
+                let text = try list.value(for: argument)
+                guard !text.isEmpty else { throw CommandLineOptions.UsageError(description: "--error needs a text to look for") }
+                options.filter.errorText = text
+                options.listing = true
+            case "--page":
+                let text = try list.value(for: argument)
+                guard let pages = ItemFilter.parsePages(text) else {
+                    throw CommandLineOptions.UsageError(
+                        description: "--page takes a page number or a range such as 2-5, not '\(TerminalText.sanitize(text))'")
+                }
+                options.filter.pages = pages
+                options.listing = true
+            case "--seen-since", "--seen-before":
+                let text = try list.value(for: argument)
+                guard let time = ItemFilter.parseTime(text) else {
+                    throw CommandLineOptions.UsageError(
+                        description: "\(argument) takes a date (2026-12-01), a UTC time (2026-12-01T08:00:00Z) or a "
+                            + "duration ago (24h, 7d), not '\(TerminalText.sanitize(text))'")
+                }
+                if argument == "--seen-since" { options.filter.seenSince = time } else { options.filter.seenBefore = time }
+                options.listing = true
+            case "--all": options.listing = true
             case "--format":
                 let text = try list.value(for: argument)
                 guard let format = InspectionFormat(rawValue: text) else {
@@ -70,7 +99,7 @@ enum ManifestCommand {
             throw CommandLineOptions.UsageError(description: "--repair goes with --verify (feedcrawl manifest --verify --repair)")
         }
         if options.verify && options.listing {
-            throw CommandLineOptions.UsageError(description: "--verify checks the whole cache; it takes no --status or --source")
+            throw CommandLineOptions.UsageError(description: "--verify checks the whole cache; it takes no filter (--status, --source, --id, …)")
         }
         return options
     }
@@ -135,20 +164,34 @@ enum ManifestCommand {
             }
         }
         if options.verify { verify(snapshot, format: options.format, repair: options.repair) }
-        let text: String
         do {
             if options.listing {
-                text = ItemListing.render(try options.filter.apply(to: snapshot), format: options.format)
+                // Written as read, in 64 KiB pieces: memory stays flat at any archive size.
+                var pending = ""
+                let written = try ItemListing.stream(snapshot, filter: options.filter, format: options.format) { text in
+                    pending += text
+                    if pending.utf8.count >= 1 << 16 {
+                        Console.write(pending)
+                        pending = ""
+                    }
+                }
+                Console.write(pending)
+                let unknown = options.filter.sources.subtracting(written.sources).sorted()
+                if !unknown.isEmpty {
+                    let names = written.sources.sorted()
+                    Console.err("feedcrawl: error: no source \(unknown.map { "'\(TerminalText.sanitize($0))'" }.joined(separator: ", ")) "
+                        + "in this archive; its sources: " + (names.isEmpty ? "none yet" : names.map(TerminalText.sanitize).joined(separator: ", ")))
+                    leave(ExitStatus.usage.rawValue)
+                }
             } else {
-                text = try ManifestSummary(snapshot).render(
-                    options.format, manifestPath: reader.isCopy ? reader.manifestPath : snapshot.layout.manifestPath)
+                Console.write(try ManifestSummary(snapshot).render(
+                    options.format, manifestPath: reader.isCopy ? reader.manifestPath : snapshot.layout.manifestPath))
             }
         } catch {
             if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
             Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
             leave(ExitStatus.itemsFailed.rawValue)
         }
-        Console.write(text)
         leave(0)
     }
 

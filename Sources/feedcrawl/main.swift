@@ -14,7 +14,15 @@ case "help":
     case "demo-feed": Console.out(HelpText.demoFeed)
     case "manifest": Console.out(HelpText.manifest)
     case "merge": Console.out(HelpText.merge)
-    case "--man": Console.out(HelpText.manPage)
+    case "--man":
+        let topics = ["config": HelpText.config, "demo-feed": HelpText.demoFeed, "manifest": HelpText.manifest, "merge": HelpText.merge]
+        switch arguments.dropFirst(2).first {
+        case nil: Console.out(HelpText.manPage)
+        case let topic? where topics[topic] != nil: Console.out(HelpText.manPage(topic: topic, help: topics[topic]!))
+        case let topic?:
+            Console.usageError("no man page for '\(TerminalText.sanitize(topic))'; the topics are config, demo-feed, manifest, merge",
+                               help: "feedcrawl")
+        }
     case "--options-json": Console.out(HelpText.optionsJSON)
     case let topic?:
         let topics = CommandSpec.help.operands

@@ -66,6 +66,53 @@ struct ManifestCommandTests {
         }
     }
 
+    /// Issue 27, point 6: one item by id, filters by variant, error text, page and last-seen
+    /// time, every source at once, a URL column, and an unknown source named with the ones the
+    /// archive holds.
+    @Test func filtersForRealArchives() async throws {
+        try await BinaryTestGate.run {
+            let (feed, out) = try await crawled()
+            defer { feed.stop(); out.remove() }
+            let stored = try out.manifest()
+            let some = try #require(stored.items.first { $0.source == "pixabay" && !$0.images.isEmpty })
+
+            let one = try await manifest(["--out", out.path, "--id", some.id, "--format", "json"])
+            #expect(one.status == 0, "\(one.stderr)")
+            let decoded = try ManifestCoding.decoder().decode([ManifestItem].self, from: Data(one.stdout.utf8))
+            #expect(decoded.map(\.id) == [some.id])
+
+            let all = try await manifest(["--out", out.path, "--all"])
+            #expect(all.stdout.split(separator: "\n").count == 1 + stored.items.count)
+            #expect(all.stdout.split(separator: "\n").first?.hasSuffix("url") == true)
+            #expect(all.stdout.contains(try #require(some.images.first?.url)))
+
+            let variant = try #require(some.images.first?.variant)
+            let byVariant = try await manifest(["--out", out.path, "--variant", variant, "--format", "json"])
+            let withVariant = try ManifestCoding.decoder().decode([ManifestItem].self, from: Data(byVariant.stdout.utf8))
+            #expect(withVariant.count == stored.items.filter { $0.images.contains { $0.variant == variant } }.count)
+
+            let page2 = try await manifest(["--out", out.path, "--page", "2", "--format", "json"])
+            let onPage2 = try ManifestCoding.decoder().decode([ManifestItem].self, from: Data(page2.stdout.utf8))
+            #expect(!onPage2.isEmpty && onPage2.allSatisfy { $0.page == 2 })
+            #expect(onPage2.count == stored.items.filter { $0.page == 2 }.count)
+
+            let recent = try await manifest(["--out", out.path, "--seen-since", "1h", "--format", "csv"])
+            #expect(recent.status == 0)
+            let old = try await manifest(["--out", out.path, "--seen-before", "2000-01-01"])
+            #expect(old.stdout == "No matching items.\n")
+            let errors = try await manifest(["--out", out.path, "--error", "no such error text"])
+            #expect(errors.stdout == "No matching items.\n")
+
+            let unknown = try await manifest(["--out", out.path, "--source", "nosuch"])
+            #expect(unknown.status == 2)
+            #expect(unknown.stderr.contains("no source 'nosuch' in this archive; its sources: launches, pixabay"), "\(unknown.stderr)")
+            for bad in [["--page", "x"], ["--seen-since", "yesterday"], ["--verify", "--id", "1"]] {
+                let refused = try await manifest(["--out", out.path] + bad)
+                #expect(refused.status == 2, "\(bad)")
+            }
+        }
+    }
+
     @Test func verifyFindsCorruptMissingAndOrphanedFiles() async throws {
         try await BinaryTestGate.run {
             let (feed, out) = try await crawled()

@@ -160,6 +160,27 @@ struct OptionDeclarationTests {
         }
     }
 
+    /// Issue 27, points 6 and 9: the man page has ENVIRONMENT, EXAMPLES and EXIT STATUS, and
+    /// each subcommand has a man page of its own (`help --man manifest`), which man renders.
+    @Test func manPagesForTheProgramAndEachTopic() async throws {
+        let main = try await BinaryRunner.run(["help", "--man"])
+        for section in [".SH ENVIRONMENT", ".SH EXAMPLES", ".SH EXIT STATUS", "FEEDCRAWL_QUIET"] {
+            #expect(main.stdout.contains(section), "\(section)")
+        }
+        for topic in ["manifest", "merge", "config", "demo-feed"] {
+            let page = try await BinaryRunner.run(["help", "--man", topic])
+            #expect(page.status == 0)
+            #expect(page.stdout.hasPrefix(".TH FEEDCRAWL\\-\(topic.uppercased().replacingOccurrences(of: "-", with: "\\-"))"), "\(page.stdout.prefix(80))")
+            #expect(page.stdout.contains(".SH SYNOPSIS") && page.stdout.contains(".SH EXIT STATUS"), "\(topic)")
+            let rendered = try Self.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", try Self.write(page.stdout)])
+            #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(topic): \(rendered.stderr)")
+        }
+        let manifest = try await BinaryRunner.run(["help", "--man", "manifest"])
+        #expect(manifest.stdout.contains("\\-\\-seen\\-since"))
+        let wrong = try await BinaryRunner.run(["help", "--man", "nosuch"])
+        #expect(wrong.status == 2)
+    }
+
     /// Issue 27, point 4: README's exit-status table, `--help` and the man page say the same,
     /// from one list in the program.
     @Test func theExitStatusesAreOneTableEverywhere() async throws {

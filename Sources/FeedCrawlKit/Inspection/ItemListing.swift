@@ -1,5 +1,7 @@
-/// Renders manifest items (`feedcrawl manifest --status S --source S`).
-public enum ItemListing {
+/// Renders manifest items (`feedcrawl manifest --status S --source S …`) one at a time: a
+/// listing of any size is written as it is read, never held whole. A table, whose columns are
+/// as wide as their widest cell, is measured in a first pass over the same items (`measure`).
+public struct ItemListing: Sendable {
     /// Columns of the CSV form, in order: one row per image (an item without images gets one
     /// row with the image columns empty).
     public static let csvHeader = [
@@ -7,49 +9,124 @@ public enum ItemListing {
         "sha256", "error", "url",
     ]
 
-    /// `items` in `format`, ending with a newline. Table: source, id, status, file or error,
-    /// title (shortened), aligned, one line per item; JSON: an array of manifest items (the
-    /// manifest's own form); CSV: `csvHeader` columns, one row per image.
-    public static func render(_ items: [ManifestItem], format: InspectionFormat) -> String {
+    /// Columns of the table form: one line per item.
+    static let tableHeader = ["source", "id", "status", "file or error", "title", "url"]
+
+    /// The form written.
+    public let format: InspectionFormat
+    /// Table column widths, grown by `measure` (the header's to start with).
+    private var widths: [Int]
+
+    /// A listing in `format`.
+    public init(format: InspectionFormat) {
+        self.format = format
+        widths = Self.tableHeader.map(\.count)
+    }
+
+    /// Whether rows need a first pass (`measure` over every item) before `row`: the table's.
+    public var needsMeasuring: Bool { format == .table }
+
+    /// Widens the table's columns to hold `item`'s row.
+    public mutating func measure(_ item: ManifestItem) {
+        for (index, cell) in Self.tableCells(item).enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+
+    /// What comes before the first row.
+    public func begin() -> String {
+        switch format {
+        case .json: "["
+        case .csv: CSV.row(Self.csvHeader) + "\n"
+        case .table: ""
+        }
+    }
+
+    /// The text of `item`, the `index`-th row written (from 0).
+    public func row(_ item: ManifestItem, index: Int) -> String {
         switch format {
         case .json:
-            guard !items.isEmpty else { return "[]\n" }
-            var out = "[\n"
-            for (index, item) in items.enumerated() {
-                out += "  " + String(decoding: ItemJSON.line(item), as: UTF8.self)
-                out += index == items.count - 1 ? "\n" : ",\n"
-            }
-            return out + "]\n"
+            return (index == 0 ? "\n  " : ",\n  ") + String(decoding: ItemJSON.line(item), as: UTF8.self)
         case .csv:
-            var rows: [[String]] = []
-            for item in items {
-                let head = [item.source, item.id, String(item.page), item.status.rawValue, item.title]
-                if item.images.isEmpty {
-                    rows.append(head + ["", "", "", "", "", "", "", item.error ?? "", ""])
-                }
-                for image in item.images {
-                    rows.append(head + [
-                        image.variant, image.status.rawValue, image.file ?? "", image.bytes.map(String.init) ?? "",
-                        image.width.map(String.init) ?? "", image.height.map(String.init) ?? "", image.sha256 ?? "",
-                        image.error ?? item.error ?? "", image.url,
-                    ])
-                }
+            let head = [item.source, item.id, String(item.page), item.status.rawValue, item.title]
+            if item.images.isEmpty {
+                return CSV.row(head + ["", "", "", "", "", "", "", item.error ?? "", ""]) + "\n"
             }
-            return CSV.document(header: csvHeader, rows: rows)
+            return item.images.map { image in
+                CSV.row(head + [
+                    image.variant, image.status.rawValue, image.file ?? "", image.bytes.map(String.init) ?? "",
+                    image.width.map(String.init) ?? "", image.height.map(String.init) ?? "", image.sha256 ?? "",
+                    image.error ?? item.error ?? "", image.url,
+                ]) + "\n"
+            }.joined()
         case .table:
-            guard !items.isEmpty else { return "No matching items.\n" }
-            var table = TextTable(header: ["source", "id", "status", "file or error", "title"])
-            for item in items {
-                let stored = item.firstStoredImage?.file
-                let problem = item.error ?? item.images.first(where: { !$0.status.hasImage })?.error
-                let detail = item.status.hasImage ? (stored ?? "") : (problem ?? stored ?? "")
-                table.rows.append([
-                    clean(item.source, 20), clean(item.id, 24), item.status.rawValue,
-                    clean(detail, 80), clean(item.title, 60),
-                ])
-            }
-            return table.render()
+            return (index == 0 ? line(Self.tableHeader) : "") + line(Self.tableCells(item))
         }
+    }
+
+    /// What comes after the last of `count` rows.
+    public func end(count: Int) -> String {
+        switch format {
+        case .json: count == 0 ? "]\n" : "\n]\n"
+        case .csv: ""
+        case .table: count == 0 ? "No matching items.\n" : ""
+        }
+    }
+
+    /// `items` in `format`, ending with a newline (the listing of items already in memory).
+    public static func render(_ items: [ManifestItem], format: InspectionFormat) -> String {
+        var listing = ItemListing(format: format)
+        if listing.needsMeasuring { items.forEach { listing.measure($0) } }
+        var out = listing.begin()
+        for (index, item) in items.enumerated() { out += listing.row(item, index: index) }
+        return out + listing.end(count: items.count)
+    }
+
+    /// What a streamed listing saw: the rows written, and every source name in the archive.
+    public struct Written: Sendable {
+        /// Items that matched and were written.
+        public var count = 0
+        /// The source names of every item read, matching or not.
+        public var sources: Set<String> = []
+    }
+
+    /// Writes the items of `snapshot` that `filter` keeps, in the manifest's order, to `write` as
+    /// they are read (two passes for a table). Memory stays flat at any size.
+    public static func stream(
+        _ snapshot: ManifestSnapshot, filter: ItemFilter, format: InspectionFormat, write: (String) -> Void
+    ) throws -> Written {
+        var listing = ItemListing(format: format)
+        var written = Written()
+        if listing.needsMeasuring {
+            try snapshot.forEachItem { item in
+                if filter.matches(item) { listing.measure(item) }
+            }
+        }
+        write(listing.begin())
+        try snapshot.forEachItem { item in
+            written.sources.insert(item.source)
+            guard filter.matches(item) else { return }
+            write(listing.row(item, index: written.count))
+            written.count += 1
+        }
+        write(listing.end(count: written.count))
+        return written
+    }
+
+    static func tableCells(_ item: ManifestItem) -> [String] {
+        let stored = item.firstStoredImage?.file
+        let problem = item.error ?? item.images.first(where: { !$0.status.hasImage })?.error
+        let detail = item.status.hasImage ? (stored ?? "") : (problem ?? stored ?? "")
+        let url = (item.firstStoredImage ?? item.images.first)?.url ?? ""
+        return [clean(item.source, 20), clean(item.id, 24), item.status.rawValue, clean(detail, 80),
+                clean(item.title, 60), clean(url, 100)]
+    }
+
+    private func line(_ cells: [String]) -> String {
+        var out = ""
+        for (index, cell) in cells.enumerated() {
+            out += cell
+            if index < cells.count - 1 { out += String(repeating: " ", count: widths[index] - cell.count + 2) }
+        }
+        return out + "\n"
     }
 
     static func clean(_ text: String, _ limit: Int) -> String {
