@@ -56,8 +56,15 @@ struct ContactSheetWriteTests {
     func theStreamedPageEqualsTheInMemoryPage(count: Int, seed: UInt64) throws {
         let manifest = Self.randomManifest(count, seed: seed)
         let (html, dir) = try Self.written(manifest, spill: false)
-        #expect(html == ContactSheet.html(manifest))
-        #expect(TestDirectory.list(dir.path) == [ContactSheet.fileName, CacheLayout.manifestFileName])  // no temporary left
+        let pages = ContactSheet.pages(manifest)
+        #expect(html == pages[0])
+        #expect(count <= ContactSheet.itemsPerPage ? pages.count == 1 : pages.count >= 2)
+        for (index, page) in pages.enumerated().dropFirst() {
+            #expect(String(decoding: try FileIO.read(dir.file(ContactSheet.fileName(page: index + 1))), as: UTF8.self) == page)
+        }
+        // No temporary left.
+        #expect(TestDirectory.list(dir.path) == (2...max(2, pages.count + 1)).dropLast().map { ContactSheet.fileName(page: $0) }
+            + [ContactSheet.fileName, CacheLayout.manifestFileName])
     }
 
     @Test func moreItemsThanOneSortedRunSpillAndStillMatch() throws {
