@@ -118,7 +118,7 @@ struct ContactSheetPagesTests {
         #expect(pages.flatMap(Self.ids).count == 60)
     }
 
-    /// A page whose feed page continues holds a lone pager on a sheet of one page: none.
+    /// A sheet of one page has no pager and links its own anchors.
     @Test func aSheetOfOnePageHasNoPager() {
         let html = ContactSheet.html(Self.manifest(10))
         #expect(!html.contains("<nav class=\"pg\">"))
@@ -130,17 +130,9 @@ struct ContactSheetPagesTests {
 /// The pages as the crawler writes them.
 extension ContactSheetPagesTests {
     static func write(_ manifest: Manifest, in dir: TestDirectory, pageItems: Int) throws {
-        let layout = CacheLayout(outDirectory: dir.path)
         let index = ContactSheet.Index(spill: Spill(directory: dir.path), run: manifest.run, pageItems: pageItems)
-        try AtomicFile.stream(to: layout.manifestPath) { (out: inout AtomicFileStream) throws(FileSystemError) in
-            var writer = ManifestWriter(generatedAt: manifest.generatedAt)
-            for item in manifest.sortedItems {
-                try writer.append(item, to: &out)
-                index.add(item)
-            }
-            try writer.finish(run: manifest.run, to: &out)
-        }
-        try ContactSheet.write(index: index, manifestPath: layout.manifestPath, outDirectory: dir.path)
+        try ContactSheetWriteTests.save(manifest, in: dir, adding: index)
+        try ContactSheet.write(index: index, manifestPath: CacheLayout(outDirectory: dir.path).manifestPath, outDirectory: dir.path)
     }
 
     static func read(_ dir: TestDirectory, _ page: Int) throws -> String {
@@ -178,14 +170,7 @@ extension ContactSheetPagesTests {
         let manifest = Self.manifest(30, title: { "new title \($0)" })
         let layout = CacheLayout(outDirectory: dir.path)
         let index = ContactSheet.Index(spill: nil, run: manifest.run, pageItems: 7)
-        try AtomicFile.stream(to: layout.manifestPath) { (out: inout AtomicFileStream) throws(FileSystemError) in
-            var writer = ManifestWriter(generatedAt: manifest.generatedAt)
-            for item in manifest.sortedItems {
-                try writer.append(item, to: &out)
-                index.add(item)
-            }
-            try writer.finish(run: manifest.run, to: &out)
-        }
+        try ContactSheetWriteTests.save(manifest, in: dir, adding: index)
         let pageBytes = ContactSheet.pages(manifest, pageItems: 7).map(\.utf8.count)
         // Room for page 2 whole (written after the first page's buffer, which is not yet written).
         WriteFaults.arm(directory: dir.path, allowBytes: Int64(pageBytes[1] + 100))
