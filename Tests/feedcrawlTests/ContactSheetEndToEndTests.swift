@@ -1,3 +1,4 @@
+import DemoFeed
 import Foundation
 import Testing
 
@@ -75,6 +76,54 @@ extension BinaryTests {
                 let text = credit.prefix { $0 != "\n" }.replacing(/<[^>]*>/, with: "")
                 #expect(text.drop { $0 != ">" }.dropFirst().hasPrefix("Pixabay image"), "\(text.prefix(80))")
             }
+        }
+    
+
+        /// 2,400 hits and 100 launches: a sheet of 3 pages, each at most 2 MiB, every item on
+        /// one of them, every page linked from the first and linking the others, every image
+        /// there; a page an earlier, larger sheet left is removed, other files stay.
+        @Test func aLargeArchiveGetsASheetInPages() async throws {
+            var options = DemoFeedOptions()
+            options.hits = 2400
+            options.hitsCap = 2400
+            let feed = try DemoFeedServer(options: options)
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            for name in ["index-9.html", "index-notes.html"] {
+                try Data("old".utf8).write(to: URL(fileURLWithPath: out + "/" + name))
+            }
+            let result = try await BinaryRunner.run(
+                ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "12", "--per-page", "200",
+                 "--out", out, "--quiet"], environment: ["PIXABAY_KEY": "demo"], timeout: 300)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let items = try Output.manifestItems(out)
+            #expect(items.count == 2500)
+            let names = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("index") }.sorted()
+            #expect(names == ["index-2.html", "index-3.html", "index-notes.html", "index.html"])
+            let pages = try ["index.html", "index-2.html", "index-3.html"].map { try String(contentsOfFile: out + "/" + $0, encoding: .utf8) }
+            var ids = 0
+            for (index, html) in pages.enumerated() {
+                #expect(html.utf8.count <= 2 << 20)
+                let tiles = html.components(separatedBy: "<span class=\"id\">#").count - 1
+                #expect(tiles <= 1000)
+                ids += tiles
+                #expect(html.contains("page \(index + 1) of 3"))
+                #expect(!html.contains("<script"))
+                for src in Output.imageSources(html) {
+                    #expect(src.hasPrefix("cache/") && FileManager.default.fileExists(atPath: out + "/" + src), "\(src)")
+                }
+                for href in html.components(separatedBy: "href=\"index").dropFirst().map({ "index" + $0.prefix { $0 != "\"" && $0 != "#" } }) {
+                    #expect(["index.html", "index-2.html", "index-3.html"].contains(href), "\(href)")
+                }
+            }
+            #expect(ids == items.count)
+            #expect(pages[0].contains("<b>\(items.count) items</b>"))
+            #expect(pages[0].contains("<a href=\"index-3.html\">3</a>"))
+            #expect(pages[2].contains("<a href=\"index-2.html\" rel=\"prev\">previous</a>"))
+            // Launch tiles give their site, size and dimensions on a line that wraps.
+            let launch = try #require(pages.joined().components(separatedBy: "<figure ").first { $0.contains("<img") && !$0.contains("class=\"cr\"") })
+            #expect(launch.contains(#/<p class="f">[^<]* · [0-9.]+ [kKMG]?i?B · [0-9]+×[0-9]+</p>/#))
         }
     }
 }

@@ -2,13 +2,13 @@ import Glibc
 
 extension CacheLayout {
     /// Removes the `manifest.json.<random>.part` files (in the state directory) and, unless this
-    /// is a shard's layout, the `OUT/index.html.<random>.part` files an interrupted manifest or
-    /// contact-sheet write left. Returns how many.
+    /// is a shard's layout, the `OUT/index.html.<random>.part` (and `index-K.html.…`) files an
+    /// interrupted manifest or contact-sheet write left. Returns how many.
     @discardableResult
     func removeTemporaryManifests() -> Int {
         guard let dir = opendir(stateDirectory) else { return 0 }
         defer { closedir(dir) }
-        let prefixes = [Self.manifestFileName + "."] + (shard == nil ? [ContactSheet.fileName + "."] : [])
+        let prefixes = [Self.manifestFileName + "."] + (shard == nil ? [ContactSheet.fileName + ".", ContactSheet.pagePrefix] : [])
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = DirectoryEntry.name(entry)

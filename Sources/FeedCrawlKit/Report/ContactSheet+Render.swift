@@ -1,15 +1,17 @@
 import FoundationEssentials
 
 extension ContactSheet {
-    func head() -> String {
-        """
+    /// The document's start up to the toggle, for page `page` of `pages`.
+    func head(page: Int, of pages: Int) -> String {
+        let which = pages > 1 ? ", page \(page) of \(pages)" : ""
+        return """
         <!doctype html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="generator" content="feedcrawl">
-        <title>feedcrawl contact sheet \(Self.time(generatedAt))</title>
+        <title>feedcrawl contact sheet \(Self.time(generatedAt))\(which)</title>
         <style>\(Self.style)</style>
         </head>
         <body>
@@ -18,7 +20,12 @@ extension ContactSheet {
         """
     }
 
-    func header(_ outline: Outline) -> String {
+    /// The header of page `page` of `pages`: on the first, the last run's counts and sources,
+    /// the manifest's, and links to every source and feed page (on the page `starts` says it
+    /// starts on); on the others, which items the page holds. Every page of several links the
+    /// others (`pager`).
+    func header(_ outline: Outline, page: Int, of pages: Int, starts: [String: Int]) -> String {
+        guard page == 1 else { return laterHeader(outline, page: page, of: pages, starts: starts) }
         var out = "<header>\n<h1>feedcrawl contact sheet</h1>\n"
         if let run {
             let seconds = run.finishedAt.map { ($0.timeIntervalSince(run.startedAt) * 10).rounded() / 10 }
@@ -55,21 +62,74 @@ extension ContactSheet {
         out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
         if outline.earlier > 0 { out += " (\(outline.earlier) not listed by the last run, shown faded)" }
         out += "; generated \(Self.time(generatedAt)).</p>\n"
-        if outline.groups.contains(where: { pixabaySources.contains($0.source) }) {
-            out += "<p class=\"credit\">Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>, "
-            out += "each credited to its user and linked to its page on Pixabay.</p>\n"
-        }
+        credit(outline, into: &out)
         out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
+        if pages > 1 { out += pager(page: 1, of: pages) }
         if !outline.groups.isEmpty {
             out += "<nav>\n"
             for (sourceIndex, group) in outline.groups.enumerated() {
-                out += "<p><a href=\"#s\(sourceIndex)\">\(HTMLText.escape(group.source, limit: 80))</a>: pages"
-                for page in group.pages { out += " <a href=\"#s\(sourceIndex)p\(page.page)\">\(page.page)</a>" }
+                let anchor = "s\(sourceIndex)"
+                out += "<p><a href=\"\(Self.link(anchor, starts))\">\(HTMLText.escape(group.source, limit: 80))</a>: pages"
+                for page in group.pages {
+                    out += " <a href=\"\(Self.link(anchor + "p\(page.page)", starts))\">\(page.page)</a>"
+                }
                 out += "</p>\n"
             }
             out += "</nav>\n"
         }
         out += "</header>\n"
+        return out
+    }
+
+    /// The header of a page after the first: which items it holds, where the run's counts are.
+    private func laterHeader(_ outline: Outline, page: Int, of pages: Int, starts: [String: Int]) -> String {
+        var out = "<header>\n<h1>feedcrawl contact sheet <small>page \(page) of \(pages)</small></h1>\n"
+        out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
+        out += "; generated \(Self.time(generatedAt)). The <a href=\"\(Self.fileName)\">first page</a> has the last run's counts "
+        out += "and links to every source and feed page.</p>\n"
+        credit(outline, into: &out)
+        out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
+        out += pager(page: page, of: pages)
+        out += "</header>\n"
+        return out
+    }
+
+    /// "Images from Pixabay" when a Pixabay source is shown.
+    private func credit(_ outline: Outline, into out: inout String) {
+        guard outline.groups.contains(where: { pixabaySources.contains($0.source) }) else { return }
+        out += "<p class=\"credit\">Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>, "
+        out += "each credited to its user and linked to its page on Pixabay.</p>\n"
+    }
+
+    /// `#anchor` on the first page, `index-K.html#anchor` on page K.
+    static func link(_ anchor: String, _ starts: [String: Int]) -> String {
+        let page = starts[anchor] ?? 1
+        return (page == 1 ? "" : fileName(page: page)) + "#" + anchor
+    }
+
+    /// Most page numbers the pager of a page after the first lists either side of it; the first
+    /// page lists them all.
+    static let pagerReach = 10
+
+    /// Links to the other pages of a sheet of several: first, previous, the page numbers (all on
+    /// the first page; on the others those within `pagerReach`, the first and the last), next,
+    /// last. The current page is not a link.
+    func pager(page: Int, of pages: Int) -> String {
+        func link(_ target: Int, _ text: String, rel: String = "") -> String {
+            target == page ? "<b>\(text)</b>" : "<a href=\"\(Self.fileName(page: target))\"\(rel)>\(text)</a>"
+        }
+        var out = "<nav class=\"pg\">"
+        out += page > 1 ? link(1, "first") + " " + link(page - 1, "previous", rel: " rel=\"prev\"") : "first previous"
+        out += " · pages"
+        var last = 0
+        for n in 1...pages where page == 1 || n == 1 || n == pages || abs(n - page) <= Self.pagerReach {
+            if n > last + 1 { out += " …" }
+            out += " " + link(n, "\(n)")
+            last = n
+        }
+        out += " · "
+        out += page < pages ? link(page + 1, "next", rel: " rel=\"next\"") + " " + link(pages, "last") : "next last"
+        out += "</nav>\n"
         return out
     }
 
@@ -129,7 +189,7 @@ extension ContactSheet {
         }
         var facts = 0
         func fact(_ text: String) {
-            out += facts == 0 ? "<p>" : " · "
+            out += facts == 0 ? "<p class=\"f\">" : " · "
             out += text
             facts += 1
         }
@@ -177,10 +237,9 @@ extension ContactSheet {
     }
 
     /// "Pixabay image by USER" ("Pixabay image" without a user), linking the item's Pixabay page
-    /// when it has an http(s) one; text only otherwise. "Pixabay" comes first and the user's name
-    /// last, so a line too long for its tile (cut at its end, `text-overflow: ellipsis`) or a
-    /// name longer than 60 characters (cut with `…`) never loses "Pixabay"; the `title`
-    /// attribute holds the whole line.
+    /// when it has an http(s) one; text only otherwise. The line wraps (class `cr`: never cut at
+    /// the tile's edge, at any width); a name longer than 60 characters is cut with `…`, after
+    /// "Pixabay", which comes first; the `title` attribute holds the whole line.
     private func credit(_ item: ManifestItem, into out: inout String) {
         let text = item.author.map { "Pixabay image by " + HTMLText.escape($0, limit: 60) } ?? "Pixabay image"
         out += "<p class=\"cr\" title=\""

@@ -1,6 +1,8 @@
 extension ContactSheet {
     /// The inline style sheet: a responsive grid of fixed-height cells, status colours, a CSS-only
-    /// "problems only" filter, and `content-visibility` so long pages render quickly.
+    /// "problems only" filter, and `content-visibility` so long pages render quickly. Caption
+    /// lines are cut at the tile's edge (ellipsis) but for the credit (`cr`) and the facts (`f`:
+    /// author or site, size, dimensions), which wrap, and errors (`e`).
     static let style = """
 
     :root{color-scheme:light;--ok:#2e7d32;--fresh:#1565c0;--bad:#c62828;--rej:#ef6c00;--mute:#757575}
@@ -13,6 +15,8 @@ extension ContactSheet {
     header a{color:#9ecbff}
     nav p{margin:2px 0}
     nav a{margin-right:4px}
+    .pg{margin:6px 0}
+    footer{padding:14px 0 0}
     .c{display:inline-block;padding:0 6px;border-radius:8px;background:#444;margin-right:2px}
     .c.st-downloaded{background:var(--ok)}.c.st-fresh,.c.st-revalidated{background:var(--fresh)}
     .c.st-failed{background:var(--bad)}.c.st-rejected{background:var(--rej)}
@@ -34,6 +38,7 @@ extension ContactSheet {
     .t{font-weight:600}
     .st{font-size:11px;text-transform:uppercase;letter-spacing:.03em;color:#555}
     .id{color:#999;font-size:11px}
+    .cr,.f{white-space:normal;overflow-wrap:anywhere}
     .e{color:var(--bad);white-space:normal!important}
     header .e{color:#ff9e9e}
     header ul.w{margin:2px 0 4px;color:#ffcc80}

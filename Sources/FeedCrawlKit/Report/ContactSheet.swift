@@ -23,12 +23,19 @@ public struct ContactSheet {
     /// What links to the manifest and the images start with: empty (relative links, default), or
     /// an absolute URL ending in `/` (`--public-url`).
     let linkBase: String
+    /// Most items a page holds (default `ContactSheet.itemsPerPage`).
+    let pageItems: Int
+    /// Most bytes of tiles a page holds (default `ContactSheet.tileBytesPerPage`).
+    let pageBytes: Int
 
-    init(generatedAt: Date, run: RunRecord?, linkBase: String = "") {
+    init(generatedAt: Date, run: RunRecord?, linkBase: String = "", pageItems: Int = ContactSheet.itemsPerPage,
+         pageBytes: Int = ContactSheet.tileBytesPerPage) {
         self.generatedAt = generatedAt
         self.run = run
         pixabaySources = Self.pixabaySources(run)
         self.linkBase = Self.linkBase(linkBase)
+        self.pageItems = max(1, pageItems)
+        self.pageBytes = pageBytes
     }
 
     /// `url` ending in exactly one `/`, HTML-escaped; empty stays empty.
@@ -39,9 +46,16 @@ public struct ContactSheet {
         return HTMLText.escape(base) + "/"
     }
 
-    /// The whole page for `manifest`, as one string (for tests and small manifests).
+    /// The first page for `manifest`, as one string (for tests and small manifests: the whole
+    /// sheet up to `itemsPerPage` items).
     public static func html(_ manifest: Manifest) -> String {
-        let sheet = ContactSheet(generatedAt: manifest.generatedAt, run: manifest.run)
+        pages(manifest)[0]
+    }
+
+    /// Every page for `manifest`, as strings, pages of at most `pageItems` items (default
+    /// `itemsPerPage`) and `pageBytes` bytes of tiles (default `tileBytesPerPage`).
+    static func pages(_ manifest: Manifest, pageItems: Int = itemsPerPage, pageBytes: Int = tileBytesPerPage) -> [String] {
+        let sheet = ContactSheet(generatedAt: manifest.generatedAt, run: manifest.run, pageItems: pageItems, pageBytes: pageBytes)
         // The order `write` reads the items in (`ItemSorter.Order.page`): sources by their bytes.
         let items = manifest.sortedItems.sorted { a, b in
             if let order = ManifestItem.compareBytes(a.source.utf8, b.source.utf8), order != 0 { return order < 0 }
@@ -49,13 +63,17 @@ public struct ContactSheet {
             return ManifestItem.compareIDs(a.id, b.id) < 0
         }
         let earlier = manifest.run.map { run in items.filter { !run.listed($0) }.count } ?? 0
-        var out = ""
-        let tiles = items.lazy.map { item in
+        let tiles = items.map { item in
             var tile = ""
             sheet.figure(item, into: &tile)
             return tile
         }
-        sheet.render(outline: Outline(keys: items.lazy.map { ($0.source, $0.page) }, earlier: earlier), tiles: tiles) { out += $0 }
+        let outline = Outline(keys: items.lazy.map { ($0.source, $0.page) }, earlier: earlier)
+        var out: [String] = []
+        sheet.render(outline: outline, paging: sheet.paging(outline, sizes: tiles.lazy.map(\.utf8.count)), tiles: tiles) { page, text in
+            if out.count < page { out.append("") }
+            out[page - 1] += text
+        }
         return out
     }
 
@@ -76,15 +94,29 @@ public struct ContactSheet {
         /// The last item's source and its bytes (items come sorted by source: one array a source).
         private var lastSource: (name: String, bytes: [UInt8]) = ("", [])
 
-        /// Links start with `linkBase` (default empty: relative).
-        init(spill: Spill?, run: RunRecord?, linkBase: String = "") {
+        /// Links start with `linkBase` (default empty: relative); pages hold at most `pageItems`
+        /// items (default `ContactSheet.itemsPerPage`) and `pageBytes` bytes of tiles (default
+        /// `ContactSheet.tileBytesPerPage`).
+        init(spill: Spill?, run: RunRecord?, linkBase: String = "", pageItems: Int = ContactSheet.itemsPerPage,
+             pageBytes: Int = ContactSheet.tileBytesPerPage) {
             sorter = ItemSorter(order: .page, spill: spill)
             tiles = TileStore(spill: spill)
-            sheet = ContactSheet(generatedAt: run?.startedAt ?? .distantPast, run: run, linkBase: linkBase)
+            sheet = ContactSheet(generatedAt: run?.startedAt ?? .distantPast, run: run, linkBase: linkBase,
+                                 pageItems: pageItems, pageBytes: pageBytes)
+            publicURL = linkBase
         }
+
+        /// `linkBase` as given (the sheet keeps it escaped).
+        private let publicURL: String
 
         /// The base of every link (`ContactSheet.linkBase`).
         var linkBase: String { sheet.linkBase }
+
+        /// The sheet for the manifest's header: its time and run, this index's links and page bounds.
+        fileprivate func sheet(generatedAt: Date, run: RunRecord?) -> ContactSheet {
+            ContactSheet(generatedAt: generatedAt, run: run, linkBase: publicURL, pageItems: sheet.pageItems,
+                         pageBytes: sheet.pageBytes)
+        }
 
         /// Renders and records the tile of `item`.
         func add(_ item: ManifestItem) {
@@ -182,41 +214,120 @@ public struct ContactSheet {
         }
     }
 
-    /// Writes `OUT/index.html` for the manifest at `manifestPath`, whose items `index` gathered
-    /// as it was written: the header from the manifest's, then the tiles in page order. Atomic
-    /// (temporary file, rename); not fsynced: the sheet can always be rebuilt from the manifest.
-    /// Without a manifest nothing is written.
+    /// Writes the sheet's pages (`OUT/index.html`, `OUT/index-2.html`, …) for the manifest at
+    /// `manifestPath`, whose items `index` gathered as it was written: the header from the
+    /// manifest's, then the tiles in page order. The sorted keys are read twice (once for the
+    /// tiles' sizes, which bound the pages), the tiles once. Each page is atomic (temporary file,
+    /// rename), `index.html` renamed last and the pages of an earlier, larger sheet removed after
+    /// it (`PageFiles`); not fsynced: the sheet can always be rebuilt from the manifest. Without a
+    /// manifest nothing is written.
     static func write(index: Index, manifestPath: String, outDirectory: String) throws {
         guard let header = try ManifestReader.header(path: manifestPath) else { return }
         let outline = index.outline(run: header.run)
-        let writer = try ChunkedFileWriter(path: outDirectory + "/" + fileName)
-        ContactSheet(generatedAt: header.generatedAt, run: header.run, linkBase: index.linkBase)
-            .render(outline: outline, tiles: index.sorter.sorted().lazy.map(index.tile)) { writer.append($0) }
-        try writer.commit()
+        let sheet = index.sheet(generatedAt: header.generatedAt, run: header.run)
+        let paging = sheet.paging(outline, sizes: index.sorter.sorted().lazy.map(\.location.length))
+        let files = PageFiles(directory: outDirectory)
+        sheet.render(outline: outline, paging: paging, tiles: index.sorter.sorted().lazy.map(index.tile)) { page, text in
+            files.append(page: page, text)
+        }
+        try files.commit()
     }
 
-    /// Renders the page in pieces, in order: the `tiles` of the items sorted by source, page and
-    /// id, as `outline` describes them.
-    func render<Tiles: Sequence<String>>(outline: Outline, tiles: Tiles, _ emit: (String) -> Void) {
-        emit(head())
-        emit(header(outline))
-        emit("<main>\n")
+    /// The sizes of the pages for `outline`'s items, whose tiles have `sizes` bytes in order
+    /// (`ContactSheet.paging`): the first page's header counts against its bytes.
+    func paging<Sizes: Sequence<Int>>(_ outline: Outline, sizes: Sizes) -> [Int] {
+        // The header as the first page has it, but for the pages' names in its links.
+        let reserve = head(page: 1, of: 1).utf8.count + header(outline, page: 1, of: 1, starts: [:]).utf8.count
+            + 32 * outline.groups.reduce(0) { $0 + $1.pages.count + 1 }
+        return Self.paging(sizes: sizes, itemsPerPage: pageItems, bytesPerPage: pageBytes, firstPageReserve: reserve)
+    }
+
+    /// Renders the pages in pieces, in order, each piece with its page (1-based): the `tiles`
+    /// of the items sorted by source, page and id, as `outline` describes them, `paging[k]` of
+    /// them on page k + 1. A source or feed page that goes on to the next page is headed there
+    /// again ("continued"); the ids the first page's links point to are where each starts.
+    func render<Tiles: Sequence<String>>(outline: Outline, paging: [Int], tiles: Tiles, _ emit: (Int, String) -> Void) {
+        let pages = max(1, paging.count)
+        let starts = Self.starts(outline, paging: paging)
+        var page = 1
+        var left = paging.first ?? 0
         var iterator = tiles.makeIterator()
+        func open() {
+            emit(page, head(page: page, of: pages))
+            emit(page, header(outline, page: page, of: pages, starts: starts))
+            emit(page, "<main>\n")
+        }
+        func close() {
+            if pages > 1 { emit(page, "<footer>" + pager(page: page, of: pages) + "</footer>\n") }
+            emit(page, "</main>\n</body>\n</html>\n")
+        }
+        open()
         for (sourceIndex, group) in outline.groups.enumerated() {
             let count = group.pages.reduce(0) { $0 + $1.count }
-            emit("<section id=\"s\(sourceIndex)\"><h2>\(HTMLText.escape(group.source, limit: 80)) <small>\(Self.count(count, "item"))</small></h2>\n")
-            for page in group.pages {
-                emit("<h3 id=\"s\(sourceIndex)p\(page.page)\">page \(page.page) <small>\(Self.count(page.count, "item"))</small></h3>\n<div class=\"grid\">\n")
-                for _ in 0..<page.count {
-                    guard let tile = iterator.next() else { break }
-                    emit(tile)
+            var section = false, sourceStarted = false
+            for feedPage in group.pages {
+                var remaining = feedPage.count, pageStarted = false
+                while remaining > 0 {
+                    if left == 0, page < pages {
+                        if section { emit(page, "</section>\n") }
+                        close()
+                        page += 1
+                        left = paging[page - 1]
+                        section = false
+                        open()
+                        continue
+                    }
+                    if !section {
+                        let id = sourceStarted ? "" : " id=\"s\(sourceIndex)\""
+                        let more = sourceStarted ? " (continued)" : ""
+                        emit(page, "<section\(id)><h2>\(HTMLText.escape(group.source, limit: 80))\(more) <small>\(Self.count(count, "item"))</small></h2>\n")
+                        section = true
+                        sourceStarted = true
+                    }
+                    let id = pageStarted ? "" : " id=\"s\(sourceIndex)p\(feedPage.page)\""
+                    let more = pageStarted ? " (continued)" : ""
+                    emit(page, "<h3\(id)>page \(feedPage.page)\(more) <small>\(Self.count(feedPage.count, "item"))</small></h3>\n<div class=\"grid\">\n")
+                    pageStarted = true
+                    // The last page takes what is left (tiles `paging` did not count).
+                    let n = page < pages ? min(remaining, left) : remaining
+                    for _ in 0..<n {
+                        guard let tile = iterator.next() else { break }
+                        emit(page, tile)
+                    }
+                    emit(page, "</div>\n")
+                    remaining -= n
+                    left -= n
                 }
-                emit("</div>\n")
             }
-            emit("</section>\n")
+            if section { emit(page, "</section>\n") }
         }
-        if outline.count == 0 { emit("<p class=\"empty\">The manifest lists no items yet.</p>\n") }
-        emit("</main>\n</body>\n</html>\n")
+        if outline.count == 0 { emit(page, "<p class=\"empty\">The manifest lists no items yet.</p>\n") }
+        close()
+    }
+
+    /// The page each source (`s<index>`) and each of its feed pages (`s<index>p<page>`) starts
+    /// on, as `render` places them.
+    static func starts(_ outline: Outline, paging: [Int]) -> [String: Int] {
+        var starts: [String: Int] = [:]
+        var page = 1, left = paging.first ?? 0
+        for (sourceIndex, group) in outline.groups.enumerated() {
+            for feedPage in group.pages {
+                var remaining = feedPage.count
+                while remaining > 0 {
+                    if left == 0, page < paging.count {
+                        page += 1
+                        left = paging[page - 1]
+                        continue
+                    }
+                    if starts["s\(sourceIndex)"] == nil { starts["s\(sourceIndex)"] = page }
+                    if remaining == feedPage.count { starts["s\(sourceIndex)p\(feedPage.page)"] = page }
+                    let n = page < paging.count ? min(remaining, left) : remaining
+                    remaining -= n
+                    left -= n
+                }
+            }
+        }
+        return starts
     }
 
     struct PageGroup: Equatable {

@@ -165,7 +165,8 @@ extension CrawlerTests {
             let misplaced = ["cache/\(otherFan)/\(name)", "cache/\(orphan.dropFirst(6).prefix(2))/\(name.uppercased())",
                              String(orphan.dropLast(4)) + ".bmp"]
             let sheetPart = "index.html.00000000abcd.part"  // a contact sheet write that was killed
-            for path in [orphan, part, foreign, "manifest.json.00000000abcd.part", sheetPart] + misplaced {
+            let laterPagePart = "index-3.html.00000000abcd.part"  // and of a later page
+            for path in [orphan, part, foreign, "manifest.json.00000000abcd.part", sheetPart, laterPagePart] + misplaced {
                 try AtomicFile.write(Array("x".utf8), to: layout.absolutePath(path))
             }
             // The user deleted one cached file by hand: its item leaves the manifest.
@@ -206,10 +207,11 @@ extension CrawlerTests {
             #expect(!FileIO.exists(layout.absolutePath(part)))
             #expect(!FileIO.exists(out.file("manifest.json.00000000abcd.part")))
             #expect(!FileIO.exists(out.file(sheetPart)))
+            #expect(!FileIO.exists(out.file(laterPagePart)))
             #expect(FileIO.exists(layout.absolutePath(foreign)))
             for path in misplaced { #expect(FileIO.exists(layout.absolutePath(path)), "\(path)") }
-            #expect(report.orphansRemoved == 4)
-            #expect(manifest.run?.orphansRemoved == 4)
+            #expect(report.orphansRemoved == 5)
+            #expect(manifest.run?.orphansRemoved == 5)
             #expect(manifest.items.map(\.id) == ["0"])
             #expect(FileIO.exists(layout.absolutePath(try #require(Self.file(seeded[0])))))
             // Nothing was deleted before the manifest that no longer needs it was on disk.

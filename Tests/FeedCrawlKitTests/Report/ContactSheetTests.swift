@@ -115,7 +115,7 @@ struct ContactSheetTests {
         #expect(Self.figure("5", in: html).contains("<p class=\"cr\" title=\"Pixabay image by Ann\">Pixabay image by Ann</p>"))
         // Other sources get no credit line, and their page URL is no link.
         #expect(!Self.figure("6", in: html).contains("class=\"cr\""))
-        #expect(Self.figure("6", in: html).contains("<p>KSC · "))
+        #expect(Self.figure("6", in: html).contains("<p class=\"f\">KSC · 12.1 KiB · 150×99</p>"))
         // Nothing else from the feed becomes a link: every href is the page's own, a cache
         // file, or a Pixabay page URL that is http(s).
         let own: Set<String> = ["manifest.json", "https://pixabay.com/"]
@@ -221,8 +221,9 @@ struct ContactSheetTests {
             sheet.figure(item, into: &tile)
             return tile
         }
-        sheet.render(outline: .init(keys: sorted.map { ($0.source, $0.page) }, earlier: 0), tiles: tiles) {
-            bytes += $0.utf8.count
+        let outline = ContactSheet.Outline(keys: sorted.map { ($0.source, $0.page) }, earlier: 0)
+        sheet.render(outline: outline, paging: [outline.count], tiles: tiles) { _, text in
+            bytes += text.utf8.count
             pieces += 1
         }
         #expect(bytes < 10_000 * 900)  // under a kilobyte of markup per item
@@ -292,9 +293,11 @@ extension ContactSheetTests {
         }
         // The whole name stays in the title attribute.
         #expect(Self.figure("2", in: html).contains("title=\"Pixabay image by \(long)\""))
-        // The style cuts lines at their end only.
+        // The style cuts lines at their end only, and never the credit or the facts line (author
+        // or site, size, dimensions): they wrap, a long word too.
         #expect(ContactSheet.style.contains("text-overflow:ellipsis"))
         #expect(!ContactSheet.style.contains("direction:rtl"))
+        #expect(ContactSheet.style.contains("\n.cr,.f{white-space:normal;overflow-wrap:anywhere}\n"))
     }
 
     @Test func oneIsSingular() {

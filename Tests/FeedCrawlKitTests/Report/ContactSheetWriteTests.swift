@@ -33,9 +33,14 @@ struct ContactSheetWriteTests {
     /// Saves `manifest` in `dir` as the crawler does (one `ManifestWriter`, each line added to an
     /// index as it is written), then writes its contact sheet.
     static func saveAndWriteSheet(_ manifest: Manifest, in dir: TestDirectory, spill: Spill?) throws {
-        let layout = CacheLayout(outDirectory: dir.path)
         let index = ContactSheet.Index(spill: spill, run: manifest.run)
-        try AtomicFile.stream(to: layout.manifestPath) { (out: inout AtomicFileStream) throws(FileSystemError) in
+        try save(manifest, in: dir, adding: index)
+        try ContactSheet.write(index: index, manifestPath: CacheLayout(outDirectory: dir.path).manifestPath, outDirectory: dir.path)
+    }
+
+    /// Saves `manifest` in `dir` as the crawler does, each line added to `index` as it is written.
+    static func save(_ manifest: Manifest, in dir: TestDirectory, adding index: ContactSheet.Index) throws {
+        try AtomicFile.stream(to: CacheLayout(outDirectory: dir.path).manifestPath) { (out: inout AtomicFileStream) throws(FileSystemError) in
             var writer = ManifestWriter(generatedAt: manifest.generatedAt)
             for item in manifest.sortedItems {
                 try writer.append(item, to: &out)
@@ -43,7 +48,6 @@ struct ContactSheetWriteTests {
             }
             try writer.finish(run: manifest.run, to: &out)
         }
-        try ContactSheet.write(index: index, manifestPath: layout.manifestPath, outDirectory: dir.path)
     }
 
     static func written(_ manifest: Manifest, spill: Bool) throws -> (String, TestDirectory) {
@@ -56,8 +60,15 @@ struct ContactSheetWriteTests {
     func theStreamedPageEqualsTheInMemoryPage(count: Int, seed: UInt64) throws {
         let manifest = Self.randomManifest(count, seed: seed)
         let (html, dir) = try Self.written(manifest, spill: false)
-        #expect(html == ContactSheet.html(manifest))
-        #expect(TestDirectory.list(dir.path) == [ContactSheet.fileName, CacheLayout.manifestFileName])  // no temporary left
+        let pages = ContactSheet.pages(manifest)
+        #expect(html == pages[0])
+        #expect(count <= ContactSheet.itemsPerPage ? pages.count == 1 : pages.count >= 2)
+        for (index, page) in pages.enumerated().dropFirst() {
+            #expect(String(decoding: try FileIO.read(dir.file(ContactSheet.fileName(page: index + 1))), as: UTF8.self) == page)
+        }
+        // No temporary left.
+        #expect(TestDirectory.list(dir.path) == (2...max(2, pages.count + 1)).dropLast().map { ContactSheet.fileName(page: $0) }
+            + [ContactSheet.fileName, CacheLayout.manifestFileName])
     }
 
     @Test func moreItemsThanOneSortedRunSpillAndStillMatch() throws {

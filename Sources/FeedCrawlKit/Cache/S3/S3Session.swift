@@ -23,7 +23,8 @@ extension S3Archive: Archive {
 ///    (`JournalShipper`);
 /// 5. the new manifest uploaded once it is saved and before anything is deleted; then the
 ///    journal objects deleted; the work then deletes orphans and evicted objects (through the
-///    store); `conclude` uploads the contact sheet, `close` releases the lease.
+///    store); `conclude` uploads the contact sheet's pages (`index.html` last) and deletes
+///    those of an earlier, larger sheet; `close` releases the lease.
 ///
 /// So no stored manifest names an object that is not there. A run killed at any moment loses
 /// at most the outcomes of the last `journalInterval` seconds.
@@ -175,10 +176,23 @@ final class S3Session: ArchiveSession, @unchecked Sendable {
                 result.storageProblem = "cannot upload the journal: \(error)"
             }
         }
-        let sheetPath = CacheLayout(outDirectory: directory).absolutePath(ContactSheet.fileName)
-        if published, sheet, FileIO.exists(sheetPath) {
+        // Every page, `index.html` last; then the pages of an earlier, larger sheet are deleted
+        // (best effort: the new pages link none of them).
+        let pages = ContactSheet.pageFiles(in: directory)
+        if published, sheet, !pages.isEmpty {
             do {
-                try archive.push(sheetPath, as: ContactSheet.fileName, contentType: "text/html; charset=utf-8")
+                for name in pages {
+                    try archive.push(directory + "/" + name, as: name, contentType: "text/html; charset=utf-8")
+                }
+                let key = archive.target.location.key(ContactSheet.pagePrefix)
+                let stored: [String]? = try? archive.blocking { client in
+                    var keys: [String] = []
+                    try await client.listAll(prefix: key) { keys.append($0.key) }
+                    return keys
+                }
+                let lead = key.dropLast(ContactSheet.pagePrefix.utf8.count)
+                let names = (stored ?? []).filter { $0.hasPrefix(lead) }.map { String($0.dropFirst(lead.count)) }
+                _ = archive.delete(ContactSheet.stalePages(names, pages: pages.count))
             } catch {
                 result.contactSheetProblem = "cannot store the contact sheet: \(error)"
             }
