@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Adds feedcrawl's ratios to curl and to the physical floor, and the targets of issues 6 and 11, to a
-run.py table. Usage: bench-summary.py BENCH_DIR results.json table.md out.md out.json [README.md]
-(the README's text between <!-- bench:begin --> and <!-- bench:end --> is replaced by out.md without
+run.py table. Usage: bench-summary.py BENCH_DIR results.json table.md out.md out.json [docs/performance.md]
+(that file's text between <!-- bench:begin --> and <!-- bench:end --> is replaced by out.md without
 run.py's table, which stays in out.md, and a link to it)."""
 import json
 import os
@@ -92,7 +92,7 @@ lines += ["| " + " | ".join(r) + " |" for r in rows]
 for extra in os.environ.get("FEEDCRAWL_BENCH_EXTRA", "").split(os.pathsep):
     if extra and os.path.exists(extra) and open(extra).read().strip():
         lines += [""] + open(extra).read().rstrip("\n").splitlines()
-# The README keeps the figures above; run.py's own table (every peer) stays in out_md only.
+# docs/performance.md keeps the figures above; run.py's own table (every peer) stays in out_md only.
 readme_text = "\n".join(lines + ["", "run.py's own table (every peer and workload, the floor, the versions) is in "
                                   "[scripts/bench-results/latest.md](scripts/bench-results/latest.md#runpys-table); "
                                   "past before-and-after measurements are in "
