@@ -222,6 +222,27 @@ extension BinaryTests {
             #expect(noVersion.stderr.contains("unknown option '--no-version'"), "\(noVersion.stderr)")
         }
 
+        /// Issue 27, point 3: strict JSON, as jq reads it: a trailing comma and a key given twice
+        /// are refused with line and column; a duration needs its unit.
+        @Test func strictJSONAndDurationsWithUnits() async throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let cases: [(String, String)] = [
+                ("{\"pages\": 2,\n \"ttl\": \"1h\",\n}", "line 3, column 1: expected a key in double quotes, found '}'"),
+                ("{\"pages\": 2, \"pages\": 3}", "line 1, column 14: the key \"pages\" is given twice in this object"),
+                ("{\"sources\": [{\"type\": \"array\", \"url\": \"http://h/a\", \"url\": \"http://h/b\"}]}",
+                 "the key \"url\" is given twice"),
+                ("{\"pages\": [1, 2,]}", "expected a value"),
+                ("{\"ttl\": 3600}", "ttl: a duration needs its unit: write \"3600s\""),
+            ]
+            for (index, (text, message)) in cases.enumerated() {
+                let config = dir + "/c\(index).json"
+                try Self.write(text, to: config)
+                let result = try await BinaryRunner.run(["config", "--print", "--config", config])
+                #expect(result.status == 2, "\(text)")
+                #expect(result.stderr.contains(message), "\(text): \(result.stderr)")
+            }
+        }
+
         @Test func printShowsEveryFileOptionAndWhereItCameFrom() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"

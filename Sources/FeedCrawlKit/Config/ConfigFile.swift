@@ -60,14 +60,15 @@ public struct ConfigFile: Sendable, Equatable {
     /// - Parameter topLevelKeys: the valid keys, named in that refusal (the closest one and the
     ///   list); default nil: the refusal says only "unknown key".
     public static func parse(_ bytes: [UInt8], path: String, topLevelKeys: [String]? = nil) throws(ConfigError) -> ConfigFile {
+        // Strict JSON first (Foundation's decoder takes trailing commas and duplicate keys), and
+        // it says where.
+        if let problem = JSONSyntaxCheck.firstProblem(in: bytes) {
+            throw ConfigError(path: path, key: "", problem: "not valid JSON at \(problem)")
+        }
         let value: ConfigValue
         do {
             value = try JSONDecoder().decode(ConfigValue.self, from: Data(bytes))
         } catch {
-            // Foundation does not say where: find the place ourselves.
-            if let problem = JSONSyntaxCheck.firstProblem(in: bytes) {
-                throw ConfigError(path: path, key: "", problem: "not valid JSON at \(problem)")
-            }
             throw ConfigError(path: path, key: "", problem: "not valid JSON (\(Self.syntaxDetail(error)))")
         }
         guard case .object(let top) = value else {

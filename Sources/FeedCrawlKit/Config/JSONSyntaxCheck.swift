@@ -1,8 +1,10 @@
 /// Finds where JSON text first goes wrong: the line, the column and what was expected there.
 ///
-/// Foundation's decoder says only that the text is not JSON; this check is run after it fails,
-/// so that a configuration error can point at the place (`line 3, column 12: expected ',' or
-/// '}', found '"'`). Lines and columns count from 1; columns count characters, not bytes.
+/// Strict RFC 8259, as jq reads it, run before the file is decoded: Foundation's decoder says
+/// only that the text is not JSON, and on Linux it takes a trailing comma and keeps the first of
+/// two equal keys. So this check also refuses a key given twice in one object. A configuration
+/// error then points at the place (`line 3, column 12: expected ',' or '}', found '"'`). Lines
+/// and columns count from 1; columns count characters, not bytes.
 public enum JSONSyntaxCheck {
     /// The first syntax error in `bytes`.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -102,10 +104,18 @@ public enum JSONSyntaxCheck {
             i += 1
             whitespace()
             if at("}") { i += 1; return }
+            var keys = Set<ArraySlice<UInt8>>()
             while true {
                 whitespace()
                 guard at("\"") else { throw fail("a key in double quotes") }
+                let start = i
                 try string()
+                guard keys.insert(bytes[start..<i]).inserted else {
+                    let key = String(decoding: bytes[(start + 1)..<(i - 1)], as: UTF8.self)
+                    i = start
+                    throw Problem(line: fail("").line, column: fail("").column,
+                                  problem: "the key \"\(TerminalText.sanitize(key))\" is given twice in this object (JSON keeps one; say it once)")
+                }
                 whitespace()
                 guard at(":") else { throw fail("':' after the key") }
                 i += 1

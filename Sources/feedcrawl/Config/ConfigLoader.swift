@@ -132,6 +132,16 @@ struct LoadedConfiguration {
             tokens = [name, items.joined(separator: ",")]
         case (.value, .bool):
             throw fail("expected a value for \(name), not \(option.value.kindDescription)")
+        case (.value, .number):
+            guard let text = option.value.argumentText else {
+                throw fail("expected a string or a number, not \(option.value.kindDescription)")
+            }
+            // A bare number is ambiguous for a duration (seconds? minutes?): the unit is asked for.
+            let placeholder = CommandLineOptions.declared.first { $0.name == name }?.placeholder
+            if placeholder == "DURATION" || placeholder == "D" {
+                throw fail("a duration needs its unit: write \"\(text)s\" (or m, h, d), not the bare number \(text)")
+            }
+            tokens = [name, text]
         case (.value, _):
             guard let text = option.value.argumentText else {
                 throw fail("expected a string or a number, not \(option.value.kindDescription)")
