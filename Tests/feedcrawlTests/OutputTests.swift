@@ -114,6 +114,25 @@ extension BinaryTests {
             #expect(html.contains("&lt;b&gt;bold&lt;/b&gt;"))
         }
 
+        /// Issue 27, point 9: a JSON image event names its item: source, id and variant.
+        @Test func jsonImageEventsNameTheirItem() async throws {
+            let feed = try DemoFeedServer(options: DemoFeedOptions.small())
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            let run = try await BinaryRunner.run(
+                ["--pixabay-url", feed.pixabayURL, "--pages", "1", "--out", out, "--verbose", "--progress", "never",
+                 "--log-format", "json"], environment: ["PIXABAY_KEY": "k"])
+            #expect(run.status <= 1, "\(run.stderr)")
+            let images = try Output.lines(run.stderr).map(Output.jsonLine).filter { $0["event"] as? String == "image" }
+            #expect(!images.isEmpty)
+            for record in images {
+                let fields = try #require(record["fields"] as? [String: Any])
+                #expect(record["source"] as? String == "pixabay", "\(record)")
+                #expect((fields["id"] as? String)?.isEmpty == false, "\(record)")
+                #expect(fields["variant"] as? String == "preview", "\(record)")
+            }
+        }
+
         @Test func pipedStderrGetsPageLinesAndTimedProgressLines() async throws {
             var options = DemoFeedOptions.small()
             options.latencyMs = 120

@@ -14,8 +14,9 @@ public enum CrawlEvent: Sendable {
     /// for an image the source of the first item waiting for it; nil when unknown (default).
     case retrying(url: String, attempt: Int, delay: Double, reason: String, source: String? = nil)
     /// An image transfer ended, retries included: one per URL actually requested (not for
-    /// fresh cache hits or requests cancelled before they started). `url` is redacted.
-    case imageFetched(url: String, outcome: ImageRecord.Outcome, seconds: Double)
+    /// fresh cache hits or requests cancelled before they started). `url` is redacted; `owner`
+    /// names the first item that asked for it (nil, the default, when none is known).
+    case imageFetched(url: String, outcome: ImageRecord.Outcome, seconds: Double, owner: ImageOwner? = nil)
     /// A host answered 429 or 503 without `Retry-After`: its transfers were slowed to
     /// `concurrency` at once, `interval` seconds apart (`HostThrottle`). Once per decrease.
     case hostSlowed(host: String, concurrency: Int, interval: Double, status: Int)
@@ -25,4 +26,25 @@ public enum CrawlEvent: Sendable {
     /// An item got its outcome. Exactly one per item listed this run, so these events add up
     /// to the run's counts.
     case itemFinished(source: String, status: ItemStatus)
+}
+
+/// The item an image transfer was for: the first that asked for the URL, and how many items
+/// (images) shared the one transfer.
+public struct ImageOwner: Sendable, Equatable {
+    /// The item's source name.
+    public var source: String
+    /// The item's id.
+    public var id: String
+    /// The image's variant (`preview`, `small`, …).
+    public var variant: String
+    /// How many images of pending items waited for this transfer (at least 1).
+    public var sharedBy: Int
+
+    /// An owner; `sharedBy` defaults to 1.
+    public init(source: String, id: String, variant: String, sharedBy: Int = 1) {
+        self.source = source
+        self.id = id
+        self.variant = variant
+        self.sharedBy = sharedBy
+    }
 }

@@ -317,8 +317,8 @@ public final class Crawler: Sendable {
         let events = self.events
         return { event in
             switch event {
-            case .imageFetched(let url, let outcome, let seconds):
-                events(.imageFetched(url: redactor.redactURL(url), outcome: outcome, seconds: seconds))
+            case .imageFetched(let url, let outcome, let seconds, let owner):
+                events(.imageFetched(url: redactor.redactURL(url), outcome: outcome, seconds: seconds, owner: owner))
             case .retrying(let url, let attempt, let delay, let reason, let source):
                 events(.retrying(
                     url: redactor.redactURL(url), attempt: attempt, delay: delay, reason: redactor.redact(reason), source: source))

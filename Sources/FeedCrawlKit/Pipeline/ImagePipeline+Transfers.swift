@@ -257,10 +257,13 @@ extension ImagePipeline {
             }
             if stop { wait.cancel() }
         case .done(let outcome, let placement):
-            let (starts, rooms, elapsed): ([ImageTask.Start], [CheckedContinuation<Void, Never>], Duration?) =
+            let (starts, rooms, elapsed, owner): ([ImageTask.Start], [CheckedContinuation<Void, Never>], Duration?, ImageOwner?) =
                 lock.withLock {
-                    guard let task = tasks[url], !task.committing else { return ([], [], .zero) }
+                    guard let task = tasks[url], !task.committing else { return ([], [], .zero, nil) }
                     task.subscribers = scheduler.finish(url)?.subscribers ?? []
+                    let owner = task.subscribers.first.flatMap {
+                        items.owner(token: $0.token, index: $0.image, sharedBy: task.subscribers.count)
+                    }
                     task.committing = true
                     task.handle = nil
                     task.retryWait = nil
@@ -270,7 +273,7 @@ extension ImagePipeline {
                     if !roomWaiters.isEmpty && scheduler.waitingCount <= scheduler.limits.maxWaiting / 2 {
                         swap(&rooms, &roomWaiters)
                     }
-                    return (startReadyLocked(), rooms, task.startedAt.map { ContinuousClock.now - $0 })
+                    return (startReadyLocked(), rooms, task.startedAt.map { ContinuousClock.now - $0 }, owner)
                 }
             if elapsed == .zero {
                 placement?.sink.discard()  // no task wants it any more
@@ -280,7 +283,7 @@ extension ImagePipeline {
             for room in rooms { room.resume() }
             if let elapsed {
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                events(.imageFetched(url: url, outcome: outcome, seconds: seconds))
+                events(.imageFetched(url: url, outcome: outcome, seconds: seconds, owner: owner))
             }
             committer.enqueue(.init(url: url, outcome: outcome, file: placement))
         }

@@ -101,6 +101,12 @@ struct PendingItems {
         pending[token]?.item.source
     }
 
+    /// Who image `index` of item `token` is, while the item is pending: source, id, variant.
+    func owner(token: Int, index: Int, sharedBy: Int) -> ImageOwner? {
+        guard let pending = pending[token], let image = pending.image(index) ?? nil else { return nil }
+        return ImageOwner(source: pending.item.source, id: pending.item.id, variant: image.variant, sharedBy: sharedBy)
+    }
+
     /// Image `index` of item `token`, while the item is pending.
     func image(token: Int, index: Int) -> ImageRecord? {
         pending[token]?.image(index) ?? nil

@@ -28,7 +28,7 @@ public final class CrawlProgress: @unchecked Sendable {
                 let index = indexLocked(source)
                 state.sources[index].counts[status, default: 0] += 1
             }
-        case .imageFetched(_, let outcome, _):
+        case .imageFetched(_, let outcome, _, _):
             let bytes = outcome.status == .downloaded ? outcome.bytes ?? 0 : 0
             lock.withLock {
                 state.transfers += 1

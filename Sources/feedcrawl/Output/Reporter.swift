@@ -46,9 +46,9 @@ final class Reporter: @unchecked Sendable {
             route(LogRecord(level: .info, source: source, event: "retry", message: "retrying in \(seconds) s (attempt \(attempt + 1)): \(reason): \(url)",
                             fields: [LogField("url", url), LogField("attempt", attempt + 1), LogField("delay", delay), LogField("reason", reason)]),
                   chatter: true)
-        case .imageFetched(let url, let outcome, let seconds):
+        case .imageFetched(let url, let outcome, let seconds, let owner):
             guard plan.threshold <= .debug else { return }
-            route(Self.transferRecord(url: url, outcome: outcome, seconds: seconds), chatter: true)
+            route(Self.transferRecord(url: url, outcome: outcome, seconds: seconds, owner: owner), chatter: true)
         case .hostSlowed(let host, let concurrency, let interval, let status):
             let spacing = DurationParser.format(interval)
             route(LogRecord(
@@ -64,9 +64,14 @@ final class Reporter: @unchecked Sendable {
         }
     }
 
-    static func transferRecord(url: String, outcome: ImageRecord.Outcome, seconds: Double) -> LogRecord {
+    static func transferRecord(url: String, outcome: ImageRecord.Outcome, seconds: Double, owner: ImageOwner? = nil) -> LogRecord {
         var message = "image \(outcome.status.rawValue)"
         var fields = [LogField("url", url), LogField("status", outcome.status.rawValue), LogField("seconds", seconds)]
+        if let owner {
+            message = "\(owner.source) \(owner.id) \(owner.variant): " + message
+            fields += [LogField("id", owner.id), LogField("variant", owner.variant)]
+            if owner.sharedBy > 1 { fields.append(LogField("sharedBy", owner.sharedBy)) }
+        }
         if let bytes = outcome.bytes, outcome.status == .downloaded {
             message += " \(ByteSize.format(bytes))"
             fields.append(LogField("bytes", bytes))
@@ -77,7 +82,7 @@ final class Reporter: @unchecked Sendable {
             message += " (\(error))"
             fields.append(LogField("error", error))
         }
-        return LogRecord(level: .debug, event: "image", message: message + ": " + url, fields: fields)
+        return LogRecord(level: .debug, source: owner?.source, event: "image", message: message + ": " + url, fields: fields)
     }
 
     /// A run-level line for people (`info`): not shown with --quiet.
