@@ -66,6 +66,12 @@ extension BinaryTests {
             #expect(cacert.status == 2)
             #expect(cacert.stderr.contains("--cacert: cannot read the CA file '/nonexistent/ca.pem': No such file or directory"),
                     "\(cacert.stderr)")
+            // OUT is made when missing, but not its parent (a disk that is not mounted): exit 1.
+            let orphan = BinaryRunner.temporaryDirectory() + "/not-mounted/feeds"
+            let unmounted = try await BinaryRunner.run(["--pages", "1", "--out", orphan])
+            #expect(unmounted.status == 1, "\(unmounted.stderr)")
+            #expect(unmounted.stderr.contains("its parent folder"), "\(unmounted.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: orphan))
             // A value that starts with - is still possible, written with =.
             let dashed = try await BinaryRunner.run(["config", "--print", "--out=" + BinaryRunner.temporaryDirectory() + "/-odd"])
             #expect(dashed.status == 0, "\(dashed.stderr)")

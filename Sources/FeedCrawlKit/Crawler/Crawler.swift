@@ -331,6 +331,17 @@ public final class Crawler: Sendable {
     /// Locks OUT: a whole run (or a merge) exclusively; a shard shares OUT's lock with the
     /// other shards and holds its own part's exclusively.
     static func lock(_ layout: CacheLayout) throws -> [RunLock] {
+        // OUT is made when missing, but not its parent: a path on a disk that is not mounted
+        // would otherwise fill the file system below it.
+        let out = layout.outDirectory
+        if !FileIO.exists(out) {
+            let parent = FileIO.directoryName(of: out.hasSuffix("/") ? String(out.dropLast()) : out)
+            guard FileIO.isDirectory(parent) else {
+                throw SetupError.output(
+                    "\(out) cannot be made: its parent folder \(parent) does not exist (a disk that is not mounted?); "
+                        + "create it first (mkdir -p \(parent)) or choose another --out")
+            }
+        }
         do {
             try AtomicFile.createDirectories(layout.stateDirectory)
         } catch {
