@@ -6,9 +6,10 @@ import Glibc
 /// each holding at most `itemsPerPage` items and `tileBytesPerPage` bytes of tiles, so that a
 /// page stays under 2 MiB and opens quickly whatever the archive's size.
 extension ContactSheet {
-    /// Most items on one page of the sheet: 1,000 (about 0.6 MB of markup at the ~620 bytes a
-    /// typical item takes; 1.3 MB at 1,300 bytes, a failed item with a long error and URL).
-    public static let itemsPerPage = 1000
+    /// Most items on one page of the sheet: 200. A browser's cost is the images, not the
+    /// markup (about 0.13 MB here): headless Chromium loaded a 1,000-item page in 4.1 s and a
+    /// 200-item page in 1.4 s on a 2-core machine busy building (scripts/test-sheet-chromium).
+    public static let itemsPerPage = 200
 
     /// Most bytes of tiles on one page: 1.75 MiB, so that a page with its header stays under
     /// 2 MiB however long the items' text (a page of such items holds fewer than `itemsPerPage`).

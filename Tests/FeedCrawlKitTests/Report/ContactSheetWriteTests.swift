@@ -67,8 +67,8 @@ struct ContactSheetWriteTests {
             #expect(String(decoding: try FileIO.read(dir.file(ContactSheet.fileName(page: index + 1))), as: UTF8.self) == page)
         }
         // No temporary left.
-        #expect(TestDirectory.list(dir.path) == (2...max(2, pages.count + 1)).dropLast().map { ContactSheet.fileName(page: $0) }
-            + [ContactSheet.fileName, CacheLayout.manifestFileName])
+        #expect(TestDirectory.list(dir.path) == ((2...max(2, pages.count + 1)).dropLast().map { ContactSheet.fileName(page: $0) }
+            + [ContactSheet.fileName, CacheLayout.manifestFileName]).sorted())
     }
 
     @Test func moreItemsThanOneSortedRunSpillAndStillMatch() throws {

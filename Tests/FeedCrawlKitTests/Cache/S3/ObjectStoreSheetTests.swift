@@ -21,7 +21,7 @@ extension ObjectStoreCrawlTests {
             try await s3.put(key: prefix + "/" + name, bytes: Array("old".utf8), contentType: "text/html")
         }
         let result = try await run(
-            ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "6", "--per-page", "200",
+            ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "1", "--per-page", "200",
              "--out", "s3://\(server.bucket)/\(prefix)", "--quiet"],
             tmp: tmp, extra: ["PIXABAY_KEY": "demo"])
         #expect(result.status == 0, "\(result.stderr)")
