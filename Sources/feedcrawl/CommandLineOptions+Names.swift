@@ -106,9 +106,15 @@ extension CommandLineOptions {
         .value("--patch-size", "SIZE", .sources, defaultText: "small",
                choices: LaunchesQuery.PatchSize.allCases.map(\.rawValue),
                "The same as --launch-images SIZE (small or large)."),
+        .value("--launches-page-size", "N", .sources, defaultText: "the server's (20)",
+               "Launches per page, sent as the query's pageSize (1-100000)."),
         .flag("--details", .sources,
               "After listing, query LaunchDetails for each launch and add its rocket and site to the "
                   + "manifest, and its large patch (downloaded too) to the images."),
+        .value("--header", "'NAME: VALUE'", .sources, defaultText: "none",
+               "A header sent with every feed request (not with images), as curl's -H; repeatable. "
+                   + "The value is a secret: it is never written or printed. A configuration file "
+                   + "gives a source's headers in its \"headers\"."),
         .value("--array-url", "URL", .sources, defaultText: "none",
                "A page-numbered feed of bare JSON arrays, fetched as URL?page=N&per_page=M "
                    + "(PunkAPI-style); stops at a short page."),
@@ -124,7 +130,7 @@ extension CommandLineOptions {
         // Options
         .value("--pages", "N", .options, defaultText: "5", "Feed pages to fetch per source.").environment("FEEDCRAWL_PAGES"),
         .value("--per-page", "N", .options, defaultText: "100",
-               "Pixabay hits per page, 3-200; the launches source always uses the server's default (20)."),
+               "Pixabay hits per page, 3-200 (launches: --launches-page-size; arrays: --array-per-page)."),
         .value("--out", "DIR", .options, defaultText: "./output",
                "Output folder for cache/, manifest.json and index.html, the contact sheet written after "
                    + "every run; or s3://BUCKET/PREFIX for S3-compatible object storage (credentials from "

@@ -38,6 +38,10 @@ struct CommandLineOptions {
     /// `--launch-images` (or `--patch-size`): the launch patch sizes to fetch; default small.
     var launchImages: [LaunchesQuery.PatchSize] = [.small]
     var details = false
+    /// `--header` (repeatable): sent with every feed request of every source; values are secrets.
+    var headers: [HTTPHeader] = []
+    /// `--launches-page-size`: launches per page, sent as `pageSize`; default nil (not sent).
+    var launchesPageSize: Int?
     var pageTTLSeconds: Double?
     var refreshPages = false
     var recordDirectory: String?
@@ -185,6 +189,13 @@ struct CommandLineOptions {
                     throw UsageError(description: "--launch-images: \(error)")
                 }
             case "--details": options.details = true
+            case "--header":
+                do {
+                    options.headers.append(try FeedHeaders.parse(try list.value(for: argument)))
+                } catch let error as FeedHeaders.Invalid {
+                    throw UsageError(description: "--header: \(error)")
+                }
+            case "--launches-page-size": options.launchesPageSize = try list.integer(for: argument, in: 1...100_000)
             case "--shard":
                 let text = try list.value(for: argument)
                 guard let shard = Shard(text) else {
@@ -336,13 +347,16 @@ struct CommandLineOptions {
             source.query = pixabayQuery
             source.variants = pixabayImages
             if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
+            source.headers = headers
             configuration.sources.append(.pixabay(source))
         }
         if let url = launchesURL ?? demoLaunchesURL {
             var source = LaunchesSourceConfiguration(url: url, pages: pages)
             source.variants = launchImages
             source.details = details
+            source.pageSize = launchesPageSize
             if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
+            source.headers = headers
             configuration.sources.append(.launches(source))
         }
         if let url = arrayURL {
@@ -352,6 +366,7 @@ struct CommandLineOptions {
             source.perPage = arrayPerPage
             source.name = arrayName
             if let ttl = pageTTLSeconds { source.pageTTL = ttl }
+            source.headers = headers
             configuration.sources.append(.array(source))
         }
         return configuration

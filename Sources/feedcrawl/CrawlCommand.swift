@@ -104,7 +104,7 @@ enum CrawlCommand {
         var status = ExitStatus.success.rawValue
         if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
-        if report.sources.contains(where: { $0.failedPages > 0 }) {
+        if report.sources.contains(where: { $0.failedPages > 0 || $0.missingDetails > 0 }) {
             status = max(status, ExitStatus.itemsFailed.rawValue)
         }
         if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }

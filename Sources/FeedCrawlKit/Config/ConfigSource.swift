@@ -15,9 +15,21 @@
 /// | `images` | all | image variants to fetch, a list of names (pixabay: `preview`, `webformat`, `large`, default `["preview"]`; launches: `small`, `large`, default `["small"]`; array: `["image"]`) |
 /// | `patchSize` | launches | `small` or `large`: a synonym of `images: [SIZE]` |
 /// | `details` | launches | `true`: query each launch's details and fetch its large patch; default false |
+/// | `pageSize` | launches | launches per page, sent as the query's `pageSize` (1–100000); default not sent (the server's 20) |
+/// | `headers` | all | request headers for the feed, `{"Name": {"env": "VARIABLE"}}` (the value read from the environment) or `{"Name": "value"}` for a value that is no secret; default none |
 /// | `idField`, `imageField`, `titleField` | array | element fields; defaults `id`, `image_url`, `name`/`title` |
 /// | `perPage` | array | elements per page; default 25 |
 public struct ConfigSource: Sendable, Equatable {
+    /// One entry of a source's `headers`: a value written in the file, or the name of the
+    /// environment variable holding it.
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        /// `{"env": "VARIABLE"}`: the variable's name.
+        public var env: String?
+        /// `"value"`: the value itself (only for names that do not carry credentials).
+        public var value: String?
+    }
+
     /// The kinds of source a file can name.
     public enum Kind: String, Sendable, CaseIterable {
         case pixabay
@@ -40,13 +52,17 @@ public struct ConfigSource: Sendable, Equatable {
     /// `images` (or launches' `patchSize`) as given; checked for the source's kind.
     public var images: [String]?
     public var details: Bool?
+    /// Launches per page (`pageSize`, 1–100000); default not sent.
+    public var pageSize: Int?
     public var idField: String?
     public var imageField: String?
     public var titleField: String?
+    /// `headers`, sorted by name.
+    public var headers: [Header] = []
 
-    static let commonKeys = ["type", "name", "url", "pages", "pageTTL", "images"]
+    static let commonKeys = ["type", "name", "url", "pages", "pageTTL", "images", "headers"]
     static let pixabayKeys = commonKeys + ["keyEnv", "query", "imageType", "perPage", "pageConcurrency"]
-    static let launchesKeys = commonKeys + ["patchSize", "details"]
+    static let launchesKeys = commonKeys + ["patchSize", "details", "pageSize"]
     static let arrayKeys = commonKeys + ["idField", "imageField", "titleField", "perPage"]
 
     static func allowedKeys(_ kind: Kind) -> [String] {
@@ -126,6 +142,7 @@ public struct ConfigSource: Sendable, Equatable {
         pages = try integer("pages", 0...100_000)
         perPage = try integer("perPage", kind == .array ? 1...1000 : 3...200)
         pageConcurrency = try integer("pageConcurrency", 1...16)
+        pageSize = try integer("pageSize", 1...100_000)
         if let text = try string("pageTTL") {
             do {
                 pageTTL = try DurationParser.parse(text)
@@ -163,6 +180,63 @@ public struct ConfigSource: Sendable, Equatable {
         idField = try string("idField")
         imageField = try string("imageField")
         titleField = try string("titleField")
+        if let value = fields["headers"] {
+            guard case .object(let entries) = value else {
+                throw fail("headers", "expected an object of header names, e.g. {\"Authorization\": {\"env\": \"TOKEN_VARIABLE\"}}, not \(value.kindDescription)")
+            }
+            for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                let shown = TerminalText.sanitize(String(name.prefix(60)))
+                switch entry {
+                case .object(let spec):
+                    guard spec.count == 1, case .string(let variable)? = spec["env"], !variable.isEmpty,
+                          variable.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F })
+                    else {
+                        throw fail("headers.\(shown)", "expected {\"env\": \"VARIABLE\"}, the NAME of an environment variable (letters, digits, '_')")
+                    }
+                    headers.append(Header(name: name, env: variable))
+                case .string(let text):
+                    // Credentials never sit in the file; the text is not quoted back.
+                    guard !Self.carriesCredentials(name) else {
+                        throw fail("headers.\(shown)", "a secret may not be written in the file; put it in an environment variable and write {\"env\": \"VARIABLE\"}")
+                    }
+                    headers.append(Header(name: name, value: text))
+                default:
+                    throw fail("headers.\(shown)", "expected {\"env\": \"VARIABLE\"} or a string, not \(entry.kindDescription)")
+                }
+                do {
+                    _ = try FeedHeaders.check(name: name, value: headers.last?.value ?? "x")
+                } catch {
+                    throw fail("headers.\(shown)", error.description)
+                }
+            }
+        }
+    }
+
+    /// Whether a header named `name` carries credentials, so its value may only come from the
+    /// environment: `Authorization`, `Proxy-Authorization`, `Cookie`, or a name holding `auth`,
+    /// `key`, `token`, `secret`, `password` or `session`.
+    static func carriesCredentials(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower == "cookie" || ["auth", "key", "token", "secret", "password", "session"].contains { lower.contains($0) }
+    }
+
+    /// The source's headers with their values read from `environment`. Throws `ConfigError`
+    /// when a variable is unset or empty, or its value cannot be sent (CR, LF).
+    func resolvedHeaders(environment: [String: String], index: Int, path: String) throws(ConfigError) -> [HTTPHeader] {
+        var resolved: [HTTPHeader] = []
+        for header in headers {
+            let key = "sources[\(index)].headers.\(TerminalText.sanitize(String(header.name.prefix(60))))"
+            guard let value = header.value ?? header.env.flatMap({ environment[$0] }), !value.isEmpty else {
+                let variable = header.env ?? ""
+                throw ConfigError(path: path, key: key, problem: "the environment variable \(variable) holds no value; set it (export \(variable)=...)")
+            }
+            do {
+                resolved.append(try FeedHeaders.check(name: header.name, value: value))
+            } catch {
+                throw ConfigError(path: path, key: key, problem: error.description + (header.env.map { " (from \($0))" } ?? ""))
+            }
+        }
+        return resolved
     }
 
     /// The crawl configuration of this source.
@@ -170,14 +244,17 @@ public struct ConfigSource: Sendable, Equatable {
     /// - Parameters:
     ///   - pages, perPage: the run's values, used when the file gives none for this source,
     ///     and always when `override` is true (the command line or environment set them).
-    ///   - environment: where the key is looked up (`keyEnv`, default `PIXABAY_KEY`).
+    ///   - headers: the run's `--header`s, sent too (replacing the file's of the same name).
+    ///   - environment: where the key (`keyEnv`, default `PIXABAY_KEY`) and the headers' values
+    ///     are looked up.
     ///   - index, path: for errors.
     /// - Throws: `ConfigError` when the key's variable is unset or empty.
     public func configuration(
         pages runPages: Int, perPage runPerPage: Int, overridePages: Bool, overridePerPage: Bool,
-        environment: [String: String], index: Int, path: String
+        headers runHeaders: [HTTPHeader] = [], environment: [String: String], index: Int, path: String
     ) throws(ConfigError) -> SourceConfiguration {
         let pages = overridePages ? runPages : (self.pages ?? runPages)
+        let headers = FeedHeaders.merged(try resolvedHeaders(environment: environment, index: index, path: path), runHeaders)
         switch kind {
         case .pixabay:
             let variable = keyEnv ?? Self.defaultKeyEnv
@@ -195,6 +272,7 @@ public struct ConfigSource: Sendable, Equatable {
             if let images, let variants = try? ImageVariants.parse(images, as: PixabayVariant.self) {
                 config.variants = variants
             }
+            config.headers = headers
             return .pixabay(config)
         case .launches:
             var config = LaunchesSourceConfiguration(url: url, pages: pages)
@@ -203,6 +281,8 @@ public struct ConfigSource: Sendable, Equatable {
                 config.variants = variants
             }
             if let details { config.details = details }
+            config.pageSize = pageSize
+            config.headers = headers
             if let pageTTL { config.pageTTL = pageTTL }
             return .launches(config)
         case .array:
@@ -212,6 +292,7 @@ public struct ConfigSource: Sendable, Equatable {
             config.titleField = titleField
             if let perPage { config.perPage = perPage }
             if let pageTTL { config.pageTTL = pageTTL }
+            config.headers = headers
             return .array(config)
         }
     }

@@ -17,6 +17,8 @@ extension Crawler {
             options["\(name).type"] = source.type
             options["\(name).url"] = redactor.redactURL(source.url)
             options["\(name).pageTTLSeconds"] = String(Int(source.pageTTL))
+            // Header names only: the values are secrets.
+            if !source.headers.isEmpty { options["\(name).headers"] = source.headers.map(\.name).joined(separator: ",") }
             switch source {
             case .pixabay(let config):
                 options["\(name).pages"] = String(config.pages)
@@ -27,6 +29,7 @@ extension Crawler {
                 options["\(name).pages"] = String(config.pages)
                 options["\(name).images"] = config.effectiveVariants.map(\.rawValue).joined(separator: ",")
                 options["\(name).details"] = String(config.details)
+                if let size = config.pageSize { options["\(name).pageSize"] = String(size) }
             case .array(let config):
                 options["\(name).pages"] = String(config.pages)
                 options["\(name).perPage"] = String(config.perPage)

@@ -147,7 +147,7 @@ public final class Crawler: Sendable {
             maxConcurrentTransfers: configuration.concurrency, userAgent: configuration.userAgent,
             caInfo: configuration.caInfo, proxy: configuration.proxy, noProxy: configuration.noProxy))
         defer { engine.shutdown() }
-        let redactor = SecretRedactor(secrets: configuration.sources.compactMap(\.key))
+        let redactor = SecretRedactor(secrets: configuration.sources.flatMap(\.secrets))
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
             engine: engine, store: store,
@@ -226,7 +226,7 @@ public final class Crawler: Sendable {
                     let client = FeedClient(
                         source: source.name, engine: engine, limits: limits, redactor: redactor,
                         setup: stores.setup(for: source), gate: budgets.gate(url: source.url, key: source.key),
-                        events: events)
+                        headers: source.headers, events: events)
                     let report = await Self.crawl(
                         source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
                         pipeline: pipeline)

@@ -28,6 +28,21 @@ public enum SourceConfiguration: Sendable {
         return nil
     }
 
+    /// Headers sent with every feed request of the source (`--header`, `headers`); their values
+    /// are secrets.
+    public var headers: [HTTPHeader] {
+        switch self {
+        case .pixabay(let config): return config.headers
+        case .launches(let config): return config.headers
+        case .array(let config): return config.headers
+        }
+    }
+
+    /// What the run masks for this source: its key and its headers' values.
+    public var secrets: [String] {
+        (key.map { [$0] } ?? []) + FeedHeaders.secrets(headers)
+    }
+
     /// The source's kind as the configuration file names it: `pixabay`, `launches` or `array`.
     public var type: String {
         switch self {
@@ -80,6 +95,8 @@ public struct PixabaySourceConfiguration: Sendable {
     public var name: String = "pixabay"
     /// Fetched pages younger than this are reused (Pixabay asks for 24 h caching); default 24 h.
     public var pageTTL: Double = 24 * 3600
+    /// Headers sent with every feed request (values are secrets); default none.
+    public var headers: [HTTPHeader] = []
 
     public init(url: String, key: String, pages: Int = 5, perPage: Int = 100) {
         self.url = url
@@ -111,6 +128,10 @@ public struct LaunchesSourceConfiguration: Sendable {
     public var detailsConcurrency: Int = 4
     /// Fetched pages younger than this are reused; default 0 (the server asks for no caching).
     public var pageTTL: Double = 0
+    /// Launches per page, sent as `pageSize`; default nil: not sent (the server's default, 20).
+    public var pageSize: Int? = nil
+    /// Headers sent with every feed request (values are secrets); default none.
+    public var headers: [HTTPHeader] = []
 
     public init(url: String, pages: Int = 5) {
         self.url = url
@@ -136,6 +157,8 @@ public struct ArraySourceConfiguration: Sendable {
     public var name: String = "array"
     /// Fetched pages younger than this are reused; default 0.
     public var pageTTL: Double = 0
+    /// Headers sent with every feed request (values are secrets); default none.
+    public var headers: [HTTPHeader] = []
 
     public init(url: String, idField: String = "id", imageField: String = "image_url", pages: Int = 5) {
         self.url = url

@@ -64,6 +64,9 @@ struct EffectiveConfiguration: Encodable {
         var pageTTL: String?
         var images: [String]?
         var details: Bool?
+        var pageSize: Int?
+        /// Header names, each value shown as `***` (set) or `(not set)`.
+        var headers: [String: String]?
         var idField: String?
         var imageField: String?
         var titleField: String?
@@ -143,6 +146,7 @@ struct EffectiveConfiguration: Encodable {
         case "--pixabay-images": return .strings(options.pixabayImages.map(\.rawValue))
         case "--launch-images": return .strings(options.launchImages.map(\.rawValue))
         case "--details": return .bool(options.details)
+        case "--launches-page-size": return options.launchesPageSize.map { .int($0) } ?? .null
         case "--shard": return Value(options.shard.map { "\($0)" })
         case "--metrics-file": return Value(options.metricsFile)
         case "--metrics-push": return Value(options.metricsPush)
@@ -197,6 +201,12 @@ struct EffectiveConfiguration: Encodable {
             let variable = source.keyEnv ?? ConfigSource.defaultKeyEnv
             if lookup[variable, default: ""].isEmpty { lookup[variable] = unset }
         }
+        let unsetHeader = "feedcrawl-not-set-7f3a9c"
+        for source in loaded.file?.sources ?? [] {
+            for variable in source.headers.compactMap(\.env) where lookup[variable, default: ""].isEmpty {
+                lookup[variable] = unsetHeader
+            }
+        }
         let fileSources = (try? loaded.fileSources(environment: lookup)) ?? nil
         let built = fileSources ?? (options.usesDemoFeed ? [] : options.crawlConfiguration().sources)
         let fileKeyEnvs = Dictionary(
@@ -204,6 +214,13 @@ struct EffectiveConfiguration: Encodable {
             uniquingKeysWith: { first, _ in first })
         var sources: [Source] = []
         for source in built {
+            defer {
+                if !source.headers.isEmpty {
+                    sources[sources.count - 1].headers = Dictionary(
+                        source.headers.map { ($0.name, $0.value == unsetHeader ? "(not set)" : "***") },
+                        uniquingKeysWith: { _, last in last })
+                }
+            }
             switch source {
             case .pixabay(let config):
                 let redactor = SecretRedactor(secrets: [config.key])
@@ -218,7 +235,7 @@ struct EffectiveConfiguration: Encodable {
                 sources.append(Source(
                     type: "launches", name: config.name, url: config.url, pages: config.pages,
                     pageTTL: Self.duration(config.pageTTL), images: config.effectiveVariants.map(\.rawValue),
-                    details: config.details))
+                    details: config.details, pageSize: config.pageSize))
             case .array(let config):
                 sources.append(Source(
                     type: "array", name: config.name, url: config.url, pages: config.pages, perPage: config.perPage,
