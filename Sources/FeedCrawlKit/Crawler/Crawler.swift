@@ -253,20 +253,8 @@ public final class Crawler: Sendable {
             report.failure = "invalid source name (use 1 to 64 of A-Z a-z 0-9 . _ -)"
             return report
         }
-        switch source {
-        case .pixabay(let config):
-            return await PixabayCrawl(
-                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
-            ).run()
-        case .launches(let config):
-            return await LaunchesCrawl(
-                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
-            ).run()
-        case .array(let config):
-            return await ArrayCrawl(
-                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
-            ).run()
-        }
+        let context = FeedCrawlContext(client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard)
+        return await source.feed.crawl(context)
     }
 
     /// The pipeline's settings; `keepsReplacedFiles`: an earlier copy of a URL under another name

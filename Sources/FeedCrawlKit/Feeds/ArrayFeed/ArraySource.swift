@@ -1,0 +1,73 @@
+/// A page-numbered feed answering bare JSON arrays (PunkAPI-style `?page=N&per_page=M`): the
+/// `array` feed type.
+///
+/// Configuration file keys besides the common ones (`FeedSourceEntry.commonKeys`): `idField`,
+/// `imageField`, `titleField` (element fields; defaults `id`, `image_url`, `name`/`title`),
+/// `perPage` (elements per page, 1–1000; default 25).
+public struct ArraySourceConfiguration: FeedSource {
+    /// The endpoint, e.g. `https://api.punkapi.com/v2/beers`.
+    public var url: String
+    /// Field holding each element's id (dotted paths reach into objects); default `id`.
+    public var idField: String = "id"
+    /// Field holding each element's image URL; default `image_url`.
+    public var imageField: String = "image_url"
+    /// Field holding the title; default nil (tries `name`, then `title`).
+    public var titleField: String? = nil
+    /// Pages to fetch at most; default 5.
+    public var pages: Int = 5
+    /// Elements per page (`per_page`); default 25 (PunkAPI's default; it accepts 1...80).
+    public var perPage: Int = 25
+    /// The source's name in the manifest; default `array`.
+    public var name: String = "array"
+    /// Fetched pages younger than this are reused; default 0.
+    public var pageTTL: Double = 0
+    /// Headers sent with every feed request (values are secrets); default none.
+    public var headers: [HTTPHeader] = []
+
+    public init(url: String, idField: String = "id", imageField: String = "image_url", pages: Int = 5) {
+        self.url = url
+        self.idField = idField
+        self.imageField = imageField
+        self.pages = pages
+    }
+}
+
+extension ArraySourceConfiguration {
+    public static let type = "array"
+    public static var variantNames: [String] { [ArrayPage.variant] }
+    public static let fileKeys = ["idField", "imageField", "titleField", "perPage"]
+
+    public static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self {
+        var config = ArraySourceConfiguration(
+            url: entry.url, idField: try entry.string("idField") ?? "id",
+            imageField: try entry.string("imageField") ?? "image_url", pages: try entry.pages)
+        config.name = entry.name
+        config.titleField = try entry.string("titleField")
+        if let perPage = try entry.integer("perPage", 1...1000) { config.perPage = perPage }
+        if let pageTTL = entry.pageTTL { config.pageTTL = pageTTL }
+        config.headers = try entry.resolvedHeaders()
+        return config
+    }
+
+    public var variantList: [String] { [ArrayPage.variant] }
+
+    public func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)] {
+        var settings: [(key: String, value: FeedSetting)] = [
+            ("perPage", .int(perPage)), ("idField", .string(idField)), ("imageField", .string(imageField)),
+        ]
+        if let titleField { settings.append(("titleField", .string(titleField))) }
+        return settings
+    }
+
+    public func crawl(_ context: FeedCrawlContext) async -> SourceReport {
+        await ArrayCrawl(
+            config: self, client: context.client, redactor: context.redactor, pipeline: context.pipeline,
+            group: context.group, shard: context.shard
+        ).run()
+    }
+}
+
+extension SourceConfiguration {
+    /// An array source.
+    public static func array(_ config: ArraySourceConfiguration) -> SourceConfiguration { .init(config) }
+}

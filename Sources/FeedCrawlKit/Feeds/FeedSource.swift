@@ -1,0 +1,98 @@
+/// A feed type: what the crawler, the configuration file, `config --print` and the run
+/// record know of Pixabay, launches, arrays or any other feed. Each type lives in its own
+/// folder under `Feeds/` and is registered once, in `FeedSources.registered`; a new feed type
+/// is one folder and one line there.
+public protocol FeedSource: Sendable {
+    /// The type's name: a configuration file's `"type"`, and the default source name
+    /// (`pixabay`, `launches`, `array`).
+    static var type: String { get }
+    /// The image variants a source of this type can fetch (a source's `"images"`), in order.
+    static var variantNames: [String] { get }
+    /// The keys a configuration file's source of this type may hold besides
+    /// `FeedSourceEntry.commonKeys`; default none.
+    static var fileKeys: [String] { get }
+    /// The environment variables a configuration file's source names for secrets of its own
+    /// (besides its headers'); default none.
+    static func secretVariables(_ entry: FeedSourceEntry) -> [String]
+    /// The source a configuration file's entry describes: the common keys are read (`entry`),
+    /// the type reads its own (`entry.string("query")`, …). With `entry.environment` nil only
+    /// the values are checked, and no secret is looked up.
+    static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self
+
+    /// The items' `source` in the manifest; unique in a run.
+    var name: String { get }
+    /// The endpoint.
+    var url: String { get }
+    /// Pages to fetch at most.
+    var pages: Int { get }
+    /// Reuse of kept feed pages in seconds (`OUT/pages/<name>/`); 0 = none.
+    var pageTTL: Double { get }
+    /// Headers sent with every feed request (values are secrets).
+    var headers: [HTTPHeader] { get }
+    /// The API key the source sends (a secret; sources sending one key to one host share a
+    /// rate-limit budget); default nil.
+    var apiKey: String? { get }
+    /// The image variants fetched, in order.
+    var variantList: [String] { get }
+    /// Bytes an item of this source may need in the manifest beyond the usual; default 0.
+    var manifestAllowance: Int64 { get }
+    /// Settings of this type for the run record's `options` and `config --print`, by key
+    /// (secrets masked with `redactor`); default none.
+    func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)]
+
+    /// Crawls the source: pages through the feed, hands each page's items to the pipeline.
+    func crawl(_ context: FeedCrawlContext) async -> SourceReport
+}
+
+extension FeedSource {
+    public static var fileKeys: [String] { [] }
+    public static func secretVariables(_ entry: FeedSourceEntry) -> [String] { [] }
+    public var apiKey: String? { nil }
+    public var manifestAllowance: Int64 { 0 }
+    public func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)] { [] }
+}
+
+/// One setting of a source as shown (`config --print`) and recorded (the run record).
+public enum FeedSetting: Sendable, Equatable {
+    case bool(Bool)
+    case int(Int)
+    case string(String)
+    case strings([String])
+
+    /// The setting as the run record's `options` keeps it: `true`, `5`, `text`, `a,b`.
+    public var recorded: String {
+        switch self {
+        case .bool(let flag): return String(flag)
+        case .int(let number): return String(number)
+        case .string(let text): return text
+        case .strings(let list): return list.joined(separator: ",")
+        }
+    }
+}
+
+/// What a source's crawl works with.
+public struct FeedCrawlContext: Sendable {
+    /// The source's feed client: replay, page cache, record, retries, rate budget, headers.
+    let client: FeedClient
+    let redactor: SecretRedactor
+    let pipeline: ImagePipeline
+    /// The source's index: its images' group in the pipeline.
+    let group: Int
+    /// With `--shard`: the part of the crawl this run is.
+    let shard: Shard?
+}
+
+/// The registered feed types.
+public enum FeedSources {
+    /// Every feed type, in the order help and errors list them. A new type is one line here.
+    public static let registered: [any FeedSource.Type] = [
+        PixabaySourceConfiguration.self,
+        LaunchesSourceConfiguration.self,
+        ArraySourceConfiguration.self,
+    ]
+
+    /// The type named `name` among `types`, or nil.
+    public static func type(named name: String, in types: [any FeedSource.Type] = registered) -> (any FeedSource.Type)? {
+        types.first { $0.type == name }
+    }
+}

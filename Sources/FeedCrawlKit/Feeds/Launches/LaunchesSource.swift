@@ -1,0 +1,85 @@
+/// The Apollo tutorial's GraphQL launches API, paged by cursor: the `launches` feed type.
+///
+/// Configuration file keys besides the common ones (`FeedSourceEntry.commonKeys`):
+/// `patchSize` (`small` or `large`: a synonym of `images: [SIZE]`), `details` (`true`: query
+/// each launch's details and fetch its large patch; default false), `pageSize` (launches per
+/// page, sent as the query's `pageSize`, 1–100000; default not sent, the server's 20).
+public struct LaunchesSourceConfiguration: FeedSource {
+    /// The GraphQL endpoint.
+    public var url: String
+    /// Pages to fetch at most; default 5.
+    public var pages: Int = 5
+    /// The source's name in the manifest; default `launches`.
+    public var name: String = "launches"
+    /// Mission patch sizes to fetch, in order; default `[.small]`.
+    public var variants: [LaunchesQuery.PatchSize] = [.small]
+    /// Query `LaunchDetails` for each launch listed (rocket, site) and fetch its `large` patch
+    /// too; default false.
+    public var details: Bool = false
+
+    /// `variants`, with `large` added when `details` asks for it.
+    public var effectiveVariants: [LaunchesQuery.PatchSize] {
+        details && !variants.contains(.large) ? variants + [.large] : variants
+    }
+    /// `LaunchDetails` queries in flight at once; default 4.
+    public var detailsConcurrency: Int = 4
+    /// Fetched pages younger than this are reused; default 0 (the server asks for no caching).
+    public var pageTTL: Double = 0
+    /// Launches per page, sent as `pageSize`; default nil: not sent (the server's default, 20).
+    public var pageSize: Int? = nil
+    /// Headers sent with every feed request (values are secrets); default none.
+    public var headers: [HTTPHeader] = []
+
+    public init(url: String, pages: Int = 5) {
+        self.url = url
+        self.pages = pages
+    }
+}
+
+extension LaunchesSourceConfiguration {
+    public static let type = "launches"
+    public static var variantNames: [String] { LaunchesQuery.PatchSize.allCases.map(\.rawValue) }
+    public static let fileKeys = ["patchSize", "details", "pageSize"]
+
+    public static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self {
+        var images = entry.images
+        if let text = try entry.string("patchSize") {
+            guard LaunchesQuery.PatchSize(rawValue: text.lowercased()) != nil else {
+                throw entry.fail("patchSize", "expected \"small\" or \"large\", not \(ConfigValue.string(text).kindDescription)")
+            }
+            if images == nil { images = [text] }
+        }
+        var config = LaunchesSourceConfiguration(url: entry.url, pages: try entry.pages)
+        config.name = entry.name
+        if let images, let variants = try? ImageVariants.parse(images, as: LaunchesQuery.PatchSize.self) {
+            config.variants = variants
+        }
+        if let details = try entry.bool("details") { config.details = details }
+        config.pageSize = try entry.integer("pageSize", 1...100_000)
+        if let pageTTL = entry.pageTTL { config.pageTTL = pageTTL }
+        config.headers = try entry.resolvedHeaders()
+        return config
+    }
+
+    public var variantList: [String] { effectiveVariants.map(\.rawValue) }
+    /// Room launch details take in an item (rocket, site, the large patch's URL and outcome).
+    public var manifestAllowance: Int64 { details ? 2_048 : 0 }
+
+    public func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)] {
+        var settings: [(key: String, value: FeedSetting)] = [("details", .bool(details))]
+        if let pageSize { settings.append(("pageSize", .int(pageSize))) }
+        return settings
+    }
+
+    public func crawl(_ context: FeedCrawlContext) async -> SourceReport {
+        await LaunchesCrawl(
+            config: self, client: context.client, redactor: context.redactor, pipeline: context.pipeline,
+            group: context.group, shard: context.shard
+        ).run()
+    }
+}
+
+extension SourceConfiguration {
+    /// A launches source.
+    public static func launches(_ config: LaunchesSourceConfiguration) -> SourceConfiguration { .init(config) }
+}
