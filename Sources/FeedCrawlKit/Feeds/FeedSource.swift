@@ -18,6 +18,10 @@ public protocol FeedSource: Sendable {
     /// the type reads its own (`entry.string("query")`, …). With `entry.environment` nil only
     /// the values are checked, and no secret is looked up.
     static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self
+    /// The command-line options of this type, in the order `--help` lists them (its URL option
+    /// first); `--help`, the man page, the completion scripts and the configuration file's
+    /// top-level keys take them from here. Default none.
+    static var commandLineOptions: [FeedOption] { get }
 
     /// The items' `source` in the manifest; unique in a run.
     var name: String { get }
@@ -46,10 +50,43 @@ public protocol FeedSource: Sendable {
 
 extension FeedSource {
     public static var fileKeys: [String] { [] }
+    public static var commandLineOptions: [FeedOption] { [] }
     public static func secretVariables(_ entry: FeedSourceEntry) -> [String] { [] }
     public var apiKey: String? { nil }
     public var manifestAllowance: Int64 { 0 }
     public func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)] { [] }
+}
+
+/// A command-line option a feed type declares (listed under SOURCES in `--help`).
+public struct FeedOption: Sendable {
+    /// What the option takes after its name: nothing (`flag`), one value, or a comma-separated
+    /// list of names.
+    public enum Value: Sendable { case flag, value, list }
+
+    /// The long name, e.g. `--launches-url`.
+    public var name: String
+    public var value: Value
+    /// The value's placeholder as shown (`URL`, `N`); nil for a flag.
+    public var placeholder: String?
+    /// The default as shown (`demo`, `25`, `off`).
+    public var defaultText: String
+    /// What it does, one sentence or two, without its default.
+    public var help: String
+    /// The values it takes when they are a fixed set (for completion); default any.
+    public var choices: [String] = []
+
+    /// An option taking one value (or a list, `value: .list`).
+    public static func value(
+        _ name: String, _ placeholder: String, value: Value = .value, defaultText: String, choices: [String] = [],
+        _ help: String
+    ) -> FeedOption {
+        FeedOption(name: name, value: value, placeholder: placeholder, defaultText: defaultText, help: help, choices: choices)
+    }
+
+    /// A flag, off by default.
+    public static func flag(_ name: String, _ help: String) -> FeedOption {
+        FeedOption(name: name, value: .flag, placeholder: nil, defaultText: "off", help: help)
+    }
 }
 
 /// One setting of a source as shown (`config --print`) and recorded (the run record).

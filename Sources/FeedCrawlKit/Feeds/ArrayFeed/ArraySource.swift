@@ -36,6 +36,17 @@ extension ArraySourceConfiguration {
     public static let type = "array"
     public static var variantNames: [String] { [ArrayPage.variant] }
     public static let fileKeys = ["idField", "imageField", "titleField", "perPage"]
+    public static let commandLineOptions: [FeedOption] = [
+        .value("--array-url", "URL", defaultText: "none",
+               "A page-numbered feed of bare JSON arrays, fetched as URL?page=N&per_page=M "
+                   + "(PunkAPI-style); stops at a short page."),
+        .value("--array-id-field", "F", defaultText: "id", "Field with each element's id (a.b reaches into objects)."),
+        .value("--array-image-field", "F", defaultText: "image_url", "Field with each element's image URL."),
+        .value("--array-title-field", "F", defaultText: "name, else title", "Field with each element's title."),
+        .value("--array-name", "NAME", defaultText: "array",
+               "The array source's name in the manifest (and its folder name)."),
+        .value("--array-per-page", "N", defaultText: "25", "Elements per array page (per_page)."),
+    ]
 
     public static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self {
         var config = ArraySourceConfiguration(

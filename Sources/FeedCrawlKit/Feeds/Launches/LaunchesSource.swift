@@ -40,6 +40,19 @@ extension LaunchesSourceConfiguration {
     public static let type = "launches"
     public static var variantNames: [String] { LaunchesQuery.PatchSize.allCases.map(\.rawValue) }
     public static let fileKeys = ["patchSize", "details", "pageSize"]
+    public static let commandLineOptions: [FeedOption] = [
+        .value("--launches-url", "URL", defaultText: "demo",
+               "A GraphQL launches API (the Apollo tutorial's schema)."),
+        .value("--launch-images", "LIST", value: .list, defaultText: "small", choices: variantNames,
+               "Launch mission patch sizes to download, comma-separated: small, large."),
+        .value("--patch-size", "SIZE", defaultText: "small", choices: variantNames,
+               "The same as --launch-images SIZE (small or large)."),
+        .value("--launches-page-size", "N", defaultText: "the server's (20)",
+               "Launches per page, sent as the query's pageSize (1-100000)."),
+        .flag("--details",
+              "After listing, query LaunchDetails for each launch and add its rocket and site to the "
+                  + "manifest, and its large patch (downloaded too) to the images."),
+    ]
 
     public static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self {
         var images = entry.images

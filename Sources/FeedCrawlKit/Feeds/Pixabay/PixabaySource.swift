@@ -43,6 +43,16 @@ extension PixabaySourceConfiguration {
     public static let type = "pixabay"
     public static var variantNames: [String] { PixabayVariant.allCases.map(\.rawValue) }
     public static let fileKeys = ["keyEnv", "query", "imageType", "perPage", "pageConcurrency"]
+    public static let commandLineOptions: [FeedOption] = [
+        .value("--pixabay-url", "URL", defaultText: "demo",
+               "A Pixabay-style search API, e.g. https://pixabay.com/api/. The key is read from the "
+                   + "PIXABAY_KEY environment variable."),
+        .value("--pixabay-query", "TEXT", defaultText: "none",
+               "Pixabay search term (q, at most 100 characters); none: all images."),
+        .value("--pixabay-images", "LIST", value: .list, defaultText: "preview", choices: variantNames,
+               "Pixabay variants to download, comma-separated: preview (150 px), webformat (640 px), "
+                   + "large (1280 px)."),
+    ]
     /// The environment variable a Pixabay source reads its key from by default.
     public static let defaultKeyEnv = "PIXABAY_KEY"
 
