@@ -38,8 +38,7 @@ enum CrawlCommand {
             do {
                 let server = try DemoFeedServer(options: DemoSettings.options(environment))
                 demo = server
-                configuration = options.crawlConfiguration(
-                    demoPixabayURL: server.pixabayURL, demoLaunchesURL: server.launchesURL)
+                configuration = options.crawlConfiguration(demoURLs: server.endpointsByType)
                 // Each run's demo server has a new port: cache its images under a port-free name.
                 configuration.cacheIdentity = { url in
                     let loopback = "http://127.0.0.1:"

@@ -22,6 +22,14 @@ public protocol FeedSource: Sendable {
     /// first); `--help`, the man page, the completion scripts and the configuration file's
     /// top-level keys take them from here. Default none.
     static var commandLineOptions: [FeedOption] { get }
+    /// Checks one value given to option `name` (one of `commandLineOptions`); the error names
+    /// the option. Default: any value.
+    static func check(option name: String, value: String) throws(FeedOptionError)
+    /// The source the command line names (its URL option, else the demo feed's URL for the
+    /// type), nil when none; throws when this type's options cannot be used as given. Default nil.
+    static func make(_ commandLine: FeedCommandLine) throws(FeedOptionError) -> Self?
+    /// The effective value of option `name` as `config --print` shows it; nil: null. Default nil.
+    static func shown(option name: String, in commandLine: FeedCommandLine) -> FeedSetting?
 
     /// The items' `source` in the manifest; unique in a run.
     var name: String { get }
@@ -51,6 +59,9 @@ public protocol FeedSource: Sendable {
 extension FeedSource {
     public static var fileKeys: [String] { [] }
     public static var commandLineOptions: [FeedOption] { [] }
+    public static func check(option name: String, value: String) throws(FeedOptionError) {}
+    public static func make(_ commandLine: FeedCommandLine) throws(FeedOptionError) -> Self? { nil }
+    public static func shown(option name: String, in commandLine: FeedCommandLine) -> FeedSetting? { nil }
     public static func secretVariables(_ entry: FeedSourceEntry) -> [String] { [] }
     public var apiKey: String? { nil }
     public var manifestAllowance: Int64 { 0 }
@@ -127,6 +138,22 @@ public enum FeedSources {
         LaunchesSourceConfiguration.self,
         ArraySourceConfiguration.self,
     ]
+
+    /// The type that declares command-line option `name`, or nil.
+    public static func type(declaring name: String, in types: [any FeedSource.Type] = registered) -> (any FeedSource.Type)? {
+        types.first { $0.commandLineOptions.contains { $0.name == name } }
+    }
+
+    /// The sources `commandLine` names, in the order of `types`.
+    public static func sources(
+        _ commandLine: FeedCommandLine, types: [any FeedSource.Type] = registered
+    ) throws(FeedOptionError) -> [SourceConfiguration] {
+        var sources: [SourceConfiguration] = []
+        for type in types {
+            if let source = try type.make(commandLine) { sources.append(SourceConfiguration(source)) }
+        }
+        return sources
+    }
 
     /// The type named `name` among `types`, or nil.
     public static func type(named name: String, in types: [any FeedSource.Type] = registered) -> (any FeedSource.Type)? {

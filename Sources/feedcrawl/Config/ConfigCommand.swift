@@ -108,6 +108,15 @@ struct EffectiveConfiguration: Encodable {
     /// know, which the test that every file key is printed catches.
     static func value(of name: String, in options: CommandLineOptions) -> Value? {
         let ux = options.ux
+        if let type = FeedSources.type(declaring: name) {
+            switch type.shown(option: name, in: options.feedCommandLine()) {
+            case nil: return .null
+            case .bool(let flag)?: return .bool(flag)
+            case .int(let number)?: return .int(number)
+            case .string(let text)?: return .string(text)
+            case .strings(let list)?: return .strings(list)
+            }
+        }
         switch name {
         case "--pages": return .int(options.pages)
         case "--per-page": return .int(options.perPage)
@@ -120,18 +129,6 @@ struct EffectiveConfiguration: Encodable {
         case "--ttl": return .string(duration(options.ttlSeconds))
         case "--max-image-bytes": return .string(ByteSize.format(options.maxImageBytes))
         case "--cacert": return Value(options.caFile)
-        case "--pixabay-query": return Value(options.pixabayQuery)
-        case "--array-url": return Value(options.arrayURL)
-        case "--array-id-field": return Value(options.arrayIDField)
-        case "--array-image-field": return Value(options.arrayImageField)
-        case "--array-title-field": return Value(options.arrayTitleField)
-        case "--array-name": return .string(options.arrayName)
-        case "--array-per-page": return .int(options.arrayPerPage)
-        case "--patch-size": return options.launchImages.count == 1 ? .string(options.launchImages[0].rawValue) : .null
-        case "--pixabay-images": return .strings(options.pixabayImages.map(\.rawValue))
-        case "--launch-images": return .strings(options.launchImages.map(\.rawValue))
-        case "--details": return .bool(options.details)
-        case "--launches-page-size": return options.launchesPageSize.map { .int($0) } ?? .null
         case "--shard": return Value(options.shard.map { "\($0)" })
         case "--metrics-file": return Value(options.metricsFile)
         case "--metrics-push": return Value(options.metricsPush)

@@ -48,6 +48,51 @@ extension ArraySourceConfiguration {
         .value("--array-per-page", "N", defaultText: "25", "Elements per array page (per_page)."),
     ]
 
+    public static func check(option name: String, value: String) throws(FeedOptionError) {
+        switch name {
+        case "--array-url": try FeedOptionError.checkURL(name, value)
+        case "--array-id-field", "--array-image-field", "--array-title-field":
+            guard !value.isEmpty, value.utf8.count <= 200 else {
+                throw FeedOptionError("\(name) takes a field name (dots reach into objects)")
+            }
+        case "--array-name":
+            let others = FeedSources.registered.map { $0.type }.filter { $0 != type }
+            guard SourceConfiguration.isValidName(value), !others.contains(value) else {
+                throw FeedOptionError("--array-name takes 1 to 64 of A-Z a-z 0-9 . _ - (not \(others.joined(separator: " or "))), not '\(value)'")
+            }
+        case "--array-per-page": _ = try FeedOptionError.integer(name, value, in: 1...1000)
+        default: break
+        }
+    }
+
+    public static func make(_ commandLine: FeedCommandLine) throws(FeedOptionError) -> Self? {
+        guard let url = commandLine.last("--array-url") else {
+            if commandLine.has("--array-id-field", "--array-image-field", "--array-title-field") {
+                throw FeedOptionError("the --array-... field options need --array-url")
+            }
+            return nil
+        }
+        var config = ArraySourceConfiguration(
+            url: url, idField: commandLine.last("--array-id-field") ?? "id",
+            imageField: commandLine.last("--array-image-field") ?? "image_url", pages: commandLine.pages)
+        config.titleField = commandLine.last("--array-title-field")
+        if let text = commandLine.last("--array-per-page") {
+            config.perPage = try FeedOptionError.integer("--array-per-page", text, in: 1...1000)
+        }
+        if let name = commandLine.last("--array-name") { config.name = name }
+        if let ttl = commandLine.pageTTL { config.pageTTL = ttl }
+        config.headers = commandLine.headers
+        return config
+    }
+
+    public static func shown(option name: String, in commandLine: FeedCommandLine) -> FeedSetting? {
+        switch name {
+        case "--array-name": return .string(commandLine.last(name) ?? "array")
+        case "--array-per-page": return .int(commandLine.last(name).flatMap(Int.init) ?? 25)
+        default: return commandLine.last(name).map { .string($0) }
+        }
+    }
+
     public static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self {
         var config = ArraySourceConfiguration(
             url: entry.url, idField: try entry.string("idField") ?? "id",

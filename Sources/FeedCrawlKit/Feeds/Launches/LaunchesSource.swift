@@ -54,6 +54,52 @@ extension LaunchesSourceConfiguration {
                   + "manifest, and its large patch (downloaded too) to the images."),
     ]
 
+    public static func check(option name: String, value: String) throws(FeedOptionError) {
+        switch name {
+        case "--launches-url": try FeedOptionError.checkURL(name, value)
+        case "--launch-images": _ = try FeedOptionError.variants(name, value, as: LaunchesQuery.PatchSize.self)
+        case "--patch-size":
+            guard LaunchesQuery.PatchSize(rawValue: value.lowercased()) != nil else {
+                throw FeedOptionError("--patch-size takes small or large, not '\(TerminalText.sanitize(value))'")
+            }
+        case "--launches-page-size": _ = try FeedOptionError.integer(name, value, in: 1...100_000)
+        default: break
+        }
+    }
+
+    /// The patch sizes the command line asks for: the last of `--launch-images` and
+    /// `--patch-size`; default small.
+    static func variants(_ commandLine: FeedCommandLine) -> [LaunchesQuery.PatchSize] {
+        commandLine.last("--launch-images", "--patch-size")
+            .flatMap { try? ImageVariants.parse(commaSeparated: $0, as: LaunchesQuery.PatchSize.self) } ?? [.small]
+    }
+
+    public static func make(_ commandLine: FeedCommandLine) throws(FeedOptionError) -> Self? {
+        let named = commandLine.last("--launches-url")
+        guard let url = named ?? commandLine.demoURLs[type] else { return nil }
+        var config = LaunchesSourceConfiguration(url: url, pages: commandLine.pages)
+        config.variants = variants(commandLine)
+        config.details = commandLine.has("--details")
+        config.pageSize = try commandLine.last("--launches-page-size").map { (text) throws(FeedOptionError) in
+            try FeedOptionError.integer("--launches-page-size", text, in: 1...100_000)
+        }
+        if let ttl = commandLine.pageTTL ?? (named == nil ? 0 : nil) { config.pageTTL = ttl }
+        config.headers = commandLine.headers
+        return config
+    }
+
+    public static func shown(option name: String, in commandLine: FeedCommandLine) -> FeedSetting? {
+        switch name {
+        case "--launch-images": return .strings(variants(commandLine).map(\.rawValue))
+        case "--patch-size":
+            let sizes = variants(commandLine)
+            return sizes.count == 1 ? .string(sizes[0].rawValue) : nil
+        case "--launches-page-size": return commandLine.last(name).flatMap(Int.init).map { .int($0) }
+        case "--details": return .bool(commandLine.has(name))
+        default: return commandLine.last(name).map { .string($0) }
+        }
+    }
+
     public static func make(_ entry: FeedSourceEntry) throws(ConfigError) -> Self {
         var images = entry.images
         if let text = try entry.string("patchSize") {

@@ -56,6 +56,50 @@ extension PixabaySourceConfiguration {
     /// The environment variable a Pixabay source reads its key from by default.
     public static let defaultKeyEnv = "PIXABAY_KEY"
 
+    public static func check(option name: String, value: String) throws(FeedOptionError) {
+        switch name {
+        case "--pixabay-url": try FeedOptionError.checkURL(name, value)
+        case "--pixabay-query":
+            guard value.count <= PixabayQuery.maxQueryCharacters else {
+                throw FeedOptionError("--pixabay-query takes at most \(PixabayQuery.maxQueryCharacters) characters")
+            }
+        case "--pixabay-images": _ = try FeedOptionError.variants(name, value, as: PixabayVariant.self)
+        default: break
+        }
+    }
+
+    public static func make(_ commandLine: FeedCommandLine) throws(FeedOptionError) -> Self? {
+        let named = commandLine.last("--pixabay-url")
+        guard let url = named ?? commandLine.demoURLs[type] else { return nil }
+        var key = "demo"
+        if named != nil {
+            key = commandLine.environment[defaultKeyEnv] ?? ""
+            // Replayed, no request goes out: no key is needed.
+            guard commandLine.replay || !key.isEmpty else {
+                throw FeedOptionError("--pixabay-url needs an API key in the PIXABAY_KEY environment variable")
+            }
+        }
+        var config = PixabaySourceConfiguration(url: url, key: key, pages: commandLine.pages, perPage: commandLine.perPage)
+        config.query = commandLine.last("--pixabay-query")
+        if let list = commandLine.last("--pixabay-images") {
+            config.variants = try FeedOptionError.variants("--pixabay-images", list, as: PixabayVariant.self)
+        }
+        // The demo's pages name a new port every run: keeping them would only fill the disk.
+        if let ttl = commandLine.pageTTL ?? (named == nil ? 0 : nil) { config.pageTTL = ttl }
+        config.headers = commandLine.headers
+        return config
+    }
+
+    public static func shown(option name: String, in commandLine: FeedCommandLine) -> FeedSetting? {
+        switch name {
+        case "--pixabay-query": return commandLine.last(name).map { .string($0) }
+        case "--pixabay-images":
+            let variants = commandLine.last(name).flatMap { try? ImageVariants.parse(commaSeparated: $0, as: PixabayVariant.self) }
+            return .strings((variants ?? [.preview]).map(\.rawValue))
+        default: return commandLine.last(name).map { .string($0) }
+        }
+    }
+
     public static func secretVariables(_ entry: FeedSourceEntry) -> [String] {
         [((try? entry.variableName("keyEnv")) ?? nil) ?? defaultKeyEnv]
     }
