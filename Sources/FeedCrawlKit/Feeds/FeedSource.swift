@@ -130,6 +130,21 @@ public struct FeedCrawlContext: Sendable {
     let shard: Shard?
 }
 
+/// A source's crawl (internal): the context's parts by name.
+protocol FeedCrawl {
+    var context: FeedCrawlContext { get }
+}
+
+extension FeedCrawl {
+    var client: FeedClient { context.client }
+    var redactor: SecretRedactor { context.redactor }
+    var pipeline: ImagePipeline { context.pipeline }
+    /// The source's index: its images' group in the pipeline.
+    var group: Int { context.group }
+    /// With `--shard`: the part of the crawl this run is.
+    var shard: Shard? { context.shard }
+}
+
 /// The registered feed types.
 public enum FeedSources {
     /// Every feed type, in the order help and errors list them. A new type is one line here.

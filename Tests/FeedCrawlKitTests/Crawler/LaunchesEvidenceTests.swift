@@ -77,21 +77,6 @@ extension CrawlerTests {
             #expect(emptyRun.report("launches")?.warnings == ["launches page 2 is empty although hasMore is true; stopping"])
         }
 
-        @Test func pageSizeIsSentWhenSet() async throws {
-            let log = RequestLog()
-            var options = DemoFeedOptions.observing(log)
-            options.launches = 30
-            let feed = try DemoFeedServer(options: options)
-            defer { feed.stop() }
-            let out = CrawlDirectory()
-            let run = try await runCrawl([Self.source(feed, pages: 10, pageSize: 7)], out: out.path)
-            let lists = log.all.filter { $0.path == "/graphql" }
-            #expect(lists.count == 5)  // 7 + 7 + 7 + 7 + 2
-            #expect(lists.allSatisfy { $0.body.contains(#""pageSize":7"#) && $0.body.contains("$pageSize: Int") })
-            #expect(run.items("launches").count == 30)
-            #expect(run.manifest.run?.options["launches.pageSize"] == "7")
-        }
-
         @Test func anErrorAtAPatchFailsThatImageNamingTheLaunchAndThePath() async throws {
             let feed = try LaunchesCrawlTests.scriptedFeed { _, base in
                 let errors = #"[{"message":"Patch store unavailable","path":["launches","launches",1,"mission","missionPatch"],"extensions":{"code":"INTERNAL_SERVER_ERROR"}}]"#

@@ -116,10 +116,7 @@ extension ArraySourceConfiguration {
     }
 
     public func crawl(_ context: FeedCrawlContext) async -> SourceReport {
-        await ArrayCrawl(
-            config: self, client: context.client, redactor: context.redactor, pipeline: context.pipeline,
-            group: context.group, shard: context.shard
-        ).run()
+        await ArrayCrawl(config: self, context: context).run()
     }
 }
 

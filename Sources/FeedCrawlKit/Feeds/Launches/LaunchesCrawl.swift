@@ -1,16 +1,10 @@
 /// Follows the launches API's cursor chain until `hasMore` is false, the page limit is reached,
-/// or the chain misbehaves (a repeated cursor, a page of ids already seen). With `details`, each
+/// or the chain gives evidence of a loop (a cursor already sent, an empty page). With `details`, each
 /// page's launches are queried (`LaunchDetails`) while the next page is fetched; an item is
 /// recorded once its details and its images are in.
-struct LaunchesCrawl: Sendable {
+struct LaunchesCrawl: FeedCrawl {
     let config: LaunchesSourceConfiguration
-    let client: FeedClient
-    let redactor: SecretRedactor
-    let pipeline: ImagePipeline
-    /// The source's index: its images' group in the pipeline.
-    let group: Int
-    /// With `--shard`: a cursor-paged feed belongs to one shard whole; the others skip it.
-    var shard: Shard? = nil
+    let context: FeedCrawlContext
 
     private enum PageResult {
         case page(LaunchesPage, fromCache: Bool)

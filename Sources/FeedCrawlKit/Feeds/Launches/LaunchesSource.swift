@@ -131,10 +131,7 @@ extension LaunchesSourceConfiguration {
     }
 
     public func crawl(_ context: FeedCrawlContext) async -> SourceReport {
-        await LaunchesCrawl(
-            config: self, client: context.client, redactor: context.redactor, pipeline: context.pipeline,
-            group: context.group, shard: context.shard
-        ).run()
+        await LaunchesCrawl(config: self, context: context).run()
     }
 }
 

@@ -145,10 +145,7 @@ extension PixabaySourceConfiguration {
     }
 
     public func crawl(_ context: FeedCrawlContext) async -> SourceReport {
-        await PixabayCrawl(
-            config: self, client: context.client, redactor: context.redactor, pipeline: context.pipeline,
-            group: context.group, shard: context.shard
-        ).run()
+        await PixabayCrawl(config: self, context: context).run()
     }
 }
 
