@@ -93,44 +93,29 @@ extension CommandLineOptions {
     /// refuses any name not here, so this is the one list that the configuration file's keys
     /// (`LoadedConfiguration.fileKeys`), their spelling suggestions, `feedcrawl config --print`,
     /// the option lines of `--help`, the man page and the completion scripts are derived from.
-    static let declared: [OptionSpec] = [
-        // Sources
-        .value("--pixabay-url", "URL", .sources, defaultText: "demo",
-               "A Pixabay-style search API, e.g. https://pixabay.com/api/. The key is read from the "
-                   + "PIXABAY_KEY environment variable."),
-        .value("--pixabay-query", "TEXT", .sources, defaultText: "none",
-               "Pixabay search term (q, at most 100 characters); none: all images."),
-        .value("--pixabay-images", "LIST", .sources, kind: .list, defaultText: "preview",
-               choices: PixabayVariant.allCases.map(\.rawValue),
-               "Pixabay variants to download, comma-separated: preview (150 px), webformat (640 px), "
-                   + "large (1280 px)."),
-        .value("--launches-url", "URL", .sources, defaultText: "demo",
-               "A GraphQL launches API (the Apollo tutorial's schema)."),
-        .value("--launch-images", "LIST", .sources, kind: .list, defaultText: "small",
-               choices: LaunchesQuery.PatchSize.allCases.map(\.rawValue),
-               "Launch mission patch sizes to download, comma-separated: small, large."),
-        .value("--patch-size", "SIZE", .sources, defaultText: "small",
-               choices: LaunchesQuery.PatchSize.allCases.map(\.rawValue),
-               "The same as --launch-images SIZE (small or large)."),
-        .flag("--details", .sources,
-              "After listing, query LaunchDetails for each launch and add its rocket and site to the "
-                  + "manifest, and its large patch (downloaded too) to the images."),
-        .value("--array-url", "URL", .sources, defaultText: "none",
-               "A page-numbered feed of bare JSON arrays, fetched as URL?page=N&per_page=M "
-                   + "(PunkAPI-style); stops at a short page."),
-        .value("--array-id-field", "F", .sources, defaultText: "id",
-               "Field with each element's id (a.b reaches into objects)."),
-        .value("--array-image-field", "F", .sources, defaultText: "image_url",
-               "Field with each element's image URL."),
-        .value("--array-title-field", "F", .sources, defaultText: "name, else title",
-               "Field with each element's title."),
-        .value("--array-name", "NAME", .sources, defaultText: "array",
-               "The array source's name in the manifest (and its folder name)."),
-        .value("--array-per-page", "N", .sources, defaultText: "25", "Elements per array page (per_page)."),
+    static let declared: [OptionSpec] = feedOptions + runOptions
+
+    /// The SOURCES options: each feed type's (`FeedSource.commandLineOptions`), in the order of
+    /// `FeedSources.registered`, then `--header`, which every source takes.
+    static let feedOptions: [OptionSpec] = {
+        var options: [OptionSpec] = []
+        for type in FeedSources.registered {
+            for option in type.commandLineOptions { options.append(OptionSpec(option)) }
+        }
+        options.append(.value(
+            "--header", "'NAME: VALUE'", .sources, defaultText: "none",
+            "A header sent with every feed request (not with images), as curl's -H; repeatable. "
+                + "The value is a secret: it is never written or printed. A configuration file "
+                + "gives a source's headers in its \"headers\"."))
+        return options
+    }()
+
+    /// The options that are not a feed type's.
+    static let runOptions: [OptionSpec] = [
         // Options
         .value("--pages", "N", .options, defaultText: "5", "Feed pages to fetch per source.").environment("FEEDCRAWL_PAGES"),
         .value("--per-page", "N", .options, defaultText: "100",
-               "Pixabay hits per page, 3-200; the launches source always uses the server's default (20)."),
+               "Pixabay hits per page, 3-200 (launches: --launches-page-size; arrays: --array-per-page)."),
         .value("--out", "DIR", .options, defaultText: "./output",
                "Output folder for cache/, manifest.json and index.html, the contact sheet written after "
                    + "every run; or s3://BUCKET/PREFIX for S3-compatible object storage (credentials from "
@@ -261,5 +246,20 @@ extension CommandLineOptions {
             if !inline, valueKind(of: name) != .flag { index += 1 }
         }
         return names
+    }
+}
+
+extension CommandLineOptions.OptionSpec {
+    /// A feed type's option, listed under SOURCES.
+    init(_ option: FeedOption) {
+        let kind: CommandLineOptions.ValueKind
+        switch option.value {
+        case .flag: kind = .flag
+        case .value: kind = .value
+        case .list: kind = .list
+        }
+        self.init(
+            name: option.name, short: nil, value: kind, placeholder: option.placeholder,
+            defaultText: option.defaultText, help: option.help, section: .sources, choices: option.choices)
     }
 }

@@ -19,26 +19,14 @@ struct CommandLineOptions {
     var s3Endpoint: String?
     /// `--public-url`: the contact sheet's links start with it; default relative links.
     var publicURL: String?
-    var pixabayURL: String?
-    var launchesURL: String?
     var concurrency = 16
     var perHost = 8
     var retries = 3
     var ttlSeconds: Double = 24 * 3600
     var maxImageBytes: Int64 = 20 << 20
     var caFile: String?
-    var pixabayQuery: String?
-    var arrayURL: String?
-    var arrayIDField: String?
-    var arrayImageField: String?
-    var arrayTitleField: String?
-    var arrayName = "array"
-    var arrayPerPage = 25
-    /// `--pixabay-images`: the Pixabay variants to fetch; default preview.
-    var pixabayImages: [PixabayVariant] = [.preview]
-    /// `--launch-images` (or `--patch-size`): the launch patch sizes to fetch; default small.
-    var launchImages: [LaunchesQuery.PatchSize] = [.small]
-    var details = false
+    /// `--header` (repeatable): sent with every feed request of every source; values are secrets.
+    var headers: [HTTPHeader] = []
     var pageTTLSeconds: Double?
     var refreshPages = false
     var recordDirectory: String?
@@ -68,13 +56,31 @@ struct CommandLineOptions {
     var metricsFile: String?
     /// `--metrics-push URL`: a Prometheus Pushgateway the same metrics are pushed to at the end.
     var metricsPush: String?
-    /// The Pixabay key, from PIXABAY_KEY; never printed.
-    var pixabayKey: String?
     /// Output and configuration options (progress, logs, --json, --config).
     var ux = UXOptions()
 
+    /// The feed types' options as given, in order (`FeedSource.commandLineOptions`).
+    var feedOptions: [(name: String, value: String)] = []
+    /// The environment the feed types read (a key: `PIXABAY_KEY`).
+    var environment: [String: String] = [:]
+
     /// Whether no source was named, so the built-in demo feed is crawled.
-    var usesDemoFeed: Bool { pixabayURL == nil && launchesURL == nil && arrayURL == nil }
+    var usesDemoFeed: Bool { !feedCommandLine().namesSource() }
+
+    /// What the feed types take from this command line; `demoURLs`: the demo feed's URL for each
+    /// type, when no source is named.
+    func feedCommandLine(demoURLs: [String: String] = [:]) -> FeedCommandLine {
+        var commandLine = FeedCommandLine()
+        commandLine.given = feedOptions
+        commandLine.pages = pages
+        commandLine.perPage = perPage
+        commandLine.pageTTL = pageTTLSeconds
+        commandLine.headers = headers
+        commandLine.environment = environment
+        commandLine.replay = replayDirectory != nil
+        commandLine.demoURLs = demoURLs
+        return commandLine
+    }
 
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
         var options = CommandLineOptions()
@@ -84,13 +90,6 @@ struct CommandLineOptions {
             let lower = text.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8 else {
                 throw UsageError(description: "\(name) takes an http:// or https:// URL, not '\(text)'")
-            }
-            return text
-        }
-        func field(_ name: String) throws -> String {
-            let text = try list.value(for: name)
-            guard !text.isEmpty, text.utf8.count <= 200 else {
-                throw UsageError(description: "\(name) takes a field name (dots reach into objects)")
             }
             return text
         }
@@ -128,8 +127,6 @@ struct CommandLineOptions {
                 }
             case "--s3-endpoint": options.s3Endpoint = try url(argument)
             case "--public-url": options.publicURL = try url(argument)
-            case "--pixabay-url": options.pixabayURL = try url(argument)
-            case "--launches-url": options.launchesURL = try url(argument)
             case "--concurrency": options.concurrency = try list.integer(for: argument, in: 1...1024)
             case "--per-host": options.perHost = try list.integer(for: argument, in: 1...1024)
             case "--retries": options.retries = try list.integer(for: argument, in: 0...20)
@@ -156,42 +153,12 @@ struct CommandLineOptions {
                         + String(cString: strerror(errno == 0 ? EISDIR : errno)))
                 }
                 options.caFile = path
-            case "--pixabay-query":
-                options.pixabayQuery = try list.value(for: argument)
-                guard options.pixabayQuery?.count ?? 0 <= PixabayQuery.maxQueryCharacters else {
-                    throw UsageError(description: "--pixabay-query takes at most \(PixabayQuery.maxQueryCharacters) characters")
-                }
-            case "--array-url": options.arrayURL = try url(argument)
-            case "--array-id-field": options.arrayIDField = try field(argument)
-            case "--array-image-field": options.arrayImageField = try field(argument)
-            case "--array-title-field": options.arrayTitleField = try field(argument)
-            case "--array-name":
-                options.arrayName = try list.value(for: argument)
-                guard SourceConfiguration.isValidName(options.arrayName),
-                      !["pixabay", "launches"].contains(options.arrayName) else {
-                    throw UsageError(description: "--array-name takes 1 to 64 of A-Z a-z 0-9 . _ - (not pixabay or launches), not '\(options.arrayName)'")
-                }
-            case "--array-per-page": options.arrayPerPage = try list.integer(for: argument, in: 1...1000)
-            case "--patch-size":
-                let text = try list.value(for: argument)
-                guard let size = LaunchesQuery.PatchSize(rawValue: text.lowercased()) else {
-                    throw UsageError(description: "--patch-size takes small or large, not '\(TerminalText.sanitize(text))'")
-                }
-                options.launchImages = [size]
-            case "--pixabay-images":
+            case "--header":
                 do {
-                    options.pixabayImages = try ImageVariants.parse(commaSeparated: try list.value(for: argument), as: PixabayVariant.self)
-                } catch let error as ImageVariants.Invalid {
-                    throw UsageError(description: "--pixabay-images: \(error)")
+                    options.headers.append(try FeedHeaders.parse(try list.value(for: argument)))
+                } catch let error as FeedHeaders.Invalid {
+                    throw UsageError(description: "--header: \(error)")
                 }
-            case "--launch-images":
-                do {
-                    options.launchImages = try ImageVariants.parse(
-                        commaSeparated: try list.value(for: argument), as: LaunchesQuery.PatchSize.self)
-                } catch let error as ImageVariants.Invalid {
-                    throw UsageError(description: "--launch-images: \(error)")
-                }
-            case "--details": options.details = on
             case "--shard":
                 let text = try list.value(for: argument)
                 guard let shard = Shard(text) else {
@@ -258,14 +225,25 @@ struct CommandLineOptions {
                     throw UsageError(description: "--cache-max: \(error)")
                 }
             default:
+                if let type = FeedSources.type(declaring: argument) {
+                    if list.negated {
+                        // `--no-NAME`: what a lower layer (the file, the environment) turned on goes.
+                        options.feedOptions.removeAll { $0.name == argument }
+                        continue
+                    }
+                    let value = valueKind(of: argument) == .flag ? "" : try list.value(for: argument)
+                    do {
+                        try type.check(option: argument, value: value)
+                    } catch {
+                        throw UsageError(description: error.description)
+                    }
+                    options.feedOptions.append((argument, value))
+                    continue
+                }
                 guard try options.ux.parse(argument, on: on, value: { try list.value(for: argument) }) else {
                     throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
                 }
             }
-        }
-        if options.arrayURL == nil,
-           options.arrayIDField != nil || options.arrayImageField != nil || options.arrayTitleField != nil {
-            throw UsageError(description: "the --array-... field options need --array-url")
         }
         if options.recordDirectory != nil && options.replayDirectory != nil {
             throw UsageError(description: "--record and --replay cannot be combined")
@@ -273,13 +251,11 @@ struct CommandLineOptions {
         if options.replayDirectory != nil && options.usesDemoFeed {
             throw UsageError(description: "--replay needs the sources that were recorded (--pixabay-url, --launches-url, --array-url)")
         }
-        if options.pixabayURL != nil, options.replayDirectory != nil {
-            options.pixabayKey = environment["PIXABAY_KEY"] ?? ""  // not needed: no request goes out
-        } else if options.pixabayURL != nil {
-            guard let key = environment["PIXABAY_KEY"], !key.isEmpty else {
-                throw UsageError(description: "--pixabay-url needs an API key in the PIXABAY_KEY environment variable")
-            }
-            options.pixabayKey = key
+        options.environment = environment
+        do {
+            _ = try FeedSources.sources(options.feedCommandLine())
+        } catch {
+            throw UsageError(description: error.description)
         }
         return options
     }
@@ -314,8 +290,9 @@ struct CommandLineOptions {
         return target
     }
 
-    /// The crawl this command line asks for, with the demo feed's URLs when no source is named.
-    func crawlConfiguration(demoPixabayURL: String? = nil, demoLaunchesURL: String? = nil) -> CrawlConfiguration {
+    /// The crawl this command line asks for, with the demo feed's URLs (by type) when no source
+    /// is named.
+    func crawlConfiguration(demoURLs: [String: String] = [:]) -> CrawlConfiguration {
         var configuration = CrawlConfiguration(outDirectory: outDirectory)
         configuration.concurrency = concurrency
         configuration.perHost = perHost
@@ -326,8 +303,6 @@ struct CommandLineOptions {
         configuration.refreshPages = refreshPages
         configuration.recordDirectory = recordDirectory
         configuration.replayDirectory = replayDirectory
-        // The demo's pages name a new port every run: caching them would only fill the disk.
-        let demoTTL: Double? = usesDemoFeed ? 0 : nil
         configuration.deadlineSeconds = deadlineSeconds
         configuration.cacheMaxBytes = cacheMaxBytes
         configuration.maxRetryWaitSeconds = maxRetryWaitSeconds
@@ -338,29 +313,8 @@ struct CommandLineOptions {
         configuration.proxy = proxy
         configuration.noProxy = noProxy
         configuration.shard = shard
-        if let url = pixabayURL ?? demoPixabayURL {
-            var source = PixabaySourceConfiguration(url: url, key: pixabayKey ?? "demo", pages: pages, perPage: perPage)
-            source.query = pixabayQuery
-            source.variants = pixabayImages
-            if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
-            configuration.sources.append(.pixabay(source))
-        }
-        if let url = launchesURL ?? demoLaunchesURL {
-            var source = LaunchesSourceConfiguration(url: url, pages: pages)
-            source.variants = launchImages
-            source.details = details
-            if let ttl = pageTTLSeconds ?? demoTTL { source.pageTTL = ttl }
-            configuration.sources.append(.launches(source))
-        }
-        if let url = arrayURL {
-            var source = ArraySourceConfiguration(
-                url: url, idField: arrayIDField ?? "id", imageField: arrayImageField ?? "image_url", pages: pages)
-            source.titleField = arrayTitleField
-            source.perPage = arrayPerPage
-            source.name = arrayName
-            if let ttl = pageTTLSeconds { source.pageTTL = ttl }
-            configuration.sources.append(.array(source))
-        }
+        // The options were checked by `parse`.
+        configuration.sources = (try? FeedSources.sources(feedCommandLine(demoURLs: demoURLs))) ?? []
         return configuration
     }
 }

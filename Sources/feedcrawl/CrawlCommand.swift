@@ -38,8 +38,7 @@ enum CrawlCommand {
             do {
                 let server = try DemoFeedServer(options: DemoSettings.options(environment))
                 demo = server
-                configuration = options.crawlConfiguration(
-                    demoPixabayURL: server.pixabayURL, demoLaunchesURL: server.launchesURL)
+                configuration = options.crawlConfiguration(demoURLs: server.endpointsByType)
                 // Each run's demo server has a new port: cache its images under a port-free name.
                 configuration.cacheIdentity = { url in
                     let loopback = "http://127.0.0.1:"
@@ -111,7 +110,7 @@ enum CrawlCommand {
         var status = ExitStatus.success.rawValue
         if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
-        if report.sources.contains(where: { $0.failedPages > 0 }) {
+        if report.sources.contains(where: { $0.failedPages > 0 || $0.missingDetails > 0 }) {
             status = max(status, ExitStatus.itemsFailed.rawValue)
         }
         if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }

@@ -23,3 +23,10 @@ enum DemoSettings {
         return options
     }
 }
+
+extension DemoFeedServer {
+    /// The demo feed's endpoint for each feed type it serves (by `FeedSource.type`).
+    var endpointsByType: [String: String] {
+        [PixabaySourceConfiguration.type: pixabayURL, LaunchesSourceConfiguration.type: launchesURL]
+    }
+}

@@ -36,7 +36,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .success: "every item is fine (`no-image` is fine)"
         case .itemsFailed:
             "the run finished, but some items failed, were rejected or were cancelled, a feed page could not be "
-                + "read, or a file asked for (`--log-file`, `--metrics-file`, the contact sheet) could not be opened or "
+                + "read, launch details asked for (`--details`) are missing, or a file asked for (`--log-file`, `--metrics-file`, the contact sheet) could not be opened or "
                 + "written, or `--metrics-push` could not push; or the run could not use OUT at all: a folder it cannot "
                 + "lock, read or write, an object store that cannot be reached, refuses the credentials "
                 + "(`SignatureDoesNotMatch`) or has no such bucket; that failure is printed even with `--quiet`"

@@ -67,9 +67,10 @@ extension HelpText {
       Top-level keys are the command-line options in camelCase (perPage = --per-page,
       maxImageBytes = --max-image-bytes, cacheMax = --cache-max, quiet = --quiet: true);
       a misspelt key is answered with the closest one and the list of valid keys.
-      Source keys: type (pixabay|launches|array), url, name, pages, pageTTL, images; pixabay
-      also keyEnv, query, imageType, perPage, pageConcurrency. Never put a key in the file:
-      name its variable.
+      Source keys: type (pixabay|launches|array), url, name, pages, pageTTL, images, headers;
+      pixabay also keyEnv, query, imageType, perPage, pageConcurrency; launches also
+      patchSize, details, pageSize. Never put a key in the file: name its variable, and give a
+      secret header as {"Authorization": {"env": "VARIABLE"}} (shown as "***").
       Lists, one rule at both levels: pixabayImages and launchImages at the top level and a
       source's images take a JSON array of names, ["large", "webformat"], or one
       comma-separated string, "large,webformat", as on the command line.

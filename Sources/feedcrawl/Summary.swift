@@ -10,6 +10,25 @@ enum Summary {
         }
         let seconds = (report.seconds * 100).rounded() / 100
         return "feedcrawl: \(report.itemCount) items: \(parts.joined(separator: ", ")); "
+            + lost(report)
             + "\(ByteSize.format(report.bytesDownloaded)) in \(seconds) s -> \(report.manifestPath)"
+    }
+
+    /// What the run could not read, per source, or "": `2 pages failed (launches 2); 17 launch
+    /// details missing (launches 17); `.
+    static func lost(_ report: CrawlReport) -> String {
+        var text = ""
+        let kinds: [(one: String, many: String, count: KeyPath<SourceReport, Int>)] = [
+            ("page failed", "pages failed", \.failedPages),
+            ("launch details missing", "launch details missing", \.missingDetails),
+        ]
+        for (one, many, count) in kinds {
+            let sources = report.sources.filter { $0[keyPath: count] > 0 }
+            guard !sources.isEmpty else { continue }
+            let total = sources.reduce(0) { $0 + $1[keyPath: count] }
+            let each = sources.map { "\($0.name) \($0[keyPath: count])" }.joined(separator: ", ")
+            text += "\(total) \(total == 1 ? one : many) (\(each)); "
+        }
+        return text
     }
 }

@@ -57,9 +57,13 @@ public struct ConfigFile: Sendable, Equatable {
     /// Top-level keys of letters and digits are kept for the caller to check against the options
     /// it knows; any other key is refused here.
     ///
-    /// - Parameter topLevelKeys: the valid keys, named in that refusal (the closest one and the
-    ///   list); default nil: the refusal says only "unknown key".
-    public static func parse(_ bytes: [UInt8], path: String, topLevelKeys: [String]? = nil) throws(ConfigError) -> ConfigFile {
+    /// - Parameters:
+    ///   - topLevelKeys: the valid keys, named in that refusal (the closest one and the list);
+    ///     default nil: the refusal says only "unknown key".
+    ///   - types: the feed types a source may name; default `FeedSources.registered`.
+    public static func parse(
+        _ bytes: [UInt8], path: String, topLevelKeys: [String]? = nil, types: [any FeedSource.Type] = FeedSources.registered
+    ) throws(ConfigError) -> ConfigFile {
         // Strict JSON first (Foundation's decoder takes trailing commas and duplicate keys), and
         // it says where.
         if let problem = JSONSyntaxCheck.firstProblem(in: bytes) {
@@ -84,7 +88,7 @@ public struct ConfigFile: Sendable, Equatable {
                 }
                 var sources: [ConfigSource] = []
                 for (index, entry) in entries.enumerated() {
-                    sources.append(try ConfigSource(entry, key: "sources[\(index)]", path: path))
+                    sources.append(try ConfigSource(entry, key: "sources[\(index)]", path: path, types: types))
                 }
                 var names = Set<String>()
                 for (index, source) in sources.enumerated() where !names.insert(source.name).inserted {

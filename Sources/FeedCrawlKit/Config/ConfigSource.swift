@@ -1,168 +1,63 @@
-/// One entry of a configuration file's `sources`.
+/// One entry of a configuration file's `sources`: its feed type (`"type"`, one of
+/// `FeedSources.registered`), the keys every type shares (`FeedSourceEntry`) and the type's
+/// own, which the type reads (`FeedSource.make`).
 ///
 /// | key | sources | meaning |
 /// |---|---|---|
-/// | `type` | all | `pixabay`, `launches` or `array` (required) |
+/// | `type` | all | a registered feed type: `pixabay`, `launches` or `array` (required) |
 /// | `url` | all | the API endpoint, http:// or https:// (required) |
 /// | `name` | all | name in the manifest; default the type; unique |
 /// | `pages` | all | pages to fetch; default the run's `--pages` |
-/// | `keyEnv` | pixabay | environment variable holding the API key; default `PIXABAY_KEY` |
-/// | `query` | pixabay | search terms; default none |
-/// | `imageType` | pixabay | `all`, `photo`, `illustration`, `vector`; default `all` |
-/// | `perPage` | pixabay | hits per page, 3–200; default the run's `--per-page` |
-/// | `pageConcurrency` | pixabay | pages fetched at once, 1–16; default 4 |
-/// | `pageTTL` | all | reuse kept feed pages younger than this (`24h`); default 24h pixabay, 0 others |
-/// | `images` | all | image variants to fetch, a list of names (pixabay: `preview`, `webformat`, `large`, default `["preview"]`; launches: `small`, `large`, default `["small"]`; array: `["image"]`) |
-/// | `patchSize` | launches | `small` or `large`: a synonym of `images: [SIZE]` |
-/// | `details` | launches | `true`: query each launch's details and fetch its large patch; default false |
-/// | `idField`, `imageField`, `titleField` | array | element fields; defaults `id`, `image_url`, `name`/`title` |
-/// | `perPage` | array | elements per page; default 25 |
+/// | `pageTTL` | all | reuse kept feed pages younger than this (`24h`); default the type's |
+/// | `images` | all | image variants to fetch, a list of the type's variant names |
+/// | `headers` | all | request headers for the feed, `{"Name": {"env": "VARIABLE"}}` (the value read from the environment) or `{"Name": "value"}` for a value that is no secret; default none |
+///
+/// The types' own keys are documented with each type (`PixabaySourceConfiguration`,
+/// `LaunchesSourceConfiguration`, `ArraySourceConfiguration`).
 public struct ConfigSource: Sendable, Equatable {
-    /// The kinds of source a file can name.
-    public enum Kind: String, Sendable, CaseIterable {
-        case pixabay
-        case launches
-        case array
+    /// The feed type.
+    public var type: any FeedSource.Type
+    /// The entry's keys, checked.
+    public var entry: FeedSourceEntry
+
+    /// The type's name (`"type"`).
+    public var kind: String { type.type }
+    /// The source's name.
+    public var name: String { entry.name }
+
+    public static func == (a: ConfigSource, b: ConfigSource) -> Bool {
+        a.kind == b.kind && a.entry == b.entry
     }
 
-    public var kind: Kind
-    public var name: String
-    public var url: String
-    /// Name of the environment variable holding the key (pixabay); default `PIXABAY_KEY`.
-    public var keyEnv: String?
-    public var query: String?
-    public var imageType: String?
-    public var pages: Int?
-    public var perPage: Int?
-    public var pageConcurrency: Int?
-    /// Seconds a kept feed page stays reusable.
-    public var pageTTL: Double?
-    /// `images` (or launches' `patchSize`) as given; checked for the source's kind.
-    public var images: [String]?
-    public var details: Bool?
-    public var idField: String?
-    public var imageField: String?
-    public var titleField: String?
-
-    static let commonKeys = ["type", "name", "url", "pages", "pageTTL", "images"]
-    static let pixabayKeys = commonKeys + ["keyEnv", "query", "imageType", "perPage", "pageConcurrency"]
-    static let launchesKeys = commonKeys + ["patchSize", "details"]
-    static let arrayKeys = commonKeys + ["idField", "imageField", "titleField", "perPage"]
-
-    static func allowedKeys(_ kind: Kind) -> [String] {
-        switch kind {
-        case .pixabay: return pixabayKeys
-        case .launches: return launchesKeys
-        case .array: return arrayKeys
-        }
+    /// The environment variables holding this source's secrets: the type's (a key's) and its
+    /// headers'.
+    public var secretVariables: [String] {
+        type.secretVariables(entry) + entry.headers.compactMap(\.env)
     }
-    static let secretKeys = ["key", "apiKey", "token", "password", "secret"]
 
-    /// The environment variable a Pixabay source reads its key from by default.
-    public static let defaultKeyEnv = "PIXABAY_KEY"
-
-    init(_ value: ConfigValue, key prefix: String, path: String) throws(ConfigError) {
+    init(_ value: ConfigValue, key prefix: String, path: String, types: [any FeedSource.Type] = FeedSources.registered) throws(ConfigError) {
         func fail(_ key: String, _ problem: String) -> ConfigError {
             ConfigError(path: path, key: key.isEmpty ? prefix : "\(prefix).\(key)", problem: problem)
         }
         guard case .object(let fields) = value else {
             throw fail("", "expected an object with \"type\" and \"url\", not \(value.kindDescription)")
         }
-        guard let typeValue = fields["type"] else {
-            throw fail("type", "missing; expected one of \(Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+        let names = types.map { "\"\($0.type)\"" }.joined(separator: ", ")
+        guard let typeValue = fields["type"] else { throw fail("type", "missing; expected one of \(names)") }
+        guard case .string(let typeText) = typeValue, let type = FeedSources.type(named: typeText, in: types) else {
+            throw fail("type", "expected one of \(names), not \(typeValue.kindDescription)")
         }
-        guard case .string(let typeText) = typeValue, let kind = Kind(rawValue: typeText) else {
-            throw fail("type", "expected one of \(Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \(typeValue.kindDescription)")
-        }
-        let allowed = Self.allowedKeys(kind)
+        let allowed = FeedSourceEntry.commonKeys + type.fileKeys
         for key in fields.keys.sorted() where !allowed.contains(key) {
             let shown = TerminalText.sanitize(String(key.prefix(60)))
-            if Self.secretKeys.contains(key) {
+            if FeedSourceEntry.secretKeys.contains(key) {
                 throw fail(shown, "secrets may not be written in the file; put the key in an environment variable and name it with \"keyEnv\"")
             }
-            throw fail(shown, KeySuggestion.unknownKey(key, valid: allowed, what: "key for a \(kind.rawValue) source"))
+            throw fail(shown, KeySuggestion.unknownKey(key, valid: allowed, what: "key for a \(type.type) source"))
         }
-
-        func string(_ key: String) throws(ConfigError) -> String? {
-            guard let value = fields[key] else { return nil }
-            guard case .string(let text) = value, !text.isEmpty else {
-                throw fail(key, "expected a non-empty string, not \(value.kindDescription)")
-            }
-            return text
-        }
-        func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
-            guard let value = fields[key] else { return nil }
-            guard case .number(let n) = value, n == n.rounded(), n >= Double(range.lowerBound), n <= Double(range.upperBound) else {
-                throw fail(key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), not \(value.kindDescription)")
-            }
-            return Int(n)
-        }
-
-        guard let url = try string("url") else { throw fail("url", "missing; expected the API's http:// or https:// URL") }
-        let lower = url.lowercased()
-        guard (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && url.count > 8 else {
-            throw fail("url", "expected an http:// or https:// URL, not \(ConfigValue.string(url).kindDescription)")
-        }
-        let name = try string("name") ?? kind.rawValue
-        guard name.count <= 64, name.utf8.allSatisfy({
-            (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F || $0 == 0x2E
-        }) else {
-            throw fail("name", "expected up to 64 letters, digits, '.', '_' or '-', not \(ConfigValue.string(name).kindDescription)")
-        }
-        if let keyEnv = try string("keyEnv") {
-            guard keyEnv.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }) else {
-                throw fail("keyEnv", "expected the NAME of an environment variable (letters, digits, '_'), not the key itself")
-            }
-            self.keyEnv = keyEnv
-        }
-        self.kind = kind
-        self.name = name
-        self.url = url
-        query = try string("query")
-        imageType = try string("imageType")
-        if let imageType, !["all", "photo", "illustration", "vector"].contains(imageType) {
-            throw fail("imageType", "expected \"all\", \"photo\", \"illustration\" or \"vector\", not \(ConfigValue.string(imageType).kindDescription)")
-        }
-        pages = try integer("pages", 0...100_000)
-        perPage = try integer("perPage", kind == .array ? 1...1000 : 3...200)
-        pageConcurrency = try integer("pageConcurrency", 1...16)
-        if let text = try string("pageTTL") {
-            do {
-                pageTTL = try DurationParser.parse(text)
-            } catch {
-                throw fail("pageTTL", "expected a duration such as \"90s\", \"10m\", \"24h\" or \"7d\": \(error)")
-            }
-        }
-        if let text = try string("patchSize") {
-            guard LaunchesQuery.PatchSize(rawValue: text.lowercased()) != nil else {
-                throw fail("patchSize", "expected \"small\" or \"large\", not \(ConfigValue.string(text).kindDescription)")
-            }
-            images = [text]
-        }
-        if let value = fields["images"] {
-            guard let names = value.listItems else {
-                throw fail("images", "expected a list of variant names (an array, or one comma-separated string), not \(value.kindDescription)")
-            }
-            do {
-                switch kind {
-                case .pixabay: _ = try ImageVariants.parse(names, as: PixabayVariant.self)
-                case .launches: _ = try ImageVariants.parse(names, as: LaunchesQuery.PatchSize.self)
-                case .array: _ = try ImageVariants.parse(names, as: ImageVariants.ArrayVariant.self)
-                }
-            } catch {
-                throw fail("images", error.description)
-            }
-            images = names
-        }
-        if let value = fields["details"] {
-            guard case .bool(let flag) = value else {
-                throw fail("details", "expected true or false, not \(value.kindDescription)")
-            }
-            details = flag
-        }
-        idField = try string("idField")
-        imageField = try string("imageField")
-        titleField = try string("titleField")
+        self.type = type
+        entry = try FeedSourceEntry(fields, type: type, prefix: prefix, path: path)
+        _ = try type.make(entry)  // the type's own keys, checked now (no secret is looked up)
     }
 
     /// The crawl configuration of this source.
@@ -170,49 +65,218 @@ public struct ConfigSource: Sendable, Equatable {
     /// - Parameters:
     ///   - pages, perPage: the run's values, used when the file gives none for this source,
     ///     and always when `override` is true (the command line or environment set them).
-    ///   - environment: where the key is looked up (`keyEnv`, default `PIXABAY_KEY`).
+    ///   - headers: the run's `--header`s, sent too (replacing the file's of the same name).
+    ///   - environment: where secrets (a key's `keyEnv`, the headers' `env`) are looked up.
     ///   - index, path: for errors.
-    /// - Throws: `ConfigError` when the key's variable is unset or empty.
+    /// - Throws: `ConfigError` when a secret's variable is unset or empty.
     public func configuration(
         pages runPages: Int, perPage runPerPage: Int, overridePages: Bool, overridePerPage: Bool,
-        environment: [String: String], index: Int, path: String
+        headers runHeaders: [HTTPHeader] = [], environment: [String: String], index: Int, path: String
     ) throws(ConfigError) -> SourceConfiguration {
-        let pages = overridePages ? runPages : (self.pages ?? runPages)
-        switch kind {
-        case .pixabay:
-            let variable = keyEnv ?? Self.defaultKeyEnv
-            guard let key = environment[variable], !key.isEmpty else {
-                throw ConfigError(path: path, key: "sources[\(index)].keyEnv",
-                                  problem: "the environment variable \(variable) holds no API key; set it (export \(variable)=...)")
-            }
-            var config = PixabaySourceConfiguration(
-                url: url, key: key, pages: pages, perPage: overridePerPage ? runPerPage : (perPage ?? runPerPage))
-            config.name = name
-            config.query = query
-            if let imageType { config.imageType = imageType }
-            if let pageConcurrency { config.pageConcurrency = pageConcurrency }
-            if let pageTTL { config.pageTTL = pageTTL }
-            if let images, let variants = try? ImageVariants.parse(images, as: PixabayVariant.self) {
-                config.variants = variants
-            }
-            return .pixabay(config)
-        case .launches:
-            var config = LaunchesSourceConfiguration(url: url, pages: pages)
-            config.name = name
-            if let images, let variants = try? ImageVariants.parse(images, as: LaunchesQuery.PatchSize.self) {
-                config.variants = variants
-            }
-            if let details { config.details = details }
-            if let pageTTL { config.pageTTL = pageTTL }
-            return .launches(config)
-        case .array:
-            var config = ArraySourceConfiguration(
-                url: url, idField: idField ?? "id", imageField: imageField ?? "image_url", pages: pages)
-            config.name = name
-            config.titleField = titleField
-            if let perPage { config.perPage = perPage }
-            if let pageTTL { config.pageTTL = pageTTL }
-            return .array(config)
+        var entry = entry
+        entry.run = .init(
+            pages: runPages, perPage: runPerPage, overridePages: overridePages, overridePerPage: overridePerPage,
+            headers: runHeaders, environment: environment, index: index)
+        return SourceConfiguration(try type.make(entry))
+    }
+}
+
+/// A configuration file's source entry as its type reads it: the keys every type shares,
+/// checked, the type's own keys (read with `string`, `integer`, `bool`), and the run's
+/// settings the source takes when the file gives none (`run`).
+public struct FeedSourceEntry: Sendable, Equatable {
+    /// Keys every source may hold.
+    public static let commonKeys = ["type", "name", "url", "pages", "pageTTL", "images", "headers"]
+    /// Keys refused with a pointer to `keyEnv`: secrets never sit in the file.
+    static let secretKeys = ["key", "apiKey", "token", "password", "secret"]
+
+    /// One entry of `headers`: a value written in the file, or the name of the environment
+    /// variable holding it.
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        /// `{"env": "VARIABLE"}`: the variable's name.
+        public var env: String?
+        /// `"value"`: the value itself (only for names that do not carry credentials).
+        public var value: String?
+    }
+
+    /// The run's settings a source takes when the file gives none.
+    public struct Run: Sendable, Equatable {
+        public var pages = 5
+        public var perPage = 100
+        /// `--pages` (or `FEEDCRAWL_PAGES`) was given: it wins over the file's.
+        public var overridePages = false
+        /// `--per-page` was given: it wins over the file's.
+        public var overridePerPage = false
+        /// The command line's `--header`s.
+        public var headers: [HTTPHeader] = []
+        /// Where secrets are looked up; nil while the file is only checked.
+        public var environment: [String: String]? = nil
+        /// The entry's index in `sources` (for errors).
+        public var index = 0
+    }
+
+    /// The file, and the entry's key (`sources[1]`), for errors.
+    public var path: String
+    public var prefix: String
+    /// Every key of the entry, as written.
+    public var fields: [String: ConfigValue]
+    public var name: String
+    public var url: String
+    /// `pageTTL`, in seconds, when given.
+    public var pageTTL: Double?
+    /// `images` (an array or one comma-separated string), checked against the type's variants.
+    public var images: [String]?
+    /// `headers`, sorted by name.
+    public var headers: [Header] = []
+    /// The run's settings; default: checking only.
+    public var run = Run()
+
+    /// Pages to fetch: `--pages` when given, else the entry's `pages`, else the run's.
+    public var pages: Int {
+        get throws(ConfigError) {
+            let own = try integer("pages", 0...100_000)
+            return run.overridePages ? run.pages : (own ?? run.pages)
         }
+    }
+
+    /// The error for `key` (`""`: the entry) of this entry.
+    public func fail(_ key: String, _ problem: String) -> ConfigError {
+        ConfigError(path: path, key: key.isEmpty ? prefix : "\(prefix).\(key)", problem: problem)
+    }
+
+    /// The non-empty string at `key`, or nil when absent.
+    public func string(_ key: String) throws(ConfigError) -> String? {
+        guard let value = fields[key] else { return nil }
+        guard case .string(let text) = value, !text.isEmpty else {
+            throw fail(key, "expected a non-empty string, not \(value.kindDescription)")
+        }
+        return text
+    }
+
+    /// The whole number in `range` at `key`, or nil when absent.
+    public func integer(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
+        guard let value = fields[key] else { return nil }
+        guard case .number(let n) = value, n == n.rounded(), n >= Double(range.lowerBound), n <= Double(range.upperBound) else {
+            throw fail(key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), not \(value.kindDescription)")
+        }
+        return Int(n)
+    }
+
+    /// `true` or `false` at `key`, or nil when absent.
+    public func bool(_ key: String) throws(ConfigError) -> Bool? {
+        guard let value = fields[key] else { return nil }
+        guard case .bool(let flag) = value else { throw fail(key, "expected true or false, not \(value.kindDescription)") }
+        return flag
+    }
+
+    /// The environment variable named at `key` (letters, digits, `_`), or nil when absent.
+    public func variableName(_ key: String) throws(ConfigError) -> String? {
+        guard let name = try string(key) else { return nil }
+        guard Self.isVariableName(name) else {
+            throw fail(key, "expected the NAME of an environment variable (letters, digits, '_'), not the key itself")
+        }
+        return name
+    }
+
+    static func isVariableName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x5F }
+    }
+
+    init(_ fields: [String: ConfigValue], type: any FeedSource.Type, prefix: String, path: String) throws(ConfigError) {
+        self.fields = fields
+        self.prefix = prefix
+        self.path = path
+        name = type.type
+        url = ""
+        func fail(_ key: String, _ problem: String) -> ConfigError { self.fail(key, problem) }
+
+        guard let url = try string("url") else { throw fail("url", "missing; expected the API's http:// or https:// URL") }
+        let lower = url.lowercased()
+        guard (lower.hasPrefix("http://") || lower.hasPrefix("https://")) && url.count > 8 else {
+            throw fail("url", "expected an http:// or https:// URL, not \(ConfigValue.string(url).kindDescription)")
+        }
+        self.url = url
+        let name = try string("name") ?? type.type
+        guard SourceConfiguration.isValidName(name) else {
+            throw fail("name", "expected up to 64 letters, digits, '.', '_' or '-', not \(ConfigValue.string(name).kindDescription)")
+        }
+        self.name = name
+        _ = try integer("pages", 0...100_000)
+        if let text = try string("pageTTL") {
+            do {
+                pageTTL = try DurationParser.parse(text)
+            } catch {
+                throw fail("pageTTL", "expected a duration such as \"90s\", \"10m\", \"24h\" or \"7d\": \(error)")
+            }
+        }
+        if let value = fields["images"] {
+            guard let names = value.listItems else {
+                throw fail("images", "expected a list of variant names (an array, or one comma-separated string), not \(value.kindDescription)")
+            }
+            do {
+                _ = try ImageVariants.parse(names, among: type.variantNames)
+            } catch {
+                throw fail("images", error.description)
+            }
+            images = names
+        }
+        if let value = fields["headers"] {
+            guard case .object(let entries) = value else {
+                throw fail("headers", "expected an object of header names, e.g. {\"Authorization\": {\"env\": \"TOKEN_VARIABLE\"}}, not \(value.kindDescription)")
+            }
+            for (header, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                let shown = TerminalText.sanitize(String(header.prefix(60)))
+                switch entry {
+                case .object(let spec):
+                    guard spec.count == 1, case .string(let variable)? = spec["env"], Self.isVariableName(variable) else {
+                        throw fail("headers.\(shown)", "expected {\"env\": \"VARIABLE\"}, the NAME of an environment variable (letters, digits, '_')")
+                    }
+                    headers.append(Header(name: header, env: variable))
+                case .string(let text):
+                    // Credentials never sit in the file; the text is not quoted back.
+                    guard !Self.carriesCredentials(header) else {
+                        throw fail("headers.\(shown)", "a secret may not be written in the file; put it in an environment variable and write {\"env\": \"VARIABLE\"}")
+                    }
+                    headers.append(Header(name: header, value: text))
+                default:
+                    throw fail("headers.\(shown)", "expected {\"env\": \"VARIABLE\"} or a string, not \(entry.kindDescription)")
+                }
+                do {
+                    _ = try FeedHeaders.check(name: header, value: headers.last?.value ?? "x")
+                } catch {
+                    throw fail("headers.\(shown)", error.description)
+                }
+            }
+        }
+    }
+
+    /// Whether a header named `name` carries credentials, so its value may only come from the
+    /// environment: `Cookie`, or a name holding `auth`, `key`, `token`, `secret`, `password`
+    /// or `session` (`Authorization`, `X-Api-Key`, …).
+    static func carriesCredentials(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower == "cookie" || ["auth", "key", "token", "secret", "password", "session"].contains { lower.contains($0) }
+    }
+
+    /// The source's headers, values read from the environment, then the run's `--header`s
+    /// (replacing the file's of the same name); none while only checking. Throws when a
+    /// variable is unset or empty, or its value cannot be sent (CR, LF).
+    public func resolvedHeaders() throws(ConfigError) -> [HTTPHeader] {
+        guard let environment = run.environment else { return [] }
+        var resolved: [HTTPHeader] = []
+        for header in headers {
+            let key = "headers.\(TerminalText.sanitize(String(header.name.prefix(60))))"
+            guard let value = header.value ?? header.env.flatMap({ environment[$0] }), !value.isEmpty else {
+                let variable = header.env ?? ""
+                throw fail(key, "the environment variable \(variable) holds no value; set it (export \(variable)=...)")
+            }
+            do {
+                resolved.append(try FeedHeaders.check(name: header.name, value: value))
+            } catch {
+                throw fail(key, error.description + (header.env.map { " (from \($0))" } ?? ""))
+            }
+        }
+        return FeedHeaders.merged(resolved, run.headers)
     }
 }

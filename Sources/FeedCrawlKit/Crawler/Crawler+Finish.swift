@@ -64,6 +64,7 @@ extension Crawler {
         var policy = ManifestMerge.Policy(
             precedence: .firstInput, present: present, reconcile: reconcile,
             runStarted: run.startedAt.wholeSeconds)
+        policy.dropsPlaceholders = true
         func streams() throws -> [any ItemStream] {
             [
                 RunItemStream(entries: recorder.sorted(), journal: recorder.journal, verbatim: true),

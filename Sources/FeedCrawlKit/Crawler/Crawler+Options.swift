@@ -17,22 +17,11 @@ extension Crawler {
             options["\(name).type"] = source.type
             options["\(name).url"] = redactor.redactURL(source.url)
             options["\(name).pageTTLSeconds"] = String(Int(source.pageTTL))
-            switch source {
-            case .pixabay(let config):
-                options["\(name).pages"] = String(config.pages)
-                options["\(name).perPage"] = String(config.perPage)
-                options["\(name).images"] = config.variants.map(\.rawValue).joined(separator: ",")
-                if let query = config.query { options["\(name).query"] = redactor.redact(query) }
-            case .launches(let config):
-                options["\(name).pages"] = String(config.pages)
-                options["\(name).images"] = config.effectiveVariants.map(\.rawValue).joined(separator: ",")
-                options["\(name).details"] = String(config.details)
-            case .array(let config):
-                options["\(name).pages"] = String(config.pages)
-                options["\(name).perPage"] = String(config.perPage)
-                options["\(name).idField"] = config.idField
-                options["\(name).imageField"] = config.imageField
-            }
+            // Header names only: the values are secrets.
+            if !source.headers.isEmpty { options["\(name).headers"] = source.headers.map(\.name).joined(separator: ",") }
+            options["\(name).pages"] = String(source.pages)
+            options["\(name).images"] = source.feed.variantList.joined(separator: ",")
+            for (key, value) in source.feed.settings(redactor) { options["\(name).\(key)"] = value.recorded }
         }
         return options
     }

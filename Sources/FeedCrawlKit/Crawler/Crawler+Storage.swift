@@ -1,10 +1,6 @@
 import Glibc
 
 extension Crawler {
-    /// Room launch details take in an item of the manifest (rocket, site, the large patch's URL
-    /// and outcome), reserved per item when a launches source fetches details.
-    static let launchDetailsAllowance: Int64 = 2_048
-
     /// The run's `CrawlStorage`: reserves room for the final manifest (the previous one's size
     /// plus a margin) before anything is fetched. A device already too full for that stops the
     /// run here, before it changes anything.
@@ -14,13 +10,10 @@ extension Crawler {
         var info = stat()
         let previousBytes = stat(layout.manifestPath, &info) == 0 ? Int64(info.st_size) : 0
         do throws(FileSystemError) {
-            let details = configuration.sources.contains { source in
-                if case .launches(let config) = source { return config.details }
-                return false
-            }
+            // Room a source's items may need beyond the usual (launch details), reserved per item.
             return try CrawlStorage(
                 layout: layout, previousManifestBytes: previousBytes,
-                perItemExtra: details ? launchDetailsAllowance : 0
+                perItemExtra: configuration.sources.map(\.feed.manifestAllowance).max() ?? 0
             ) { message in
                 events(.warning(source: "", message: message))
             }

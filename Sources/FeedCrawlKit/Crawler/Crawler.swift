@@ -147,7 +147,7 @@ public final class Crawler: Sendable {
             maxConcurrentTransfers: configuration.concurrency, userAgent: configuration.userAgent,
             caInfo: configuration.caInfo, proxy: configuration.proxy, noProxy: configuration.noProxy))
         defer { engine.shutdown() }
-        let redactor = SecretRedactor(secrets: configuration.sources.compactMap(\.key))
+        let redactor = SecretRedactor(secrets: configuration.sources.flatMap(\.secrets))
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
             engine: engine, store: store,
@@ -226,7 +226,7 @@ public final class Crawler: Sendable {
                     let client = FeedClient(
                         source: source.name, engine: engine, limits: limits, redactor: redactor,
                         setup: stores.setup(for: source), gate: budgets.gate(url: source.url, key: source.key),
-                        events: events)
+                        headers: source.headers, events: events)
                     let report = await Self.crawl(
                         source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
                         pipeline: pipeline)
@@ -253,20 +253,8 @@ public final class Crawler: Sendable {
             report.failure = "invalid source name (use 1 to 64 of A-Z a-z 0-9 . _ -)"
             return report
         }
-        switch source {
-        case .pixabay(let config):
-            return await PixabayCrawl(
-                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
-            ).run()
-        case .launches(let config):
-            return await LaunchesCrawl(
-                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
-            ).run()
-        case .array(let config):
-            return await ArrayCrawl(
-                config: config, client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard
-            ).run()
-        }
+        let context = FeedCrawlContext(client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard)
+        return await source.feed.crawl(context)
     }
 
     /// The pipeline's settings; `keepsReplacedFiles`: an earlier copy of a URL under another name

@@ -10,6 +10,9 @@ public struct SourceReport: Sendable, Equatable {
     /// Pages that could not be read (an error status after retries, HTML, a body that is not a
     /// page); their items are missing from the manifest.
     public var failedPages: Int = 0
+    /// Items left without the details asked for (`--details`: the query failed, brought partial
+    /// data, or was refused); the run then exits 1.
+    public var missingDetails: Int = 0
     /// Feed responses taken from the page cache (`OUT/pages`) instead of the network.
     public var cachedPages: Int = 0
     /// Set when the source could not be crawled at all (bad key, unreachable, invalid responses).

@@ -30,6 +30,10 @@ struct ManifestMerge {
         /// since are this run's (counted in `Result.run`, their files never evicted); the others
         /// were listed earlier. With `.firstInput` this run's items are input 0's.
         var runStarted: Date?
+        /// Leave out carried items that are placeholders of feed elements without a usable id
+        /// (`FeedItem.isSyntheticID`, no image): the end of a run, where the run lists such an
+        /// element anew. Default false.
+        var dropsPlaceholders = false
     }
 
     typealias Counts = StatusCounts
@@ -142,6 +146,12 @@ struct ManifestMerge {
     /// A carried item brought up to date, or nil when it leaves (a file evicted or gone).
     private func carry(_ entry: StreamItem, into result: inout Result) -> StreamItem? {
         var item = entry.item
+        // The placeholder of a feed element without a usable id is the run's that saw it: a
+        // later run lists the element anew (whole, under its id, or as a placeholder again).
+        if policy.dropsPlaceholders, item.images.isEmpty, FeedItem.isSyntheticID(item.id) {
+            result.dropped += 1
+            return nil
+        }
         var changed = false
         for index in item.images.indices {
             guard let file = item.images[index].file, let key = CacheKey(file: file) else { continue }

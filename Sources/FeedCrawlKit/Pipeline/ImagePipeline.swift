@@ -166,6 +166,10 @@ final class ImagePipeline: @unchecked Sendable {
     /// Resolves one image now, or subscribes it to its URL's task (waiting for room).
     private func subscribe(_ image: FeedImage, token: Int, index: Int, group: Int, page: Int) async {
         let subscriber = PrefetchScheduler.Subscriber(token: token, image: index, group: group)
+        if let failure = image.failure {
+            lock.withLock { resolveLocked(subscriber, .init(status: .failed, error: failure)) }
+            return
+        }
         if let problem = image.problem ?? URLCheck.problem(image.url) {
             lock.withLock { resolveLocked(subscriber, .init(status: .rejected, error: problem)) }
             return

@@ -1,8 +1,8 @@
 import FoundationEssentials
 
 /// A finished run as one JSON object (`feedcrawl --json` prints it on stdout): this run's counts
-/// by status (every status, zeros included), bytes, seconds, per-source pages, items, counts,
-/// warnings and errors, and the exit status.
+/// by status (every status, zeros included), bytes, seconds, per-source pages, failed pages,
+/// items, missing details, counts, warnings and errors, and the exit status.
 public struct RunSummary: Codable, Sendable, Equatable {
     /// One source's part of the run.
     public struct Source: Codable, Sendable, Equatable {
@@ -11,6 +11,10 @@ public struct RunSummary: Codable, Sendable, Equatable {
         public var pages: Int
         /// Items the feed listed.
         public var items: Int
+        /// Feed pages that could not be read (their items are missing).
+        public var failedPages: Int
+        /// Items left without the launch details asked for (`--details`).
+        public var missingDetails: Int
         /// This source's items by status (statuses with no items left out).
         public var counts: [String: Int]
         /// Problems that did not stop the source.
@@ -61,7 +65,8 @@ public struct RunSummary: Codable, Sendable, Equatable {
         cancelled = report.cancelled
         sources = report.sources.map { source in
             Source(
-                name: source.name, pages: source.pages, items: source.items,
+                name: source.name, pages: source.pages, items: source.items, failedPages: source.failedPages,
+                missingDetails: source.missingDetails,
                 counts: Dictionary(uniqueKeysWithValues: (sourceCounts[source.name] ?? [:]).map { ($0.key.rawValue, $0.value) }),
                 warnings: source.warnings, error: source.failure, cancelled: source.cancelled)
         }

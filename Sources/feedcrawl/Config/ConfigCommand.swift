@@ -50,24 +50,10 @@ enum ConfigCommand {
 /// `file`, `environment` or `flag`), then `configFile`, `demo` and the `sources` a crawl would
 /// use. Secrets appear only as `***` (set) or `(not set)`, and URLs lose any `key=` parameter.
 struct EffectiveConfiguration: Encodable {
-    struct Source: Encodable {
-        var type: String
-        var name: String
-        var url: String
-        var pages: Int
-        var perPage: Int?
-        var query: String?
-        var imageType: String?
-        var pageConcurrency: Int?
-        var keyEnv: String?
-        var key: String?
-        var pageTTL: String?
-        var images: [String]?
-        var details: Bool?
-        var idField: String?
-        var imageField: String?
-        var titleField: String?
-    }
+    /// One source as printed: `type`, `name`, `url`, `pages`, `pageTTL`, `images`, `headers`
+    /// (each value `***` or `(not set)`), `key` (`***` or `(not set)`) for a source sending one,
+    /// and the settings of its type (`FeedSource.settings`).
+    typealias Source = [String: Value]
 
     /// One printed value.
     enum Value: Encodable, Equatable {
@@ -76,6 +62,7 @@ struct EffectiveConfiguration: Encodable {
         case int(Int)
         case string(String)
         case strings([String])
+        case object([String: String])
 
         init(_ text: String?) { self = text.map { .string($0) } ?? .null }
 
@@ -87,6 +74,7 @@ struct EffectiveConfiguration: Encodable {
             case .int(let n): try container.encode(n)
             case .string(let s): try container.encode(s)
             case .strings(let list): try container.encode(list)
+            case .object(let fields): try container.encode(fields)
             }
         }
     }
@@ -120,6 +108,15 @@ struct EffectiveConfiguration: Encodable {
     /// know, which the test that every file key is printed catches.
     static func value(of name: String, in options: CommandLineOptions) -> Value? {
         let ux = options.ux
+        if let type = FeedSources.type(declaring: name) {
+            switch type.shown(option: name, in: options.feedCommandLine()) {
+            case nil: return .null
+            case .bool(let flag)?: return .bool(flag)
+            case .int(let number)?: return .int(number)
+            case .string(let text)?: return .string(text)
+            case .strings(let list)?: return .strings(list)
+            }
+        }
         switch name {
         case "--pages": return .int(options.pages)
         case "--per-page": return .int(options.perPage)
@@ -132,17 +129,6 @@ struct EffectiveConfiguration: Encodable {
         case "--ttl": return .string(duration(options.ttlSeconds))
         case "--max-image-bytes": return .string(ByteSize.format(options.maxImageBytes))
         case "--cacert": return Value(options.caFile)
-        case "--pixabay-query": return Value(options.pixabayQuery)
-        case "--array-url": return Value(options.arrayURL)
-        case "--array-id-field": return Value(options.arrayIDField)
-        case "--array-image-field": return Value(options.arrayImageField)
-        case "--array-title-field": return Value(options.arrayTitleField)
-        case "--array-name": return .string(options.arrayName)
-        case "--array-per-page": return .int(options.arrayPerPage)
-        case "--patch-size": return options.launchImages.count == 1 ? .string(options.launchImages[0].rawValue) : .null
-        case "--pixabay-images": return .strings(options.pixabayImages.map(\.rawValue))
-        case "--launch-images": return .strings(options.launchImages.map(\.rawValue))
-        case "--details": return .bool(options.details)
         case "--shard": return Value(options.shard.map { "\($0)" })
         case "--metrics-file": return Value(options.metricsFile)
         case "--metrics-push": return Value(options.metricsPush)
@@ -190,42 +176,37 @@ struct EffectiveConfiguration: Encodable {
         }
 
         // The sources exactly as a crawl would build them: the file's, else the command line's.
-        // A key that is not set is shown as such: build with a marker in its place.
-        let unset = "\u{1}(not set)"
+        // A secret that is not set is shown as such: build with a marker in its place.
+        let unset = "feedcrawl-not-set-7f3a9c"
         var lookup = environment
-        for source in loaded.file?.sources ?? [] where source.kind == .pixabay {
-            let variable = source.keyEnv ?? ConfigSource.defaultKeyEnv
-            if lookup[variable, default: ""].isEmpty { lookup[variable] = unset }
+        for variable in (loaded.file?.sources ?? []).flatMap(\.secretVariables) where lookup[variable, default: ""].isEmpty {
+            lookup[variable] = unset
         }
         let fileSources = (try? loaded.fileSources(environment: lookup)) ?? nil
         let built = fileSources ?? (options.usesDemoFeed ? [] : options.crawlConfiguration().sources)
-        let fileKeyEnvs = Dictionary(
-            (loaded.file?.sources ?? []).map { ($0.name, $0.keyEnv ?? ConfigSource.defaultKeyEnv) },
-            uniquingKeysWith: { first, _ in first })
+        let shown = { (secret: String) -> Value in .string(secret == unset || secret.isEmpty ? "(not set)" : "***") }
         var sources: [Source] = []
         for source in built {
-            switch source {
-            case .pixabay(let config):
-                let redactor = SecretRedactor(secrets: [config.key])
-                sources.append(Source(
-                    type: "pixabay", name: config.name, url: redactor.redactURL(config.url), pages: config.pages,
-                    perPage: config.perPage, query: config.query.map(redactor.redact), imageType: config.imageType,
-                    pageConcurrency: config.pageConcurrency,
-                    keyEnv: fileKeyEnvs[config.name] ?? ConfigSource.defaultKeyEnv,
-                    key: config.key == unset || config.key.isEmpty ? "(not set)" : "***", pageTTL: Self.duration(config.pageTTL),
-                    images: config.variants.map(\.rawValue)))
-            case .launches(let config):
-                sources.append(Source(
-                    type: "launches", name: config.name, url: config.url, pages: config.pages,
-                    pageTTL: Self.duration(config.pageTTL), images: config.effectiveVariants.map(\.rawValue),
-                    details: config.details))
-            case .array(let config):
-                sources.append(Source(
-                    type: "array", name: config.name, url: config.url, pages: config.pages, perPage: config.perPage,
-                    pageTTL: Self.duration(config.pageTTL), images: [ArrayPage.variant], idField: config.idField,
-                    imageField: config.imageField,
-                    titleField: config.titleField))
+            let redactor = SecretRedactor(secrets: source.secrets.filter { $0 != unset })
+            var printed: Source = [
+                "type": .string(source.type), "name": .string(source.name), "url": .string(redactor.redactURL(source.url)),
+                "pages": .int(source.pages), "pageTTL": .string(Self.duration(source.pageTTL)),
+                "images": .strings(source.feed.variantList),
+            ]
+            if let key = source.key { printed["key"] = shown(key) }
+            if !source.headers.isEmpty {
+                printed["headers"] = .object(Dictionary(
+                    source.headers.map { ($0.name, $0.value == unset ? "(not set)" : "***") }, uniquingKeysWith: { _, last in last }))
             }
+            for (key, value) in source.feed.settings(redactor) {
+                switch value {
+                case .bool(let flag): printed[key] = .bool(flag)
+                case .int(let number): printed[key] = .int(number)
+                case .string(let text): printed[key] = .string(text)
+                case .strings(let list): printed[key] = .strings(list)
+                }
+            }
+            sources.append(printed)
         }
         self.sources = sources
         demo = sources.isEmpty

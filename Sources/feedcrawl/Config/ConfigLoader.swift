@@ -38,12 +38,16 @@ struct LoadedConfiguration {
             try source.configuration(
                 pages: options.pages, perPage: options.perPage,
                 overridePages: explicit.contains("--pages"), overridePerPage: explicit.contains("--per-page"),
-                environment: environment, index: index, path: file.path)
+                headers: options.headers, environment: environment, index: index, path: file.path)
         }
     }
 
     /// Options a file may not set: they act at once or name sources another way.
-    static let notInFile: Set<String> = ["--help", "--version", "--config", "--pixabay-url", "--launches-url", "--shard"]
+    static let notInFile: Set<String> = Set(["--help", "--version", "--config", "--shard", "--header"] + sourceOptions)
+
+    /// The options that name a source (each feed type's first, its URL): a file names sources
+    /// in `sources`.
+    static let sourceOptions: [String] = FeedSources.registered.compactMap { $0.commandLineOptions.first?.name }
 
     /// The options a file may set, by long name, in the parser's order: every declared option
     /// (`CommandLineOptions.declared`) but those in `notInFile`.
@@ -107,8 +111,11 @@ struct LoadedConfiguration {
             ConfigError(path: file.path, key: option.key, problem: problem)
         }
         guard !notInFile.contains(name) else {
-            if name == "--pixabay-url" || name == "--launches-url" {
+            if sourceOptions.contains(name) {
                 throw fail("name sources in \"sources\": [{\"type\": ..., \"url\": ...}]")
+            }
+            if name == "--header" {
+                throw fail("give headers per source: \"sources\": [{..., \"headers\": {\"Authorization\": {\"env\": \"TOKEN_VARIABLE\"}}}]")
             }
             throw fail("not allowed in a configuration file")
         }

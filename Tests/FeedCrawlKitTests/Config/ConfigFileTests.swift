@@ -29,12 +29,12 @@ struct ConfigFileTests {
         #expect(file.options[1].value == .number(3))
         let sources = try #require(file.sources)
         #expect(sources.map(\.name) == ["roses", "launches"])
-        #expect(sources[0].keyEnv == "KEY_A")
+        #expect(sources[0].secretVariables == ["KEY_A"])
 
         let pixabay = try sources[0].configuration(
             pages: 5, perPage: 100, overridePages: false, overridePerPage: false,
             environment: ["KEY_A": "secret"], index: 0, path: file.path)
-        guard case .pixabay(let config) = pixabay else { Issue.record("not pixabay"); return }
+        guard let config = (pixabay).feed as? PixabaySourceConfiguration else { Issue.record("not pixabay"); return }
         #expect(config.key == "secret")
         #expect(config.query == "red roses")
         #expect(config.perPage == 50)
@@ -45,11 +45,11 @@ struct ConfigFileTests {
 
         let launches = try sources[1].configuration(
             pages: 5, perPage: 100, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
-        guard case .launches(let own) = launches else { Issue.record("not launches"); return }
+        guard let own = (launches).feed as? LaunchesSourceConfiguration else { Issue.record("not launches"); return }
         #expect(own.pages == 9)
         let overridden = try sources[1].configuration(
             pages: 2, perPage: 100, overridePages: true, overridePerPage: false, environment: [:], index: 1, path: file.path)
-        guard case .launches(let flag) = overridden else { Issue.record("not launches"); return }
+        guard let flag = (overridden).feed as? LaunchesSourceConfiguration else { Issue.record("not launches"); return }
         #expect(flag.pages == 2)             // --pages on the command line wins
     }
 
@@ -77,7 +77,7 @@ struct ConfigFileTests {
         let sources = try #require(file.sources)
         let launches = try sources[0].configuration(
             pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 0, path: file.path)
-        guard case .launches(let l) = launches else {
+        guard let l = (launches).feed as? LaunchesSourceConfiguration else {
             Issue.record("expected launches, got \(launches)")
             return
         }
@@ -85,7 +85,7 @@ struct ConfigFileTests {
         #expect(l.effectiveVariants == [.large])
         let array = try sources[1].configuration(
             pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
-        guard case .array(let a) = array else {
+        guard let a = (array).feed as? ArraySourceConfiguration else {
             Issue.record("expected array, got \(array)")
             return
         }
@@ -106,16 +106,16 @@ struct ConfigFileTests {
                          {"type": "pixabay", "url": "https://pixabay.com/api/", "name": "plain"}]}
             """)
         let sources = try #require(file.sources)
-        #expect(sources[0].images == ["webformat", "preview", "webformat"])  // as given; checked
-        #expect(sources[1].images == ["Large", " preview"])
+        #expect(sources[0].entry.images == ["webformat", "preview", "webformat"])  // as given; checked
+        #expect(sources[1].entry.images == ["Large", " preview"])
         func configuration(_ index: Int) throws -> SourceConfiguration {
             try sources[index].configuration(pages: 1, perPage: 10, overridePages: false, overridePerPage: false,
                                              environment: ["PIXABAY_KEY": "k"], index: index, path: file.path)
         }
-        guard case .pixabay(let first) = try configuration(0), case .pixabay(let big) = try configuration(1),
-              case .launches(let both) = try configuration(2), case .launches(let patches) = try configuration(3),
-              case .launches(let bigPatches) = try configuration(4), case .array = try configuration(5),
-              case .pixabay(let plain) = try configuration(6) else {
+        guard let first = (try configuration(0)).feed as? PixabaySourceConfiguration, let big = (try configuration(1)).feed as? PixabaySourceConfiguration,
+              let both = (try configuration(2)).feed as? LaunchesSourceConfiguration, let patches = (try configuration(3)).feed as? LaunchesSourceConfiguration,
+              let bigPatches = (try configuration(4)).feed as? LaunchesSourceConfiguration, (try configuration(5)).feed is ArraySourceConfiguration,
+              let plain = (try configuration(6)).feed as? PixabaySourceConfiguration else {
             Issue.record("unexpected source kinds")
             return
         }

@@ -9,7 +9,7 @@ struct ImageVariantsTests {
             == [.large, .preview, .webformat])
         #expect(try ImageVariants.parse(commaSeparated: "large,small", as: LaunchesQuery.PatchSize.self) == [.large, .small])
         #expect(try ImageVariants.parse(commaSeparated: " Preview ,,WEBFORMAT, ", as: PixabayVariant.self) == [.preview, .webformat])
-        #expect(try ImageVariants.parse(["image"], as: ImageVariants.ArrayVariant.self) == [.image])
+        #expect(try ImageVariants.parse(["image"], among: ArraySourceConfiguration.variantNames) == ["image"])
     }
 
     @Test func unknownNamesAreRejectedNamingTheValidOnes() {

@@ -24,7 +24,7 @@ extension CrawlerTests {
             FeedBodies.launch(id: String(id), mission: "Mission \(id)", patch: base + imagePaths[id % imagePaths.count])
         }
 
-        @Test func stopsWhenHasMoreIsFalseAndNeverSendsPageSize() async throws {
+        @Test func stopsWhenHasMoreIsFalseAndSendsPageSizeOnlyWhenSet() async throws {
             let log = RequestLog()
             var options = DemoFeedOptions.observing(log)
             options.launches = 30
@@ -42,6 +42,17 @@ extension CrawlerTests {
             #expect(statuses.isSubset(of: [.downloaded, .noImage]))
             #expect(run.items("launches").contains { $0.status == .noImage && $0.images.isEmpty })
             #expect(run.items("launches").allSatisfy { $0.images.map(\.variant) == ($0.images.isEmpty ? [] : ["small"]) })
+
+            // With a page size set, pageSize is declared and sent.
+            var sized = LaunchesSourceConfiguration(url: feed.launchesURL, pages: 10)
+            sized.pageSize = 7
+            let before = lists.count
+            let sizedRun = try await runCrawl([.launches(sized)], out: CrawlDirectory().path)
+            let sizedLists = log.all.filter { $0.path == "/graphql" }.dropFirst(before)
+            #expect(sizedLists.count == 5)  // 7 + 7 + 7 + 7 + 2
+            #expect(sizedLists.allSatisfy { $0.body.contains(#""pageSize":7"#) && $0.body.contains("$pageSize: Int") })
+            #expect(sizedRun.items("launches").count == 30)
+            #expect(sizedRun.manifest.run?.options["launches.pageSize"] == "7")
         }
 
         @Test func repeatedCursorStopsWithAWarning() async throws {
@@ -60,7 +71,7 @@ extension CrawlerTests {
             #expect(run.items("launches").count == 10)
             let report = try #require(run.report("launches"))
             #expect(report.failure == nil)
-            #expect(report.warnings.contains { $0.contains("repeated") })
+            #expect(report.warnings == [#"launches page 2 returned cursor "1603553460", the cursor just sent; stopping to avoid a loop"#])
         }
 
         @Test func unknownCursorRestartingAtPageOneIsCaught() async throws {
@@ -76,7 +87,7 @@ extension CrawlerTests {
             #expect(log.count(path: "/graphql") == 2)
             #expect(run.items("launches").count == 5)
             #expect(run.items("launches").allSatisfy { $0.page == 1 })
-            #expect(run.report("launches")?.warnings.contains { $0.contains("only ids already seen") } == true)
+            #expect(run.report("launches")?.warnings.contains { $0.contains("the cursor just sent") } == true)
         }
 
         @Test func itemsAreDeduplicatedByID() async throws {

@@ -4,7 +4,7 @@ import Testing
 @Suite struct LaunchDetailsTests {
     @Test func capturedPartialSelection() throws {
         let detail = try LaunchDetailResponse.decode(LaunchesFixtures.detailPartial.bytes)
-        #expect(detail == LaunchDetail(id: "83", site: "CCAFS SLC 40", missionName: "Amos-17"))
+        #expect(detail == LaunchDetail(id: "83", site: "CCAFS SLC 40"))
     }
 
     @Test func fullAnswerWithNullPatch() throws {
@@ -12,7 +12,6 @@ import Testing
         #expect(detail.id == "108")
         #expect(detail.rocketName == "Falcon 9")
         #expect(detail.rocketType == "FT")
-        #expect(detail.isBooked == false)
         #expect(detail.errors.isEmpty)
     }
 

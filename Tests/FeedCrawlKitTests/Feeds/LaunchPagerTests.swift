@@ -40,56 +40,65 @@ import Testing
                 Issue.record("pageSize \(pageSize): expected a stop, got \(result.step)")
                 continue
             }
-            #expect(warning.contains("cursor \"1000105\" repeated"), "\(warning)")
+            #expect(warning.contains("cursor \"1000105\", already sent for page"), "\(warning)")
             #expect(result.requests < 10)
             #expect(Set(result.items.map(\.id)).count == result.items.count)
             #expect(result.items.map(\.id) == (105...110).reversed().map(String.init))
         }
     }
 
-    @Test func unknownCursorRestartIsDetectedAndThePageDiscarded() throws {
-        let before = TutorialServerModel(count: 40, cursorPrefix: "1000")
-        let redeployed = TutorialServerModel(count: 40, cursorPrefix: "2000") // every old cursor is unknown now
-        var pager = LaunchPager(pageLimit: 10)
-        guard case .next(let cursor) = pager.accept(try LaunchesPage.decode(before.body(after: nil), page: 1)) else {
-            Issue.record("expected next")
-            return
+    @Test func sharedCursorsFarApartStillReachEveryLaunch() throws {
+        // Page 2 ends on launch 71, whose cursor is launch 105's: the tutorial's server answers
+        // the next page after 105 (a page of launches already seen); going on reaches all 110.
+        let server = TutorialServerModel(count: 110, sharedCursor: [71: 105])
+        let result = try crawl(server, pageSize: 20, pageLimit: 100)
+        #expect(result.step == .done)
+        #expect(result.requests == 8)
+        #expect(result.items.count == 110)
+        #expect(Set(result.items.map(\.id)).count == 110)
+        // Pages of 3 or 6 bring duplicates (114 launches for 110): dropped, none lost.
+        for pageSize in [3, 6] {
+            let small = try crawl(TutorialServerModel(count: 110, sharedCursor: [109: 105]), pageSize: pageSize, pageLimit: 500)
+            #expect(small.step == .done)
+            #expect(Set(small.items.map(\.id)).count == 110)
+            #expect(small.items.count == 110)
         }
-        #expect(pager.newItems.count == 20)
-        let step = pager.accept(try LaunchesPage.decode(redeployed.body(after: cursor), page: 2))
+    }
+
+    @Test func unknownCursorRestartStopsOnTheCursorAlreadySent() throws {
+        // The server restarts from page 1 on a cursor it does not know: page 1's cursor again.
+        let server = TutorialServerModel(count: 40)
+        var pager = LaunchPager(pageLimit: 10)
+        let first = try LaunchesPage.decode(server.body(after: nil), page: 1)
+        #expect(pager.accept(first) == .next(cursor: "100021"))
+        let step = pager.accept(first)
         guard case .stop(let warning) = step else {
             Issue.record("expected stop, got \(step)")
             return
         }
-        #expect(warning.contains("only ids already seen"))
+        #expect(warning == "launches page 2 returned cursor \"100021\", the cursor just sent; stopping to avoid a loop")
         #expect(pager.newItems.isEmpty)
         #expect(pager.duplicatesDropped == 20)
     }
 
-    @Test func restartDetectionIgnoresProblemItems() {
+    @Test func aPageOfIdsAlreadySeenIsNotAnEnd() throws {
         var pager = LaunchPager(pageLimit: 10)
-        let first = LaunchesPage(cursor: "c1", hasMore: true, items: [
-            FeedItem(source: "launches", id: "1", page: 1),
-            FeedItem(source: "launches", id: "page1-index1", page: 1, problem: "launch is null"),
-        ])
-        #expect(pager.accept(first) == .next(cursor: "c1"))
-        // Same page again: the null element gets another synthetic id, but it is still a restart.
-        let again = LaunchesPage(cursor: "c9", hasMore: true, items: [
-            FeedItem(source: "launches", id: "1", page: 2),
-            FeedItem(source: "launches", id: "page2-index1", page: 2, problem: "launch is null"),
-        ])
-        guard case .stop(let warning) = pager.accept(again) else {
-            Issue.record("expected stop")
-            return
-        }
-        #expect(warning.contains("only ids already seen"))
-        // A page made only of problem items is not a restart.
-        var other = LaunchPager(pageLimit: 10)
-        _ = other.accept(first)
-        let nulls = LaunchesPage(cursor: "c2", hasMore: true, items: [
-            FeedItem(source: "launches", id: "page2-index0", page: 2, problem: "launch is null"),
-        ])
-        #expect(other.accept(nulls) == .next(cursor: "c2"))
+        let item = { (id: String) in FeedItem(source: "launches", id: id, page: 1) }
+        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item("3"), item("2")])) == .next(cursor: "a"))
+        #expect(pager.accept(LaunchesPage(cursor: "b", hasMore: true, items: [item("3"), item("2")])) == .next(cursor: "b"))
+        #expect(pager.newItems.isEmpty)
+        #expect(pager.accept(LaunchesPage(cursor: "c", hasMore: false, items: [item("1")])) == .done)
+        #expect(pager.newItems.map(\.id) == ["1"])
+    }
+
+    @Test func anEmptyPageStopsWhateverHasMoreSays() {
+        var pager = LaunchPager(pageLimit: 1000)
+        let item = FeedItem(source: "launches", id: "1", page: 1)
+        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item])) == .next(cursor: "a"))
+        let step = pager.accept(LaunchesPage(cursor: "b", hasMore: true, items: []))
+        #expect(step == .stop(warning: "launches page 2 is empty although hasMore is true; stopping"))
+        var ended = LaunchPager(pageLimit: 1000)
+        #expect(ended.accept(LaunchesPage(cursor: nil, hasMore: false, items: [])) == .done)
     }
 
     @Test func pageLimitEndsTheCrawl() throws {

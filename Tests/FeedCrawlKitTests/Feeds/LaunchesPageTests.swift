@@ -38,7 +38,8 @@ import Testing
         #expect(page.errors == [GraphQLError(message: "Launch 85 could not be loaded.", code: "INTERNAL_SERVER_ERROR",
                                              path: ["launches", "launches", "1"])])
         #expect(page.items.map(\.id) == ["86", "page4-index1"])
-        #expect(page.items[1].problem == "launch is null: Launch 85 could not be loaded.")
+        #expect(page.items[1].problem == "launch is null: Launch 85 could not be loaded. [INTERNAL_SERVER_ERROR] (path launches.launches.1)")
+        #expect(page.errorNotes == ["launch page4-index1: Launch 85 could not be loaded. [INTERNAL_SERVER_ERROR] (path launches.launches.1)"])
     }
 
     @Test func errorsWithoutDataThrowTheServerMessages() {

@@ -216,7 +216,11 @@ struct CrawlStorageTests {
             images: feedItem.images.map { ImageRecord(variant: $0.variant, url: $0.url, outcome: bounded) })
         let encoded = ManifestStore.encode(Manifest(generatedAt: .now, items: [item])).count
         let empty = ManifestStore.encode(Manifest(generatedAt: .now, items: [])).count
-        #expect(Int64(encoded - empty) <= CrawlStorage.estimatedBytes(feedItem) + Crawler.launchDetailsAllowance)
+        #expect(Int64(encoded - empty) <= CrawlStorage.estimatedBytes(feedItem) + {
+            var launches = LaunchesSourceConfiguration(url: "http://127.0.0.1:9/graphql")
+            launches.details = true
+            return launches.manifestAllowance
+        }())
         #expect(Int64(encoded - empty) > CrawlStorage.estimatedBytes(feedItem) / 4, "the estimate is not absurdly high")
     }
 

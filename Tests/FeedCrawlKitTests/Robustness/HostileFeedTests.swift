@@ -108,7 +108,7 @@ struct HostileFeedTests {
         paths.withLock { $0 = feed.paths }
 
         var configuration = feed.configuration(out: out, perPage: good + 2)
-        if case .pixabay(var source) = configuration.sources[0] {
+        if var source = configuration.sources[0].feed as? PixabaySourceConfiguration {
             source.variants = [.preview, .webformat, .large]
             configuration.sources[0] = .pixabay(source)
         }

@@ -1,14 +1,8 @@
 /// Pages through a feed of bare JSON arrays (`?page=N&per_page=M`), one page after another,
 /// until an empty or short page, the page limit, or a page of ids already seen.
-struct ArrayCrawl: Sendable {
+struct ArrayCrawl: FeedCrawl {
     let config: ArraySourceConfiguration
-    let client: FeedClient
-    let redactor: SecretRedactor
-    let pipeline: ImagePipeline
-    /// The source's index: its images' group in the pipeline.
-    let group: Int
-    /// With `--shard`: only this shard's pages are read.
-    var shard: Shard? = nil
+    let context: FeedCrawlContext
 
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)

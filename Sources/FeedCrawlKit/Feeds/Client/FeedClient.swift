@@ -3,8 +3,9 @@ import FoundationEssentials
 /// How one source gets its feed responses: from a recording (`--replay`), from the page cache
 /// (fresh enough and not `--refresh`), or from the network, each attempt through the API's
 /// rate-limit budget (`RateLimitGate`, shared by every source that sends the same key to the
-/// same host) and retried by the `RetryPolicy` images use too. Every response used is also
-/// written to the recording (`--record`). Nothing written holds a secret.
+/// same host) and retried by the `RetryPolicy` images use too, with the source's headers
+/// (`--header`). Every response used is also written to the recording (`--record`); the
+/// request is written without its headers. Nothing written holds a secret.
 final class FeedClient: Sendable {
     /// Where a response came from.
     enum Origin: Sendable, Equatable {
@@ -59,12 +60,16 @@ final class FeedClient: Sendable {
     let redactor: SecretRedactor
     let setup: Setup
     let limits: Limits
+    /// Sent with every request, replacing same-named ones (`--header`, a source's `headers`).
+    let headers: [HTTPHeader]
     private let events: @Sendable (CrawlEvent) -> Void
 
     init(
         source: String, engine: HTTPEngine, limits: Limits, redactor: SecretRedactor, setup: Setup,
-        gate: RateLimitGate = RateLimitGate(), events: @escaping @Sendable (CrawlEvent) -> Void = { _ in }
+        gate: RateLimitGate = RateLimitGate(), headers: [HTTPHeader] = [],
+        events: @escaping @Sendable (CrawlEvent) -> Void = { _ in }
     ) {
+        self.headers = headers
         self.source = source
         self.engine = engine
         self.limits = limits
@@ -118,6 +123,7 @@ final class FeedClient: Sendable {
     private func perform(_ request: HTTPRequest) async throws -> HTTPResponse {
         var request = request
         request.destination = .memory
+        request.headers = FeedHeaders.merged(request.headers, headers)
         request.acceptEncoding = true
         request.maxBytes = limits.maxBytes
         let shownURL = redactor.redactURL(request.url)

@@ -48,6 +48,18 @@ public struct FeedItem: Sendable, Equatable {
     public static func syntheticID(page: Int, index: Int) -> String {
         "page\(page)-index\(index)"
     }
+
+    /// Whether `id` has the form of `syntheticID(page:index:)`: the placeholder of an element
+    /// that had no usable id, recorded by the run that saw it and never carried over.
+    public static func isSyntheticID(_ id: String) -> Bool {
+        guard id.hasPrefix("page"), let dash = id.firstIndex(of: "-") else { return false }
+        let page = id[id.index(id.startIndex, offsetBy: 4)..<dash]
+        let rest = id[id.index(after: dash)...]
+        guard rest.hasPrefix("index") else { return false }
+        let index = rest.dropFirst(5)
+        return !page.isEmpty && !index.isEmpty && page.utf8.allSatisfy { (0x30...0x39).contains($0) }
+            && index.utf8.allSatisfy { (0x30...0x39).contains($0) }
+    }
 }
 
 /// One image variant a feed item offers.
@@ -58,12 +70,16 @@ public struct FeedImage: Sendable, Equatable {
     public var url: String
     /// Why the URL cannot be used (not http(s), too long); the image is then `rejected`.
     public var problem: String?
+    /// Why the feed could not give the image (a GraphQL error at its field); the image is then
+    /// `failed` without a request. Default nil.
+    public var failure: String?
 
-    /// Creates a variant; `problem` defaults to nil.
-    public init(variant: String, url: String, problem: String? = nil) {
+    /// Creates a variant; `problem` and `failure` default to nil.
+    public init(variant: String, url: String, problem: String? = nil, failure: String? = nil) {
         self.variant = variant
         self.url = url
         self.problem = problem
+        self.failure = failure
     }
 
     /// The variant from a checked URL: nil when the feed gave none.

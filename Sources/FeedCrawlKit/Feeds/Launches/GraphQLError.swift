@@ -13,6 +13,14 @@ public struct GraphQLError: Sendable, Equatable {
         self.code = code
         self.path = path
     }
+
+    /// `<message> [<code>] (path a.b.3.c)`; the code and path only when present.
+    public var described: String {
+        var text = message
+        if let code { text += " [\(code)]" }
+        if !path.isEmpty { text += " (path \(path.map { FeedText.clip(FeedText.collapsingControls($0), to: 40) }.joined(separator: ".")))" }
+        return text
+    }
 }
 
 /// A GraphQL response that carried `errors` and no usable `data`
@@ -21,12 +29,30 @@ public struct GraphQLFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// The server's errors, in order (at least one).
     public var errors: [GraphQLError]
 
+    /// Whether the response's `data` was null or absent (the query was not executed); default
+    /// false.
+    public var withoutData: Bool
+
     /// The errors' messages, in order.
     public var messages: [String] { errors.map(\.message) }
 
     /// Creates a failure from `errors`.
-    public init(errors: [GraphQLError]) {
+    public init(errors: [GraphQLError], withoutData: Bool = false) {
         self.errors = errors
+        self.withoutData = withoutData
+    }
+
+    /// `extensions.code`s that refuse a query as a whole (whatever its variables): the
+    /// document (validation, parse) or the client (authentication, authorisation).
+    public static let refusingCodes: Set<String> = [
+        "GRAPHQL_VALIDATION_FAILED", "GRAPHQL_PARSE_FAILED", "UNAUTHENTICATED", "FORBIDDEN",
+        "PERSISTED_QUERY_NOT_FOUND", "PERSISTED_QUERY_NOT_SUPPORTED",
+    ]
+
+    /// Whether the server refused the query itself rather than failed one answer: `data` was
+    /// null or absent, or an error carries one of `refusingCodes`.
+    public var refusesQuery: Bool {
+        withoutData || errors.contains { $0.code.map(Self.refusingCodes.contains) ?? false }
     }
 
     /// `GraphQL error: <message> [<code>]; <message> …`

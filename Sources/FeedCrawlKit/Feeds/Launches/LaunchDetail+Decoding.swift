@@ -4,14 +4,10 @@ public struct LaunchDetail: Sendable, Equatable {
     public var id: String
     /// `site`, `nil` when null or `""`.
     public var site: String?
-    /// `mission.name`.
-    public var missionName: String?
     /// `rocket.name`.
     public var rocketName: String?
     /// `rocket.type`.
     public var rocketType: String?
-    /// `isBooked` (`false` without an Authorization header), `nil` when absent.
-    public var isBooked: Bool?
     /// Errors that came along with the data (partial success).
     public var errors: [GraphQLError]
 
@@ -19,18 +15,14 @@ public struct LaunchDetail: Sendable, Equatable {
     public init(
         id: String,
         site: String? = nil,
-        missionName: String? = nil,
         rocketName: String? = nil,
         rocketType: String? = nil,
-        isBooked: Bool? = nil,
         errors: [GraphQLError] = []
     ) {
         self.id = id
         self.site = site
-        self.missionName = missionName
         self.rocketName = rocketName
         self.rocketType = rocketType
-        self.isBooked = isBooked
         self.errors = errors
     }
 }
@@ -40,8 +32,9 @@ public enum LaunchDetailResponse {
     /// Decodes a response body.
     ///
     /// - `data.launch` null without errors → `nil` (unknown id on the hosted server).
-    /// - `errors` and no launch → throws `GraphQLFailure`; `errors` with a launch → the detail
-    ///   with `errors` kept.
+    /// - `errors` and no launch → throws `GraphQLFailure` (`withoutData` when `data` itself was
+    ///   null or absent: the server refused the query); `errors` with a launch → the detail with
+    ///   `errors` kept.
     /// - Not JSON, not an object, missing `data.launch`, a launch that is not an object or has
     ///   no usable id → throws `FeedDecodeError`.
     public static func decode(_ bytes: [UInt8]) throws -> LaunchDetail? {
@@ -54,7 +47,7 @@ public enum LaunchDetailResponse {
             if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
             return nil
         case .unusable(let reason):
-            if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
+            if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors, withoutData: !raw.hasData) }
             throw FeedDecodeError(reason: "launch details: \(reason)")
         }
     }
@@ -70,11 +63,12 @@ struct LaunchDetailsRawResponse: Decodable {
 
     var errors: [GraphQLError] = []
     var launch: Launch = .unusable("missing data")
+    /// Whether `data` was an object (null or absent: the query was not executed).
+    var hasData = false
 
     enum Keys: String, CodingKey { case data, errors }
     enum DataKeys: String, CodingKey { case launch }
-    enum LaunchKeys: String, CodingKey { case id, site, mission, rocket, isBooked }
-    enum MissionKeys: String, CodingKey { case name }  // the patch is the item's `large` image, from the listing
+    enum LaunchKeys: String, CodingKey { case id, site, rocket }
     enum RocketKeys: String, CodingKey { case name, type }
 
     init(from decoder: any Decoder) throws {
@@ -87,6 +81,7 @@ struct LaunchDetailsRawResponse: Decodable {
             launch = .unusable("data is \(dataValue.kindDescription)")
             return
         }
+        hasData = true
         guard let launchValue = data.loose(.launch) else {
             launch = .unusable("missing data.launch")
             return
@@ -103,15 +98,12 @@ struct LaunchDetailsRawResponse: Decodable {
             launch = .unusable("launch has no usable id")
             return
         }
-        let mission = try? l.nestedContainer(keyedBy: MissionKeys.self, forKey: .mission)
         let rocket = try? l.nestedContainer(keyedBy: RocketKeys.self, forKey: .rocket)
         launch = .detail(LaunchDetail(
             id: id,
             site: FeedText.optionalField(l.loose(.site)?.text),
-            missionName: FeedText.optionalField(mission?.loose(.name)?.text),
             rocketName: FeedText.optionalField(rocket?.loose(.name)?.text),
-            rocketType: FeedText.optionalField(rocket?.loose(.type)?.text),
-            isBooked: l.loose(.isBooked)?.bool
+            rocketType: FeedText.optionalField(rocket?.loose(.type)?.text)
         ))
     }
 }

@@ -1,12 +1,15 @@
 /// Cursor paging for the launches feed (pure state machine).
 ///
 /// Start with cursor `nil`; after each page call `accept(_:)` and follow the step. Items are
-/// de-duplicated by id: the page's new items are in `newItems` after each call. Stops:
+/// de-duplicated by id: the page's new items are in `newItems` after each call. A page that
+/// brings only ids already seen is not an end: its duplicates are dropped and paging goes on
+/// (the tutorial's `paginateResults` starts the next page after the *first* launch whose cursor
+/// equals `after`, so a cursor two launches share sends the crawl back, and the pages after
+/// it reach the rest). Paging ends on evidence only:
 /// - `.done` when `hasMore` is false, or `pageLimit` pages were accepted;
-/// - `.stop(warning:)` when a page brings only ids already seen (the server silently
-///   restarts from page 1 on an unknown cursor; that page's items are discarded), when a
-///   cursor repeats (the hosted data has duplicate cursors, which loop forever with small
-///   page sizes), or when `hasMore` is true without a cursor.
+/// - `.stop(warning:)` when the server returns a cursor already sent (the next page would be
+///   one already read: a loop), when a page is empty although `hasMore` is true, or when
+///   `hasMore` is true without a cursor. Each warning names the page number (and the cursor).
 /// Once finished, further calls return the same step with no new items.
 public struct LaunchPager: Sendable, Equatable {
     /// What to do after a page.
@@ -27,8 +30,8 @@ public struct LaunchPager: Sendable, Equatable {
     public private(set) var newItems: [FeedItem] = []
     /// Items of the last accepted page dropped as duplicates.
     public private(set) var duplicatesDropped = 0
-    /// Cursors returned so far.
-    public private(set) var seenCursors: Set<String> = []
+    /// Cursors sent so far (as `after`), with the page each was sent for.
+    public private(set) var sentCursors: [String: Int] = [:]
     /// The terminal step once reached.
     public private(set) var finished: Step?
     private var deduper = FeedItemDeduper()
@@ -49,24 +52,23 @@ public struct LaunchPager: Sendable, Equatable {
             return finished
         }
         pagesAccepted += 1
-        if pagesAccepted > 1, deduper.bringsOnlySeenIDs(page.items) {
-            newItems = []
-            duplicatesDropped = page.items.count
-            return finish(.stop(warning: "launches page \(pagesAccepted) brought only ids already seen "
-                + "(the server restarts from page 1 on an unknown cursor); stopping"))
-        }
         newItems = deduper.admit(page.items)
         duplicatesDropped = page.items.count - newItems.count
         if !page.hasMore { return finish(.done) }
+        if page.items.isEmpty {
+            return finish(.stop(warning: "launches page \(pagesAccepted) is empty although hasMore is true; stopping"))
+        }
         if pagesAccepted >= pageLimit { return finish(.done) }
         guard let cursor = page.cursor, !cursor.isEmpty else {
             return finish(.stop(warning: "launches page \(pagesAccepted) says hasMore but has no cursor; stopping"))
         }
-        guard seenCursors.insert(cursor).inserted else {
+        if let sentFor = sentCursors[cursor] {
             let shown = FeedText.clip(FeedText.collapsingControls(cursor), to: 80)
-            return finish(.stop(warning: "launches cursor \"\(shown)\" repeated on page \(pagesAccepted); "
+            let when = sentFor == pagesAccepted ? "the cursor just sent" : "already sent for page \(sentFor)"
+            return finish(.stop(warning: "launches page \(pagesAccepted) returned cursor \"\(shown)\", \(when); "
                 + "stopping to avoid a loop"))
         }
+        sentCursors[cursor] = pagesAccepted + 1
         return .next(cursor: cursor)
     }
 

@@ -1,16 +1,10 @@
 /// Follows the launches API's cursor chain until `hasMore` is false, the page limit is reached,
-/// or the chain misbehaves (a repeated cursor, a page of ids already seen). With `details`, each
+/// or the chain gives evidence of a loop (a cursor already sent, an empty page). With `details`, each
 /// page's launches are queried (`LaunchDetails`) while the next page is fetched; an item is
 /// recorded once its details and its images are in.
-struct LaunchesCrawl: Sendable {
+struct LaunchesCrawl: FeedCrawl {
     let config: LaunchesSourceConfiguration
-    let client: FeedClient
-    let redactor: SecretRedactor
-    let pipeline: ImagePipeline
-    /// The source's index: its images' group in the pipeline.
-    let group: Int
-    /// With `--shard`: a cursor-paged feed belongs to one shard whole; the others skip it.
-    var shard: Shard? = nil
+    let context: FeedCrawlContext
 
     private enum PageResult {
         case page(LaunchesPage, fromCache: Bool)
@@ -22,9 +16,9 @@ struct LaunchesCrawl: Sendable {
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0, shard?.owns(source: config.name) ?? true else { return report }
-        let query = LaunchesQuery(endpoint: config.url, variants: config.effectiveVariants)
+        let query = LaunchesQuery(endpoint: config.url, variants: config.effectiveVariants, pageSize: config.pageSize)
         let details = config.details ? LaunchDetailsCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline) : nil
-        return await withTaskGroup(of: [String].self) { detailTasks in
+        return await withTaskGroup(of: [LaunchDetailsCrawl.Miss].self) { detailTasks in
             var pager = LaunchPager(pageLimit: config.pages)
             var cursor: String? = nil
             var number = 1
@@ -42,8 +36,8 @@ struct LaunchesCrawl: Sendable {
                         report.readFailed(page: number, reason)
                         break listing
                     }
-                    for error in page.errors {
-                        report.warnings.append("page \(number): partial data, \(GraphQLFailure(errors: [error]))")
+                    for note in page.errorNotes {
+                        report.warnings.append("page \(number): partial data, \(note)")
                     }
                     let step = pager.accept(page)
                     report.pages += 1
@@ -75,10 +69,23 @@ struct LaunchesCrawl: Sendable {
                 report.readFailed(page: number, redactor.redact("\(error)"))
             }
             var problems: [String] = []
-            for await pageProblems in detailTasks { problems += pageProblems }
+            var refused = 0
+            for await misses in detailTasks {
+                for miss in misses {
+                    switch miss {
+                    case .failed(let problem): problems.append(problem)
+                    case .refused: refused += 1
+                    }
+                }
+            }
+            report.missingDetails = problems.count + refused
             if let first = problems.first {
                 let more = problems.count > 1 ? " (and \(problems.count - 1) more launches)" : ""
                 report.warnings.append("details: \(first)\(more)")
+            }
+            if refused > 0, let reason = details?.refusal.withLock({ $0 }) {
+                report.warnings.append("details: the server refused the LaunchDetails query (\(reason)); "
+                    + "not sent again this run: \(refused) launches without details")
             }
             return report
         }

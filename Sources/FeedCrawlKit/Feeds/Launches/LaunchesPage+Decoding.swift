@@ -83,14 +83,13 @@ struct LaunchesRawLaunch: Decodable {
     }
 
     /// The item; `variants` are the patch sizes asked for, in order (one plain `missionPatch`
-    /// is the first of them).
-    func makeItem(source: String, page: Int, index: Int, errors: [GraphQLError], variants: [String]) -> FeedItem {
+    /// is the first of them); `errors` are the GraphQL errors whose path is in this element.
+    func makeItem(source: String, page: Int, index: Int, errors: LaunchElementErrors, variants: [String]) -> FeedItem {
         let synthetic = FeedItem.syntheticID(page: page, index: index)
         if let notObject {
             var problem = notObject == "null" ? "launch is null" : "launch is \(notObject), not an object"
-            let elementPath = ["launches", "launches", String(index)]
-            if let error = errors.first(where: { $0.path.starts(with: elementPath) }) {
-                problem += ": \(error.message)"
+            if let error = errors.item.first ?? errors.other.first ?? errors.images.first?.error {
+                problem += ": \(error.described)"
             }
             return FeedItem(source: source, id: synthetic, page: page, problem: problem)
         }
@@ -102,7 +101,13 @@ struct LaunchesRawLaunch: Decodable {
             itemID = synthetic
             problems.append(FeedIDProblem.describe(id))
         }
+        if let error = errors.item.first { problems.append(error.described) }
         let images = variants.enumerated().compactMap { position, variant -> FeedImage? in
+            // An error at the patch's field (or at its mission) fails that image: its null is
+            // not "no patch".
+            if let error = errors.image(variant: variant, plain: position == 0) {
+                return FeedImage(variant: variant, url: "", failure: "launch \(itemID): \(error.described)")
+            }
             let url = patches[variant] ?? (position == 0 ? plainPatch : nil)
             return FeedImage.from(variant, FeedText.checkImageURL(url))
         }
@@ -115,5 +120,43 @@ struct LaunchesRawLaunch: Decodable {
             author: FeedText.optionalField(site),
             problem: problems.isEmpty ? nil : problems.joined(separator: "; ")
         )
+    }
+}
+
+/// The GraphQL errors of one element of `launches.launches`, by what their path reaches
+/// (internal): the element itself or its `id` (the item is rejected), a mission patch
+/// (`mission.missionPatch`, an alias `mission.small`/`mission.large`, or `mission` whole: that
+/// image fails), anything else (a warning; the data is kept).
+struct LaunchElementErrors {
+    var item: [GraphQLError] = []
+    var images: [(key: String, error: GraphQLError)] = []
+    var other: [GraphQLError] = []
+
+    /// Sorts `errors` by element index (`path` `launches.launches.<i>…`); errors elsewhere are
+    /// not returned.
+    static func byElement(_ errors: [GraphQLError]) -> [Int: LaunchElementErrors] {
+        var result: [Int: LaunchElementErrors] = [:]
+        for error in errors {
+            guard error.path.count >= 3, error.path[0] == "launches", error.path[1] == "launches",
+                  let index = Int(error.path[2]) else { continue }
+            let rest = error.path.dropFirst(3)
+            switch (rest.first, rest.dropFirst().first) {
+            case (nil, _), ("id"?, _):
+                result[index, default: .init()].item.append(error)
+            case ("mission"?, nil):
+                result[index, default: .init()].images.append(("mission", error))
+            case ("mission"?, let field?) where field == "missionPatch" || field == "small" || field == "large":
+                result[index, default: .init()].images.append((field, error))
+            default:
+                result[index, default: .init()].other.append(error)
+            }
+        }
+        return result
+    }
+
+    /// The error that fails variant `variant` (asked for as `plain` `missionPatch` or under its
+    /// own alias), if any.
+    func image(variant: String, plain: Bool) -> GraphQLError? {
+        images.first { $0.key == "mission" || $0.key == variant || (plain && $0.key == "missionPatch") }?.error
     }
 }

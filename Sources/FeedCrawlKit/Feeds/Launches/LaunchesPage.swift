@@ -7,10 +7,16 @@ public struct LaunchesPage: Sendable, Equatable {
     /// One item per list element, in order (title = mission name, author = site,
     /// imageURL = mission patch). A `null` element, or one without a usable id, becomes an
     /// item with a synthesised id (`"page<page>-index<i>"`) and `problem` set
-    /// (`"launch is null"`, plus the matching error's message when `errors` names that path).
+    /// (`"launch is null"`, plus the matching error when `errors` names that path). An error
+    /// whose path ends at a mission patch (`…<i>.mission.missionPatch`, or its alias) makes that
+    /// image fail (`FeedImage.failure`, naming the launch id and the path); one at the element or
+    /// its `id` rejects the item.
     public var items: [FeedItem]
     /// Errors that came with usable data (partial success).
     public var errors: [GraphQLError]
+    /// One line per error, naming the launch it is in (by id) and its path:
+    /// `launch 9: Patch store down [INTERNAL_SERVER_ERROR] (path launches.launches.9.mission.missionPatch)`.
+    public var errorNotes: [String] = []
 
     /// Memberwise initialiser.
     public init(cursor: String?, hasMore: Bool, items: [FeedItem], errors: [GraphQLError] = []) {
@@ -39,10 +45,17 @@ public struct LaunchesPage: Sendable, Equatable {
             if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
             throw FeedDecodeError(reason: "launches page: data.launches.launches is \(connection.launchesKind)")
         }
+        let byElement = LaunchElementErrors.byElement(raw.errors)
         let items = elements.enumerated().map { index, element in
-            element.makeItem(source: source, page: page, index: index, errors: raw.errors, variants: variants)
+            element.makeItem(source: source, page: page, index: index, errors: byElement[index] ?? .init(), variants: variants)
         }
         let cursor = connection.cursor.flatMap { $0.isEmpty ? nil : $0 }
-        return LaunchesPage(cursor: cursor, hasMore: connection.hasMore ?? false, items: items, errors: raw.errors)
+        var decoded = LaunchesPage(cursor: cursor, hasMore: connection.hasMore ?? false, items: items, errors: raw.errors)
+        decoded.errorNotes = raw.errors.map { error in
+            guard error.path.count >= 3, error.path[0] == "launches", error.path[1] == "launches",
+                  let index = Int(error.path[2]), index >= 0, index < items.count else { return error.described }
+            return "launch \(items[index].id): \(error.described)"
+        }
+        return decoded
     }
 }

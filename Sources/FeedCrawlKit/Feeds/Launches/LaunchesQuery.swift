@@ -2,7 +2,7 @@
 /// (`POST <endpoint>` with `Content-Type: application/json`).
 ///
 /// The documents are the iOS tutorial's `LaunchList` and `LaunchDetails` operations, on one
-/// line. `LaunchList` asks for `missionPatch(size: SMALL)` by default; with both variants
+/// line, `LaunchDetails` reduced to the fields feedcrawl uses. `LaunchList` asks for `missionPatch(size: SMALL)` by default; with both variants
 /// (`--launch-images small,large`) it asks for each under its name as an alias
 /// (`small: missionPatch(size: SMALL) large: missionPatch(size: LARGE)`).
 /// `pageSize` is only declared and sent when set to 1 or more: an explicit `pageSize: null`
@@ -21,9 +21,11 @@ public struct LaunchesQuery: Sendable, Equatable {
 
     /// `Content-Type` to send with the bodies: `application/json`.
     public static let contentType = "application/json"
-    /// The tutorial's `LaunchDetails` document.
+    /// The tutorial's `LaunchDetails` document, asking only for the fields feedcrawl keeps (the
+    /// tutorial's also asks for the mission, which the listing gave, and `isBooked`, which a
+    /// server may guard behind a login).
     public static let detailsDocument =
-        "query LaunchDetails($launchId: ID!) { launch(id: $launchId) { id site mission { name missionPatch(size: LARGE) } rocket { name type } isBooked } }"
+        "query LaunchDetails($launchId: ID!) { launch(id: $launchId) { id site rocket { name type } } }"
 
     /// GraphQL endpoint, e.g. `https://apollo-fullstack-tutorial.herokuapp.com/graphql`.
     public var endpoint: String

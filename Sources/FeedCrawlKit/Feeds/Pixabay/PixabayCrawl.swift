@@ -1,16 +1,9 @@
 /// Pages through a Pixabay-style search API: page 1 first, then the rest concurrently
 /// (bounded), never past `ceil(totalHits / per_page)`. A 400 "page is out of valid range" ends
 /// the feed; an invalid key fails the source (no retry); any other bad page is a page error.
-struct PixabayCrawl: Sendable {
+struct PixabayCrawl: FeedCrawl {
     let config: PixabaySourceConfiguration
-    let client: FeedClient
-    let redactor: SecretRedactor
-    let pipeline: ImagePipeline
-    /// The source's index: its images' group in the pipeline.
-    let group: Int
-    /// With `--shard`: only this shard's pages are recorded (page 1 is always read, for the
-    /// page count).
-    var shard: Shard? = nil
+    let context: FeedCrawlContext
 
     private func owns(_ page: Int) -> Bool {
         shard?.owns(page: page, source: config.name) ?? true
