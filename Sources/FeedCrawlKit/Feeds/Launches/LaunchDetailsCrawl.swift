@@ -92,6 +92,12 @@ struct LaunchDetailsCrawl: Sendable {
         } catch {
             return fail(launch, redactor.redact("\(error)"))
         }
+        // Partial data whose errors refuse the query (a field guarded behind a login answers
+        // UNAUTHENTICATED for every launch): not sent again, as a refusal of the whole query.
+        let partial = GraphQLFailure(errors: detail.errors)
+        if !detail.errors.isEmpty, partial.refusesQuery {
+            return refuse(launch, redactor.redact("\(partial)"), first: true)
+        }
         let details = LaunchDetails(
             rocketName: detail.rocketName, rocketType: detail.rocketType, site: detail.site,
             error: detail.errors.isEmpty ? nil : "partial data: \(GraphQLFailure(errors: detail.errors))")
