@@ -14,18 +14,24 @@ struct CompletionTests {
         return path
     }
 
+    /// Runs a program off the cooperative pool (a shell's start can take a moment; the tests
+    /// beside this one must not wait for it).
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await offPool { try OptionDeclarationTests.run(executable, arguments) }
+    }
+
     /// What bash offers after `words` (the last one is the word being completed).
-    static func bash(_ script: String, _ words: [String]) throws -> [String] {
+    static func bash(_ script: String, _ words: [String]) async throws -> [String] {
         let quoted = words.map { "'\($0)'" }.joined(separator: " ")
         let probe = "source \(script); COMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _feedcrawl; printf '%s\\n' \"${COMPREPLY[@]}\""
-        let result = try OptionDeclarationTests.run("/bin/bash", ["-c", probe])
+        let result = try await run("/bin/bash", ["-c", probe])
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
     /// What fish offers for the command line `line` (its candidates, without descriptions).
-    static func fish(_ script: String, _ line: String) throws -> [String: String] {
-        let result = try OptionDeclarationTests.run("/usr/bin/fish", ["-c", "source \(script); complete -C '\(line)'"])
+    static func fish(_ script: String, _ line: String) async throws -> [String: String] {
+        let result = try await run("/usr/bin/fish", ["-c", "source \(script); complete -C '\(line)'"])
         #expect(result.status == 0, "\(result.stderr)")
         var offered: [String: String] = [:]
         for row in result.stdout.split(separator: "\n") {
@@ -37,40 +43,40 @@ struct CompletionTests {
 
     @Test func bashCompletesEachSubcommandsOwnOptionsAndWords() async throws {
         let script = try await Self.script("bash")
-        #expect(try Self.bash(script, ["feedcrawl", ""]) == ["config", "manifest", "demo-feed", "help", "completion"])
-        let manifest = try Self.bash(script, ["feedcrawl", "manifest", "--"])
+        #expect(try await Self.bash(script, ["feedcrawl", ""]) == ["config", "manifest", "demo-feed", "help", "completion"])
+        let manifest = try await Self.bash(script, ["feedcrawl", "manifest", "--"])
         for option in ["--status", "--source", "--format", "--verify", "--repair", "--out", "--json"] {
             #expect(manifest.contains(option), "\(option) in \(manifest)")
         }
         #expect(!manifest.contains("--pages"), "manifest does not take --pages: \(manifest)")
-        #expect(try Self.bash(script, ["feedcrawl", "manifest", ""]) == ["merge"])
-        #expect(try Self.bash(script, ["feedcrawl", "manifest", "--status", "fa"]) == ["failed"])
-        #expect(Set(try Self.bash(script, ["feedcrawl", "manifest", "--status", "failed,re"]))
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", ""]) == ["merge"])
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--status", "fa"]) == ["failed"])
+        #expect(Set(try await Self.bash(script, ["feedcrawl", "manifest", "--status", "failed,re"]))
             == ["failed,rejected", "failed,revalidated"])
-        #expect(try Self.bash(script, ["feedcrawl", "manifest", "--format", ""]) == ["table", "json", "csv"])
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--format", ""]) == ["table", "json", "csv"])
         // merge takes the crawl's options.
-        #expect(try Self.bash(script, ["feedcrawl", "manifest", "merge", "--cache-m"]) == ["--cache-max"])
-        #expect(try Self.bash(script, ["feedcrawl", "help", ""]) == ["config", "demo-feed", "manifest", "merge"])
-        #expect(try Self.bash(script, ["feedcrawl", "completion", ""]) == ["bash", "zsh", "fish"])
-        #expect(try Self.bash(script, ["feedcrawl", "demo-feed", "--h"]) == ["--hits", "--help"])
-        #expect(try Self.bash(script, ["feedcrawl", "--no-q"]) == ["--no-quiet"])
-        #expect(try Self.bash(script, ["feedcrawl", "config", "--pri"]) == ["--print"])
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", "merge", "--cache-m"]) == ["--cache-max"])
+        #expect(try await Self.bash(script, ["feedcrawl", "help", ""]) == ["config", "demo-feed", "manifest", "merge"])
+        #expect(try await Self.bash(script, ["feedcrawl", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try await Self.bash(script, ["feedcrawl", "demo-feed", "--h"]) == ["--hits", "--help"])
+        #expect(try await Self.bash(script, ["feedcrawl", "--no-q"]) == ["--no-quiet"])
+        #expect(try await Self.bash(script, ["feedcrawl", "config", "--pri"]) == ["--print"])
     }
 
     @Test func fishCompletesEachSubcommandWithWholeDescriptions() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/fish"), "apt-get install fish (scripts/deps --tests does)")
         let script = try await Self.script("fish")
-        let first = try Self.fish(script, "feedcrawl ")
+        let first = try await Self.fish(script, "feedcrawl ")
         #expect(Set(first.keys).isSuperset(of: ["config", "manifest", "demo-feed", "help", "completion"]), "\(first)")
-        let manifest = try Self.fish(script, "feedcrawl manifest --")
+        let manifest = try await Self.fish(script, "feedcrawl manifest --")
         #expect(manifest["--verify"] != nil && manifest["--status"] != nil && manifest["--repair"] != nil, "\(manifest)")
         #expect(manifest["--pages"] == nil, "\(manifest)")
-        #expect(Set(try Self.fish(script, "feedcrawl manifest --format ").keys) == ["table", "json", "csv"])
-        #expect(Set(try Self.fish(script, "feedcrawl help ").keys) == ["config", "demo-feed", "manifest", "merge"])
-        #expect(Set(try Self.fish(script, "feedcrawl completion ").keys) == ["bash", "zsh", "fish"])
-        #expect(try Self.fish(script, "feedcrawl manifest ")["merge"] != nil)
+        #expect(Set(try await Self.fish(script, "feedcrawl manifest --format ").keys) == ["table", "json", "csv"])
+        #expect(Set(try await Self.fish(script, "feedcrawl help ").keys) == ["config", "demo-feed", "manifest", "merge"])
+        #expect(Set(try await Self.fish(script, "feedcrawl completion ").keys) == ["bash", "zsh", "fish"])
+        #expect(try await Self.fish(script, "feedcrawl manifest ")["merge"] != nil)
         // The whole help, not cut at its first full stop ("Stop after DURATION (e.g").
-        let deadline = try #require(try Self.fish(script, "feedcrawl --deadl")["--deadline"])
+        let deadline = try #require(try await Self.fish(script, "feedcrawl --deadl")["--deadline"])
         #expect(deadline.hasPrefix("Stop after DURATION (e.g. 10m): stop scheduling"), "\(deadline)")
         #expect(deadline.hasSuffix("(exit status 1)."), "\(deadline)")
     }
@@ -86,27 +92,28 @@ struct CompletionTests {
         try FileManager.default.copyItem(atPath: script, toPath: functions + "/_feedcrawl")
         let binary = URL(fileURLWithPath: BinaryRunner.binaryPath).deletingLastPathComponent().path
         let session = "fc-zsh-\(getpid())-\(Int.random(in: 0..<1_000_000))"
-        func tmux(_ arguments: [String]) throws -> String {
-            try OptionDeclarationTests.run("/usr/bin/tmux", arguments).stdout
+        // A server of its own (-L), no configuration (-f /dev/null), killed at the end.
+        func tmux(_ arguments: [String]) async throws -> String {
+            try await Self.run("/usr/bin/tmux", ["-f", "/dev/null", "-L", session] + arguments).stdout
         }
-        _ = try tmux(["new-session", "-d", "-s", session, "-x", "200", "-y", "50",
-                      "env -i HOME=\(functions) TERM=xterm PATH=\(binary):/usr/bin:/bin zsh -f"])
-        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        _ = try await tmux(["new-session", "-d", "-s", session, "-x", "200", "-y", "50",
+                            "env -i HOME=\(functions) TERM=xterm PATH=\(binary):/usr/bin:/bin zsh -f"])
+        defer { _ = try? OptionDeclarationTests.run("/usr/bin/tmux", ["-L", session, "kill-server"]) }
         /// The screen after typing `line` and Tab, once it shows every word of `expected` (or
         /// after 5 s, for the expectations below to report what it showed).
         func offered(after line: String, showing expected: [String]) async throws -> String {
-            _ = try tmux(["send-keys", "-t", session, "C-u", "C-l"])
+            _ = try await tmux(["send-keys", "-t", session, "C-u", "C-l"])
             try await Task.sleep(for: .milliseconds(200))
-            _ = try tmux(["send-keys", "-t", session, line, "Tab"])
+            _ = try await tmux(["send-keys", "-t", session, line, "Tab"])
             var screen = ""
             for _ in 0..<50 {
                 try await Task.sleep(for: .milliseconds(100))
-                screen = try tmux(["capture-pane", "-t", session, "-p"])
+                screen = try await tmux(["capture-pane", "-t", session, "-p"])
                 if expected.allSatisfy(screen.contains) { break }
             }
             return screen
         }
-        _ = try tmux(["send-keys", "-t", session,
+        _ = try await tmux(["send-keys", "-t", session,
                       "fpath=(\(functions) $fpath); autoload -U compinit; compinit -u; PS1='> '", "Enter"])
         try await Task.sleep(for: .milliseconds(500))
         let cases: [(String, [String])] = [

@@ -172,7 +172,8 @@ struct OptionDeclarationTests {
             #expect(page.status == 0)
             #expect(page.stdout.hasPrefix(".TH FEEDCRAWL\\-\(topic.uppercased().replacingOccurrences(of: "-", with: "\\-"))"), "\(page.stdout.prefix(80))")
             #expect(page.stdout.contains(".SH SYNOPSIS") && page.stdout.contains(".SH EXIT STATUS"), "\(topic)")
-            let rendered = try Self.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", try Self.write(page.stdout)])
+            let file = try Self.write(page.stdout)
+            let rendered = try await offPool { try Self.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", file]) }
             #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(topic): \(rendered.stderr)")
         }
         let manifest = try await BinaryRunner.run(["help", "--man", "manifest"])
