@@ -14,10 +14,12 @@ enum Summary {
             + "\(ByteSize.format(report.bytesDownloaded)) in \(seconds) s -> \(report.manifestPath)"
     }
 
-    /// What the run could not read, per source, or "": `2 pages failed (launches 2); 17 launch
-    /// details missing (launches 17); `.
+    /// What the run could not read, per source, or "": `1 source failed (pixabay); 2 pages
+    /// failed (launches 2); 17 launch details missing (launches 17); `.
     static func lost(_ report: CrawlReport) -> String {
-        var text = ""
+        let failed = report.sources.filter { $0.failure != nil }.map(\.name)
+        var text = failed.isEmpty ? ""
+            : "\(failed.count) source\(failed.count == 1 ? "" : "s") failed (\(failed.joined(separator: ", "))); "
         let kinds: [(one: String, many: String, count: KeyPath<SourceReport, Int>)] = [
             ("page failed", "pages failed", \.failedPages),
             ("launch details missing", "launch details missing", \.missingDetails),

@@ -68,6 +68,8 @@ extension BinaryTests {
             let result = try await Self.crawl(feed, out: out, key: secret, ["--verbose", "--log-file", out + "/log.txt"])
             #expect(result.status == 3, "stderr: \(result.stderr)")
             #expect(result.stderr.contains("pixabay: error: the API rejected the key"))
+            // The summary line names the source that failed (issue 27, point 9).
+            #expect(result.stderr.contains("; 1 source failed (pixabay); "), "stderr: \(result.stderr)")
             let log = try String(contentsOfFile: out + "/log.txt", encoding: .utf8)
             let manifest = try String(contentsOfFile: out + "/manifest.json", encoding: .utf8)
             let sheet = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
