@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// Issue 27, point 2: completion per subcommand, driven in each shell as a person would meet it:
@@ -96,9 +97,17 @@ struct CompletionTests {
         func tmux(_ arguments: [String]) async throws -> String {
             try await Self.run("/usr/bin/tmux", ["-f", "/dev/null", "-L", session] + arguments).stdout
         }
-        _ = try await tmux(["new-session", "-d", "-s", session, "-x", "200", "-y", "50",
-                            "env -i HOME=\(functions) TERM=xterm PATH=\(binary):/usr/bin:/bin zsh -f"])
-        defer { _ = try? OptionDeclarationTests.run("/usr/bin/tmux", ["-L", session, "kill-server"]) }
+        // The server it forks must not hold this test's pipes (the wait for them would block,
+        // and the server blocks writing to them): started with its output on /dev/null.
+        let start = "exec /usr/bin/tmux -f /dev/null -L \(session) new-session -d -s \(session) -x 200 -y 50 "
+            + "'env -i HOME=\(functions) TERM=xterm PATH=\(binary):/usr/bin:/bin zsh -f' </dev/null >/dev/null 2>&1"
+        _ = try await Self.run("/bin/sh", ["-c", start])
+        let serverPID = Int32(try await tmux(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
+        defer {
+            // Stopped by the test, by its pid if kill-server did not end it.
+            _ = try? OptionDeclarationTests.run("/usr/bin/tmux", ["-L", session, "kill-server"])
+            if let serverPID, serverPID > 1, kill(serverPID, 0) == 0 { kill(serverPID, SIGKILL) }
+        }
         /// The screen after typing `line` and Tab, once it shows every word of `expected` (or
         /// after 5 s, for the expectations below to report what it showed).
         func offered(after line: String, showing expected: [String]) async throws -> String {
