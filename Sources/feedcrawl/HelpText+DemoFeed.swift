@@ -15,21 +15,7 @@ extension HelpText {
           --launches-url http://127.0.0.1:PORT/graphql
 
     OPTIONS:
-      --port N                Port to listen on, 0-65535 (default 0: chosen by the OS).
-      --hits N                Pixabay hits served, 0-1000000 (default 500). Unlike the real
-                              API's, totalHits is not capped at 500.
-      --launches N            Launches in the GraphQL feed, 0-100000 (default 100).
-      --latency-ms N          Delay added to every API, GraphQL and image response, 0-60000
-                              (default 0).
-      --seed N                Seed of the generated data set (default 1); the same seed
-                              serves the same items and images.
-      --rate-limit N          Answer /api/ with 429 (and Retry-After) after N requests per
-                              key per window (default: no limit).
-      --rate-window SECONDS   The rate-limit window, e.g. 60 or 0.5 (default 60); needs
-                              --rate-limit.
-      --image-bytes N         Mean image size in bytes, each within 30 % of it, 1-10000000
-                              (default 2000).
-      -h, --help              Show this help and exit.
+    \(CommandSpec.demoFeed.options.map(helpEntry).joined(separator: "\n"))
 
     EXAMPLES:
       feedcrawl demo-feed --port 8080

@@ -10,15 +10,12 @@ case "config":
 case "help":
     switch arguments.dropFirst().first {
     case nil: Console.out(HelpText.main)
-    case "config": Console.out(HelpText.config)
-    case "demo-feed": Console.out(HelpText.demoFeed)
-    case "manifest": Console.out(HelpText.manifest)
-    case "merge": Console.out(HelpText.merge)
+    case let topic? where HelpText.topics[topic] != nil: Console.out(HelpText.topics[topic, default: ""])
     case "--man":
-        let topics = ["config": HelpText.config, "demo-feed": HelpText.demoFeed, "manifest": HelpText.manifest, "merge": HelpText.merge]
+        let topics = HelpText.topics
         switch arguments.dropFirst(2).first {
         case nil: Console.out(HelpText.manPage)
-        case let topic? where topics[topic] != nil: Console.out(HelpText.manPage(topic: topic, help: topics[topic]!))
+        case let topic? where topics[topic] != nil: Console.out(HelpText.manPage(topic: topic, help: topics[topic, default: ""]))
         case let topic?:
             Console.usageError("no man page for '\(TerminalText.sanitize(topic))'; the topics are config, demo-feed, manifest, merge",
                                help: "feedcrawl")

@@ -89,11 +89,4 @@ public struct ItemFilter: Sendable, Equatable {
     public func apply(to manifest: Manifest) -> [ManifestItem] {
         manifest.sortedItems.filter(matches)
     }
-
-    /// The matching items of `snapshot`, in the manifest's order.
-    public func apply(to snapshot: ManifestSnapshot) throws -> [ManifestItem] {
-        var matching: [ManifestItem] = []
-        try snapshot.forEachItem { if matches($0) { matching.append($0) } }
-        return matching
-    }
 }

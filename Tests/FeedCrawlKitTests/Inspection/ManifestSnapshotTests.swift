@@ -42,7 +42,7 @@ struct ManifestSnapshotTests {
         #expect(try FileIO.read(dir.file("manifest.json")) == before)
         #expect(FileIO.exists(CacheLayout(outDirectory: dir.path).journalPath))
         // Filter and summary read the same items.
-        #expect(try ItemFilter(statuses: [.downloaded]).apply(to: snapshot).map(\.id) == ["9", "1", "2", "3"])
+        #expect(try snapshot.manifest().items.filter(ItemFilter(statuses: [.downloaded]).matches).map(\.id) == ["9", "1", "2", "3"])
         let summary = try ManifestSummary(snapshot)
         #expect(summary.items == 4)
         #expect(summary.lastRun == ManifestTests.run)
