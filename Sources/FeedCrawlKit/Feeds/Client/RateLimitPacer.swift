@@ -15,8 +15,10 @@
 /// budget and what it is (so sources starting together cannot overrun an unknown budget).
 ///
 /// Once the announced window has passed and `Limit` is known, at most `Limit` requests are in
-/// flight before an answer tells the new window's budget; further requests are asked to wait
-/// `newWindowPollInterval` and ask again (so a burst after a reset cannot overrun the budget).
+/// flight before an answer tells the new window's budget, counting those sent before the reset
+/// (a request sent at the end of a window may reach the server in the next one); further
+/// requests are asked to wait `newWindowPollInterval` and ask again (so a burst after a reset
+/// cannot overrun the budget).
 public struct RateLimitPacer: Sendable, Equatable {
     /// Window assumed when `Remaining` comes without `Reset`, or a 429 with neither
     /// `Retry-After` nor `Reset`: 60 s by default (Pixabay: 100 requests per 60 s).
@@ -33,9 +35,6 @@ public struct RateLimitPacer: Sendable, Equatable {
     public private(set) var blockedUntil: Double?
     /// Requests started and not yet answered or abandoned.
     public private(set) var inFlight: Int = 0
-    /// Requests started after the current window's end and not yet answered, while the new
-    /// window's budget is unknown.
-    public private(set) var inFlightSinceWindowEnd: Int = 0
     /// Whether any answer has arrived yet.
     public private(set) var answered = false
 
@@ -55,13 +54,11 @@ public struct RateLimitPacer: Sendable, Equatable {
     /// A request was sent.
     public mutating func requestStarted(now: Double) {
         inFlight += 1
-        if let resetAt, now >= resetAt { inFlightSinceWindowEnd += 1 }
     }
 
     /// A request ended without an HTTP answer (transport error, cancelled).
     public mutating func requestAbandoned() {
         inFlight = max(inFlight - 1, 0)
-        inFlightSinceWindowEnd = max(inFlightSinceWindowEnd - 1, 0)
     }
 
     /// An answer arrived; header values are passed raw (`nil` when absent).
@@ -74,7 +71,6 @@ public struct RateLimitPacer: Sendable, Equatable {
         now: Double
     ) {
         inFlight = max(inFlight - 1, 0)
-        inFlightSinceWindowEnd = max(inFlightSinceWindowEnd - 1, 0)
         answered = true
         let reset = Self.seconds(resetValue).map { min($0, maxDelay) }
         if let newLimit = Self.integer(limitValue) { limit = newLimit }
@@ -87,7 +83,6 @@ public struct RateLimitPacer: Sendable, Equatable {
             } else {
                 remaining = newRemaining
                 resetAt = newResetAt
-                inFlightSinceWindowEnd = 0
             }
         }
         if status == 429 {
@@ -126,7 +121,7 @@ public struct RateLimitPacer: Sendable, Equatable {
         if let remaining, let resetAt, now < resetAt, remaining - inFlight <= 0 {
             delay = max(delay, resetAt - now)
         }
-        if let limit, let resetAt, now >= resetAt, inFlightSinceWindowEnd >= max(limit, 1) {
+        if let limit, let resetAt, now >= resetAt, inFlight >= max(limit, 1) {
             delay = max(delay, Self.newWindowPollInterval)
         }
         if !answered && inFlight >= 1 {
