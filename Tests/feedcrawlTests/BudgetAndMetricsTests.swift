@@ -45,7 +45,7 @@ struct BudgetAndMetricsTests {
     /// Parses `text` with the Python `prometheus_client` package's text parser (Debian's
     /// python3-prometheus-client, which scripts/deps installs) and returns the samples it read
     /// as `name{labels} value` lines, or the parser's error.
-    static func parseWithPrometheus(_ text: String) throws -> (ok: Bool, output: String) {
+    static func parseWithPrometheus(_ text: String) async throws -> (ok: Bool, output: String) {
         let script = """
         import sys
         from prometheus_client.parser import text_string_to_metric_families
@@ -60,7 +60,7 @@ struct BudgetAndMetricsTests {
         let child = try ChildProcess(
             executable: "/bin/sh", arguments: ["-c", "/usr/bin/python3 -c '\(script)' < '\(input)'"],
             environment: ChildProcess.environment([:]))
-        let exit = child.waitForExit(timeout: 60)
+        let exit = await child.exit(timeout: 60)
         let out = String(decoding: exit.stdout, as: UTF8.self) + String(decoding: exit.stderr, as: UTF8.self)
         return (exit.status == 0, out)
     }
@@ -80,7 +80,7 @@ struct BudgetAndMetricsTests {
             // A plain run.
             var run = try await BinaryProcess.run(args, environment: env, timeout: 120)
             #expect(run.status == 0, "\(run.stderr)")
-            var parsed = try Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: metrics)), as: UTF8.self))
+            var parsed = try await Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: metrics)), as: UTF8.self))
             #expect(parsed.ok, "\(parsed.output)")
             #expect(parsed.output.contains("feedcrawl_run_items{source=pixabay,status=downloaded} 60.0"), "\(parsed.output)")
             #expect(parsed.output.contains("feedcrawl_run_exit_status{} 0.0"))
@@ -91,13 +91,13 @@ struct BudgetAndMetricsTests {
                 run = try await BinaryProcess.run(args + ["--shard", "\(index)/2"], environment: env, timeout: 120)
                 #expect(run.status == 0, "\(run.stderr)")
                 let file = out + "/feedcrawl-shard-\(index)-of-2.prom"
-                parsed = try Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self))
+                parsed = try await Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self))
                 #expect(parsed.ok, "\(parsed.output)")
                 #expect(parsed.output.contains("feedcrawl_run_exit_status{shard=\(index)/2} 0.0"), "\(parsed.output)")
             }
             let merge = try await BinaryProcess.run(["manifest", "merge", "--out", out, "--metrics-file", metrics], timeout: 60)
             #expect(merge.status == 0, "\(merge.stderr)")
-            parsed = try Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: metrics)), as: UTF8.self))
+            parsed = try await Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: metrics)), as: UTF8.self))
             #expect(parsed.ok, "\(parsed.output)")
             #expect(parsed.output.contains("feedcrawl_merge_complete{} 1.0"), "\(parsed.output)")
             #expect(parsed.output.contains("feedcrawl_merge_shards{} 2.0"))
@@ -106,17 +106,17 @@ struct BudgetAndMetricsTests {
             feed.stop()
             run = try await BinaryProcess.run(args + ["--retries", "0"], environment: env, timeout: 120)
             #expect(run.status != 0)
-            parsed = try Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: metrics)), as: UTF8.self))
+            parsed = try await Self.parseWithPrometheus(String(decoding: try Data(contentsOf: URL(fileURLWithPath: metrics)), as: UTF8.self))
             #expect(parsed.ok, "\(parsed.output)")
             let after = parsed.output.split(separator: "\n").first { $0.hasPrefix("feedcrawl_last_success_timestamp_seconds") }
             #expect(before != nil && after == before, "\(String(describing: before)) vs \(String(describing: after))")
         }
     }
 
-    @Test func hostileLabelValuesStillParse() throws {
+    @Test func hostileLabelValuesStillParse() async throws {
         var file = MetricsFile()
         file.samples.append(.init("feedcrawl_run_items", [("source", "a\"b\\c\nd"), ("status", "failed")], 3))
-        let parsed = try Self.parseWithPrometheus(file.text)
+        let parsed = try await Self.parseWithPrometheus(file.text)
         #expect(parsed.ok, "\(parsed.output)")
         #expect(parsed.output.contains("feedcrawl_run_items{source=a\"b\\c\nd,status=failed} 3.0"), "\(parsed.output)")
     }

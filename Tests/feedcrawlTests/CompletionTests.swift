@@ -18,7 +18,7 @@ struct CompletionTests {
     /// Runs a program off the cooperative pool (a shell's start can take a moment; the tests
     /// beside this one must not wait for it).
     static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await offPool { try OptionDeclarationTests.run(executable, arguments) }
+        try await OptionDeclarationTests.run(executable, arguments)
     }
 
     /// What bash offers after `words` (the last one is the word being completed).
@@ -103,39 +103,51 @@ struct CompletionTests {
             + "'env -i HOME=\(functions) TERM=xterm PATH=\(binary):/usr/bin:/bin zsh -f' </dev/null >/dev/null 2>&1"
         _ = try await Self.run("/bin/sh", ["-c", start])
         let serverPID = Int32(try await tmux(["display-message", "-p", "#{pid}"]).trimmingCharacters(in: .whitespacesAndNewlines))
-        defer {
-            // Stopped by the test, by its pid if kill-server did not end it.
-            _ = try? OptionDeclarationTests.run("/usr/bin/tmux", ["-L", session, "kill-server"])
-            if let serverPID, serverPID > 1, kill(serverPID, 0) == 0 { kill(serverPID, SIGKILL) }
+        /// Stops the server: kill-server, then by its pid if that did not end it.
+        func stopServer() async {
+            _ = try? await tmux(["kill-server"])
+            guard let serverPID, serverPID > 1 else { return }
+            _ = await waitUntil(seconds: 2) { kill(serverPID, 0) != 0 }
+            if kill(serverPID, 0) == 0 { kill(serverPID, SIGKILL) }
         }
-        /// The screen after typing `line` and Tab, once it shows every word of `expected` (or
-        /// after 5 s, for the expectations below to report what it showed).
-        func offered(after line: String, showing expected: [String]) async throws -> String {
-            _ = try await tmux(["send-keys", "-t", session, "C-u", "C-l"])
-            try await Task.sleep(for: .milliseconds(200))
-            _ = try await tmux(["send-keys", "-t", session, line, "Tab"])
-            var screen = ""
-            for _ in 0..<50 {
-                try await Task.sleep(for: .milliseconds(100))
-                screen = try await tmux(["capture-pane", "-t", session, "-p"])
-                if expected.allSatisfy(screen.contains) { break }
+        do {
+            try await completeInZsh()
+        } catch {
+            await stopServer()
+            throw error
+        }
+        await stopServer()
+
+        func completeInZsh() async throws {
+            /// The screen after typing `line` and Tab, once it shows every word of `expected` (or
+            /// after 5 s, for the expectations below to report what it showed).
+            func offered(after line: String, showing expected: [String]) async throws -> String {
+                _ = try await tmux(["send-keys", "-t", session, "C-u", "C-l"])
+                try await Task.sleep(for: .milliseconds(200))
+                _ = try await tmux(["send-keys", "-t", session, line, "Tab"])
+                var screen = ""
+                for _ in 0..<50 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    screen = try await tmux(["capture-pane", "-t", session, "-p"])
+                    if expected.allSatisfy(screen.contains) { break }
+                }
+                return screen
             }
-            return screen
-        }
-        _ = try await tmux(["send-keys", "-t", session,
-                      "fpath=(\(functions) $fpath); autoload -U compinit; compinit -u; PS1='> '", "Enter"])
-        try await Task.sleep(for: .milliseconds(500))
-        let cases: [(String, [String])] = [
-            ("feedcrawl ", ["config", "manifest", "demo-feed", "help", "completion",
-                            "Summarise, list or verify what a crawl left in OUT"]),
-            ("feedcrawl manifest --status ", ["downloaded", "failed", "no-image", "cancelled"]),
-            ("feedcrawl help ", ["config", "demo-feed", "manifest", "merge"]),
-            ("feedcrawl manifest --format ", ["table", "json", "csv"]),
-            ("feedcrawl manifest --re", ["--repair"]),
-        ]
-        for (line, expected) in cases {
-            let screen = try await offered(after: line, showing: expected)
-            for word in expected { #expect(screen.contains(word), "after '\(line)' Tab: \(screen)") }
+            _ = try await tmux(["send-keys", "-t", session,
+                          "fpath=(\(functions) $fpath); autoload -U compinit; compinit -u; PS1='> '", "Enter"])
+            try await Task.sleep(for: .milliseconds(500))
+            let cases: [(String, [String])] = [
+                ("feedcrawl ", ["config", "manifest", "demo-feed", "help", "completion",
+                                "Summarise, list or verify what a crawl left in OUT"]),
+                ("feedcrawl manifest --status ", ["downloaded", "failed", "no-image", "cancelled"]),
+                ("feedcrawl help ", ["config", "demo-feed", "manifest", "merge"]),
+                ("feedcrawl manifest --format ", ["table", "json", "csv"]),
+                ("feedcrawl manifest --re", ["--repair"]),
+            ]
+            for (line, expected) in cases {
+                let screen = try await offered(after: line, showing: expected)
+                for word in expected { #expect(screen.contains(word), "after '\(line)' Tab: \(screen)") }
+            }
         }
     }
 }

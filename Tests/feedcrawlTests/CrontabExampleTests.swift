@@ -42,7 +42,7 @@ extension BinaryTests {
 
         /// Runs `command` with `/bin/sh -c` under `env -i`, with cron's variables and the
         /// crontab's `PATH` after `bin`.
-        static func runAsCron(_ command: String, crontab: Crontab, bin: String, home: String) throws -> ChildProcess.Exit {
+        static func runAsCron(_ command: String, crontab: Crontab, bin: String, home: String) async throws -> ChildProcess.Exit {
             let path = bin + ":" + (crontab.variables["PATH"] ?? "/usr/bin:/bin")
             let shell = crontab.variables["SHELL"] ?? "/bin/sh"
             let child = try ChildProcess(
@@ -50,10 +50,10 @@ extension BinaryTests {
                 arguments: ["-i", "SHELL=\(shell)", "PATH=\(path)", "HOME=\(home)", "LOGNAME=feedcrawl"]
                     + Self.sanitizerOptions + [shell, "-c", command],
                 environment: [:])
-            return child.waitForExit(timeout: 120)
+            return await child.exit(timeout: 120)
         }
 
-        @Test func everyEntryRunsUnderEnvMinusIWithTheKeyFromTheSecretsFile() throws {
+        @Test func everyEntryRunsUnderEnvMinusIWithTheKeyFromTheSecretsFile() async throws {
             var options = DemoFeedOptions.small()
             options.apiKey = "cron-secret-4f2a"
             let feed = try DemoFeedServer(options: options)
@@ -93,7 +93,7 @@ extension BinaryTests {
                 #expect(!command.contains("/etc/") && !command.contains("/var/") && !command.contains("/srv/") && !command.contains("example.org"), "\(command)")
                 let before = fm.fileExists(atPath: dir + "/logs/feedcrawl.log")
                     ? try String(contentsOfFile: dir + "/logs/feedcrawl.log", encoding: .utf8).count : 0
-                let exit = try Self.runAsCron(command, crontab: crontab, bin: dir + "/bin", home: dir)
+                let exit = try await Self.runAsCron(command, crontab: crontab, bin: dir + "/bin", home: dir)
                 let output = String(decoding: exit.stdout + exit.stderr, as: UTF8.self)
                 #expect(exit.status == 0 && !exit.signaled, "entry \(index): \(entry)\n\(output)")
                 // --quiet: nothing for cron to mail.
@@ -111,7 +111,7 @@ extension BinaryTests {
             // The recipe this replaced: a plain `.` sets the key without exporting it, and under
             // env -i feedcrawl never sees it (exit 2). This is what the test would catch.
             let old = ". \(dir)/conf/secrets.env && exec feedcrawl --config \(dir)/conf/feedcrawl.json --quiet"
-            let failed = try Self.runAsCron(old, crontab: crontab, bin: dir + "/bin", home: dir)
+            let failed = try await Self.runAsCron(old, crontab: crontab, bin: dir + "/bin", home: dir)
             #expect(failed.status == 2, "\(String(decoding: failed.stderr, as: UTF8.self))")
             #expect(String(decoding: failed.stderr, as: UTF8.self).contains("PIXABAY_KEY"))
         }

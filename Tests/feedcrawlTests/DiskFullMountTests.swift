@@ -8,24 +8,24 @@ import Testing
 @Suite("Disk full (tmpfs)", .serialized)
 struct DiskFullMountTests {
     /// Why a private tmpfs cannot be mounted here, or nil when it can.
-    static func mountUnavailable() -> String? {
+    static func mountUnavailable() async -> String? {
         guard getuid() == 0 else { return "not root" }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return "no /usr/bin/unshare" }
         let probe = BinaryRunner.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: probe) }
-        let result = run("/usr/bin/unshare", ["-m", "--propagation", "private", "sh", "-c",
+        let result = await run("/usr/bin/unshare", ["-m", "--propagation", "private", "sh", "-c",
                                              "mount -t tmpfs -o size=64k tmpfs \"$1\"", "sh", probe])
         return result.status == 0 ? nil : "cannot mount a tmpfs in a private mount namespace: \(result.output)"
     }
 
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String) {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async -> (status: Int32, output: String) {
         var changes: [String: String?] = [:]
         for (key, value) in environment { changes[key] = value }
         do {
             let child = try ChildProcess(
                 executable: executable, arguments: arguments, environment: ChildProcess.environment(changes),
                 mergeStderr: true)
-            let exit = child.waitForExit(timeout: 300)
+            let exit = await child.exit(timeout: 300)
             return (exit.status, String(decoding: exit.stdout, as: UTF8.self))
         } catch {
             return (-1, "\(error)")
@@ -55,7 +55,7 @@ struct DiskFullMountTests {
     }
 
     func fillUp(freeKiB: Int) async throws {
-        if let reason = try await offPool({ Self.mountUnavailable() }) {
+        if let reason = await Self.mountUnavailable() {
             print("Disk full (tmpfs): SKIPPED: \(reason)")
             return
         }
@@ -66,10 +66,8 @@ struct DiskFullMountTests {
         // Three pages of both demo sources need ~120 images: far more than `freeKiB`.
         let environment = ["BIN": BinaryRunner.binaryPath, "MNT": mnt, "WORK": work,
                            "FILLER": String((4 << 20) - (freeKiB << 10))]
-        let result = try await offPool {
-            Self.run("/usr/bin/unshare", ["-m", "--propagation", "private", "bash", "-c", Self.script],
-                     environment: environment)
-        }
+        let result = await Self.run("/usr/bin/unshare", ["-m", "--propagation", "private", "bash", "-c", Self.script],
+                                    environment: environment)
         try #require(result.status == 0, "namespace script failed: \(result.output)")
         func text(_ name: String) -> String {
             (try? String(contentsOfFile: work + "/" + name, encoding: .utf8)) ?? ""

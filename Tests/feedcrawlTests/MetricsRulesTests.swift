@@ -15,9 +15,9 @@ struct MetricsRulesTests {
 
     /// The samples of a metrics file as Prometheus' parser reads them: `name{k=v,…}` (labels
     /// sorted; `name` alone without labels) to value.
-    static func samples(_ path: String) throws -> [String: Double] {
+    static func samples(_ path: String) async throws -> [String: Double] {
         let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
-        let parsed = try BudgetAndMetricsTests.parseWithPrometheus(text)
+        let parsed = try await BudgetAndMetricsTests.parseWithPrometheus(text)
         #expect(parsed.ok, "\(parsed.output)")
         var samples: [String: Double] = [:]
         for line in parsed.output.split(separator: "\n") {
@@ -81,7 +81,7 @@ struct MetricsRulesTests {
             var run = try await BinaryProcess.run(
                 Self.runArguments(feed, launchesURL: feed.launchesURL, out: out), environment: env, timeout: 120)
             #expect(run.status == 0, "\(run.stderr)")
-            let good = try Self.samples(out + "/feedcrawl.prom")
+            let good = try await Self.samples(out + "/feedcrawl.prom")
             // Every status of every source, 0 included.
             for source in ["pixabay", "launches"] {
                 for status in ItemStatus.allCases {
@@ -126,7 +126,7 @@ struct MetricsRulesTests {
             run = try await BinaryProcess.run(
                 Self.runArguments(feed, launchesURL: deadLaunches, out: out), environment: env, timeout: 120)
             #expect(run.status != 0, "\(run.stderr)")
-            let failed = try Self.samples(out + "/feedcrawl.prom")
+            let failed = try await Self.samples(out + "/feedcrawl.prom")
             #expect(Set(failed.keys) == Set(good.keys), "\(Set(failed.keys).symmetricDifference(good.keys))")
             #expect(failed["feedcrawl_source_failed{source=launches}"] == 1)
             #expect(failed["feedcrawl_source_failed{source=pixabay}"] == 0)
@@ -149,7 +149,7 @@ struct MetricsRulesTests {
                 ],
                 environment: ["PIXABAY_KEY": "demo-key"], timeout: 120)
             #expect(run.status != 0)
-            let samples = try Self.samples(out + "/feedcrawl.prom")
+            let samples = try await Self.samples(out + "/feedcrawl.prom")
             let written = Set(Self.families(samples).keys).union(samples.keys.filter { !$0.contains("{") })
             let expected: Set<String> = [
                 "feedcrawl_build_info", "feedcrawl_run_items", "feedcrawl_run_images", "feedcrawl_manifest_items",
@@ -175,8 +175,8 @@ struct MetricsRulesTests {
                 Self.runArguments(feed, launchesURL: feed.launchesURL, out: out), environment: ["PIXABAY_KEY": "demo-key"],
                 timeout: 120)
             #expect(run.status == 0, "\(run.stderr)")
-            let written = Self.families(try Self.samples(out + "/feedcrawl.prom"))
-            let plain = Set(try Self.samples(out + "/feedcrawl.prom").keys.filter { !$0.contains("{") })
+            let written = Self.families(try await Self.samples(out + "/feedcrawl.prom"))
+            let plain = Set(try await Self.samples(out + "/feedcrawl.prom").keys.filter { !$0.contains("{") })
             for file in ["feedcrawl.rules.yml", "feedcrawl.rules.test.yml"] {
                 let path = Self.repoRoot.appendingPathComponent("scripts/prometheus/" + file)
                 let used = Self.ruleSelectors(String(decoding: try Data(contentsOf: path), as: UTF8.self))

@@ -27,10 +27,10 @@ struct OptionDeclarationTests {
     }
 
     /// Runs `executable` with `arguments`, the environment unchanged.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
         let child = try ChildProcess(
             executable: executable, arguments: arguments, environment: ChildProcess.environment([:]))
-        let exit = child.waitForExit(timeout: 30)
+        let exit = await child.exit(timeout: 30)
         return (exit.status, String(decoding: exit.stdout, as: UTF8.self), String(decoding: exit.stderr, as: UTF8.self))
     }
 
@@ -72,7 +72,7 @@ struct OptionDeclarationTests {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/groff"),
                      "groff is missing: apt-get install groff-base (scripts/deps --tests does)")
         // -ww: every warning; -P-cbu: plain text, no overstrike, so the names can be searched.
-        let rendered = try Self.run("/usr/bin/groff", ["-man", "-Tascii", "-ww", "-P-cbu", page])
+        let rendered = try await Self.run("/usr/bin/groff", ["-man", "-Tascii", "-ww", "-P-cbu", page])
         #expect(rendered.status == 0)
         #expect(rendered.stderr.isEmpty, "\(rendered.stderr)")
         for heading in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "feedcrawl - crawl image feeds"] {
@@ -92,7 +92,7 @@ struct OptionDeclarationTests {
             #expect(bash.stdout.contains(" \(option.name)") || bash.stdout.contains("|\(option.name)"), "\(option.name)")
         }
         let script = try Self.write(bash.stdout)
-        let syntax = try Self.run("/bin/bash", ["-n", script])
+        let syntax = try await Self.run("/bin/bash", ["-n", script])
         #expect(syntax.status == 0, "\(syntax.stderr)")
         // Sourced, it completes option names, then a folder after --out, then nothing for a number.
         let probe = """
@@ -102,7 +102,7 @@ struct OptionDeclarationTests {
             COMP_WORDS=(feedcrawl man); COMP_CWORD=1; _feedcrawl; echo "${COMPREPLY[*]}"
             COMP_WORDS=(feedcrawl --progress a); COMP_CWORD=2; _feedcrawl; echo "${COMPREPLY[*]}"
             """
-        let result = try Self.run("/bin/bash", ["-c", probe])
+        let result = try await Self.run("/bin/bash", ["-c", probe])
         #expect(result.stdout == "--metrics-file --metrics-push\n[]\nmanifest\nauto always\n", "\(result.stdout) \(result.stderr)")
     }
 
@@ -119,15 +119,15 @@ struct OptionDeclarationTests {
                          "\(shell) is missing: apt-get install zsh fish (scripts/deps --tests does)")
         }
         for (shell, script) in [("/usr/bin/zsh", zsh.stdout), ("/usr/bin/fish", fish.stdout)] {
-            let syntax = try Self.run(shell, ["-n", try Self.write(script)])
+            let syntax = try await Self.run(shell, ["-n", try Self.write(script)])
             #expect(syntax.status == 0, "\(shell): \(syntax.stderr)")
         }
         do {
             let path = try Self.write(fish.stdout)
-            let offered = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --met'"])
+            let offered = try await Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --met'"])
             #expect(offered.stdout.hasPrefix("--metrics-file\t"), "\(offered.stdout)")
             #expect(offered.stdout.contains("\n--metrics-push\t"), "\(offered.stdout)")
-            let values = try Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --log-format '"])
+            let values = try await Self.run("/usr/bin/fish", ["-c", "source \(path); complete -C 'feedcrawl --log-format '"])
             let offeredValues = values.stdout.split(separator: "\n").map { $0.split(separator: "\t")[0] }
             #expect(Set(offeredValues) == ["text", "json"], "\(values.stdout)")
         }
@@ -173,7 +173,7 @@ struct OptionDeclarationTests {
             #expect(page.stdout.hasPrefix(".TH FEEDCRAWL\\-\(topic.uppercased().replacingOccurrences(of: "-", with: "\\-"))"), "\(page.stdout.prefix(80))")
             #expect(page.stdout.contains(".SH SYNOPSIS") && page.stdout.contains(".SH EXIT STATUS"), "\(topic)")
             let file = try Self.write(page.stdout)
-            let rendered = try await offPool { try Self.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", file]) }
+            let rendered = try await Self.run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", file])
             #expect(rendered.status == 0 && rendered.stderr.isEmpty, "\(topic): \(rendered.stderr)")
         }
         let manifest = try await BinaryRunner.run(["help", "--man", "manifest"])

@@ -18,57 +18,68 @@ struct TerminalDisplayTests {
         let folder = BinaryRunner.temporaryDirectory()
         /// The server's socket, removed at the end.
         var socketPath = ""
+        /// The server's pid (0 until it started).
+        var serverPID: Int32 = 0
         /// tmux commands that failed, with what they said.
         var failures: [String] = []
 
         /// Runs `tmux -L socket ARGS` to its end; its stdout.
         @discardableResult
-        func run(_ arguments: [String]) throws -> String {
+        func run(_ arguments: [String]) async throws -> String {
             let child = try ChildProcess(
                 executable: Self.path!, arguments: ["-u", "-L", socket] + arguments,
                 environment: ChildProcess.environment(["TMUX": nil, "LC_ALL": "C.UTF-8"]))
-            let exit = child.waitForExit(timeout: 20)
+            let exit = await child.exit(timeout: 20)
             if exit.status != 0 { failures.append("tmux \(arguments): \(String(decoding: exit.stderr, as: UTF8.self))") }
             return String(decoding: exit.stdout, as: UTF8.self)
         }
 
         /// Starts the session, `columns` x `rows`, running `command` in `sh`; what it writes to
         /// the terminal is appended to `raw` as it goes.
-        func start(columns: Int, rows: Int, environment: [String: String], command: String) throws {
+        func start(columns: Int, rows: Int, environment: [String: String], command: String) async throws {
             // The shell stays when Ctrl-C stops feedcrawl (a trap with a command: feedcrawl gets
             // the default disposition) to say how it ended.
             var script = "#!/bin/sh\ntrap 'true' INT\n"
             for (key, value) in environment.sorted(by: { $0.key < $1.key }) { script += "export \(key)='\(value)'\n" }
             script += command + "\necho \"feedcrawl exited $?\"\nexec sleep 600\n"
             try script.write(toFile: folder + "/run.sh", atomically: true, encoding: .utf8)
-            try run(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows),
+            try await run(["-f", "/dev/null", "new-session", "-d", "-s", session, "-x", String(columns), "-y", String(rows),
                      "sh " + folder + "/run.sh"])
-            try run(["pipe-pane", "-t", session, "-o", "cat >> " + folder + "/raw"])
-            socketPath = try run(["display-message", "-p", "-t", session, "#{socket_path}"])
+            try await run(["pipe-pane", "-t", session, "-o", "cat >> " + folder + "/raw"])
+            socketPath = try await run(["display-message", "-p", "-t", session, "#{socket_path}"])
                 .trimmingCharacters(in: .whitespacesAndNewlines)
+            serverPID = Int32(try await run(["display-message", "-p", "#{pid}"])
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
 
         /// The screen now (visible rows only), or with the scrollback too; a line the terminal
         /// wrapped is one line (`-J`), so a display line that wrapped shows as too long.
-        func capture(scrollback: Bool = false) throws -> [String] {
-            let text = try run(["capture-pane", "-p", "-J", "-t", session] + (scrollback ? ["-S", "-", "-E", "-"] : []))
+        func capture(scrollback: Bool = false) async throws -> [String] {
+            let text = try await run(["capture-pane", "-p", "-J", "-t", session] + (scrollback ? ["-S", "-", "-E", "-"] : []))
             var lines = text.components(separatedBy: "\n")
             while lines.last?.trimmingCharacters(in: .whitespaces) == "" && !lines.isEmpty { lines.removeLast() }
             return lines
         }
 
         /// Lines of scrollback (above the screen).
-        func historySize() throws -> Int {
-            Int(try run(["display-message", "-p", "-t", session, "#{history_size}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        func historySize() async throws -> Int {
+            Int(try await run(["display-message", "-p", "-t", session, "#{history_size}"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
 
         /// What the program wrote to the terminal.
         var raw: String { (try? String(contentsOfFile: folder + "/raw", encoding: .utf8)) ?? "" }
 
-        /// Kills the session and the server (on this socket only) and removes the files.
+        /// Stops the server by its pid (SIGTERM ends it and its session; SIGKILL after 2 s, on
+        /// a thread of its own, so nothing waits here) and removes the files.
         func stop() {
-            _ = try? run(["kill-session", "-t", session])
-            _ = try? run(["kill-server"])
+            let pid = serverPID
+            if pid > 1 {
+                kill(pid, SIGTERM)
+                Thread {
+                    for _ in 0..<200 where kill(pid, 0) == 0 { usleep(10_000) }
+                    if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+                }.start()
+            }
             if socketPath.hasSuffix("/" + socket) { unlink(socketPath) }
             try? FileManager.default.removeItem(atPath: folder)
         }
@@ -100,29 +111,31 @@ struct TerminalDisplayTests {
         let out = OutputFolder()
         defer { out.remove() }
         let arguments = feed.arguments(out: out.path, allVariants: allVariants).map { "'\($0)'" }.joined(separator: " ")
-        try tmux.start(
+        try await tmux.start(
             columns: columns, rows: 30, environment: feed.environment.merging(extraEnvironment) { $1 },
             command: before + "'\(BinaryRunner.binaryPath)' \(arguments)")
         var frames: [[String]] = []
         let shown = await waitUntil(seconds: 20) {
-            let screen = (try? tmux.capture()) ?? []
+            let screen = (try? await tmux.capture()) ?? []
             return screen.contains { $0.hasPrefix("items ") } && feed.images >= 4
         }
-        #expect(shown, "no live display: \((try? tmux.capture()) ?? [])")
+        let screen = (try? await tmux.capture()) ?? []
+        #expect(shown, "no live display: \(screen)")
         for _ in 0..<10 {
-            frames.append(try tmux.capture())
+            frames.append(try await tmux.capture())
             try await Task.sleep(for: .milliseconds(150))
         }
-        try tmux.run(["send-keys", "-t", tmux.session, "C-c"])
-        let exited = await waitUntil(seconds: 30) { ((try? tmux.capture()) ?? []).contains { $0.hasPrefix("feedcrawl exited") } }
-        #expect(exited, "feedcrawl did not exit: \((try? tmux.capture()) ?? [])")
-        return (tmux, try tmux.capture(scrollback: true), frames)
+        try await tmux.run(["send-keys", "-t", tmux.session, "C-c"])
+        let exited = await waitUntil(seconds: 30) { ((try? await tmux.capture()) ?? []).contains { $0.hasPrefix("feedcrawl exited") } }
+        let last = (try? await tmux.capture()) ?? []
+        #expect(exited, "feedcrawl did not exit: \(last)")
+        return (tmux, try await tmux.capture(scrollback: true), frames)
     }
 
     /// What must be left after Ctrl-C: the notice, the summary, how to finish; no display.
     /// `history`: the lines the scrollback may hold (default 0: the display started at the top
     /// row and everything printed fits the screen).
-    func checkEnd(_ all: [String], tmux: Tmux, history: ClosedRange<Int> = 0...0) throws {
+    func checkEnd(_ all: [String], tmux: Tmux, history: ClosedRange<Int> = 0...0) async throws {
         let text = all.joined(separator: "\n")
         #expect(tmux.failures.isEmpty, "\(tmux.failures)")
         #expect(!all.contains(where: Self.isProgressLine), "progress lines left:\n\(text)")
@@ -135,7 +148,7 @@ struct TerminalDisplayTests {
         // The notice is a line of its own, not glued to a progress line.
         if let notice { #expect(all[notice].hasPrefix("feedcrawl: SIGINT"), "\(all[notice])") }
         // No frame went into the scrollback, and each line left is there once.
-        #expect(history.contains(try tmux.historySize()), "scrollback:\n\(text)")
+        #expect(history.contains(try await tmux.historySize()), "scrollback:\n\(text)")
         for line in [notice, summary, next].compactMap({ $0 }).map({ all[$0] }) {
             #expect(all.filter { $0 == line }.count == 1, "\(line)")
         }
@@ -157,7 +170,7 @@ struct TerminalDisplayTests {
                 #expect(display.allSatisfy(Self.isWholeFields), "\(display)")
                 #expect(frame.first.map(Self.isProgressLine) == true, "the display starts at the top row: \(frame)")
             }
-            try checkEnd(all, tmux: tmux)
+            try await checkEnd(all, tmux: tmux)
             // The display counts items, as the summary does: once every page is listed, its
             // done + queued + failed is the summary's item count (two image variants each: were
             // images counted, it would be twice that).
@@ -184,7 +197,7 @@ struct TerminalDisplayTests {
             defer { tmux.stop() }
             #expect(frames.allSatisfy { $0.count == 30 && $0.suffix(3).allSatisfy(Self.isProgressLine) }, "\(frames)")
             // 40 numbers + 5 lines printed after them on a 30-row screen: about 15 in the scrollback.
-            try checkEnd(all, tmux: tmux, history: 10...20)
+            try await checkEnd(all, tmux: tmux, history: 10...20)
             #expect(all.prefix(40) == ArraySlice((1...40).map(String.init)), "\(all.prefix(40))")
         }
     }
@@ -202,7 +215,7 @@ struct TerminalDisplayTests {
                     #expect(Self.isWholeFields(line), "cut: \(line)")
                 }
             }
-            try checkEnd(all, tmux: tmux)
+            try await checkEnd(all, tmux: tmux)
         }
     }
 
@@ -216,11 +229,12 @@ struct TerminalDisplayTests {
             let out = OutputFolder()
             defer { out.remove() }
             let arguments = feed.arguments(out: out.path).map { "'\($0)'" }.joined(separator: " ")
-            try tmux.start(
+            try await tmux.start(
                 columns: 100, rows: 30, environment: feed.environment.merging(["TERM": "dumb"]) { $1 },
                 command: "'\(BinaryRunner.binaryPath)' --progress-interval 0.2s \(arguments)")
-            let exited = await waitUntil(seconds: 30) { ((try? tmux.capture()) ?? []).contains { $0.hasPrefix("feedcrawl exited") } }
-            #expect(exited, "\((try? tmux.capture()) ?? [])")
+            let exited = await waitUntil(seconds: 30) { ((try? await tmux.capture()) ?? []).contains { $0.hasPrefix("feedcrawl exited") } }
+            let screen = (try? await tmux.capture()) ?? []
+            #expect(exited, "\(screen)")
             let raw = tmux.raw
             #expect(!raw.contains("\u{1B}"), "escape codes on a dumb terminal: \(raw.debugDescription.prefix(300))")
             #expect(raw.contains("feedcrawl: ") && raw.contains(" items: "), "\(raw)")

@@ -12,7 +12,8 @@ struct HTTPEngineLifecycleTests {
         return .text("?", status: 404)
     }
 
-    @Test func cancellingOneTransferLeavesTheOthersAlone() async throws {
+    /// The stalled response never ends: only the cancel ends it (a hang runs into the time limit).
+    @Test(.timeLimit(.minutes(2))) func cancellingOneTransferLeavesTheOthersAlone() async throws {
         try await withHTTPServer(handler: Self.handler) { server in
             try await HTTPEngine.withEngine { engine in
                 let stalled = Task { try await engine.perform(HTTPRequest(url: server.baseURL + "/stall")) }
@@ -21,17 +22,12 @@ struct HTTPEngineLifecycleTests {
                 }
                 let reached = await waitUntil { server.requestCount >= 11 }
                 #expect(reached)
-                let start = ContinuousClock.now
                 stalled.cancel()
                 let result = await stalled.result
-                let elapsed = ContinuousClock.now - start
                 guard case .failure(let error) = result, error is CancellationError else {
                     Issue.record("expected CancellationError, got \(result)")
                     return
                 }
-                // The stalled response never ends: a bound far below the test limit proves the
-                // cancel (generous: the suite's load has delayed tasks by 10 s).
-                #expect(elapsed < .seconds(30))
                 for task in others {
                     let r = try await task.value
                     #expect(r.status == 200)
@@ -127,16 +123,15 @@ struct HTTPEngineLifecycleTests {
         }
     }
 
-    @Test func shutdownWithTransfersInFlightDoesNotHang() async throws {
+    /// A hang would never end: the time limit fails it.
+    @Test(.timeLimit(.minutes(2))) func shutdownWithTransfersInFlightDoesNotHang() async throws {
         try await withHTTPServer(handler: Self.handler) { server in
             let engine = try HTTPEngine()
             let tasks = (0..<5).map { _ in
                 Task { try await engine.perform(HTTPRequest(url: server.baseURL + "/stall")) }
             }
             #expect(await waitUntil { server.requestCount >= 5 })
-            let start = ContinuousClock.now
             engine.shutdown()
-            #expect(ContinuousClock.now - start < .seconds(30))  // a hang would never end
             for task in tasks {
                 let result = await task.result
                 guard case .failure(let error) = result, error is CancellationError else {

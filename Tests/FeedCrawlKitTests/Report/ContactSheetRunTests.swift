@@ -22,10 +22,10 @@ extension CrawlerTests {
 
         /// Waits for the next whole second: items' `lastSeen` has one-second precision, so runs
         /// started in the same second cannot be told apart (`RunRecord.listedSince`).
-        static func nextSecond() {
+        static func nextSecond() async throws {
             var now = timespec()
             clock_gettime(CLOCK_REALTIME, &now)
-            usleep(useconds_t((1_000_000_000 - now.tv_nsec) / 1000 + 20_000))
+            try await Task.sleep(nanoseconds: UInt64(1_000_000_000 - now.tv_nsec + 20_000_000))
         }
 
         @Test func aFirstRunFadesNothingAndALaterOneFadesExactlyWhatItNoLongerListed() async throws {
@@ -39,7 +39,7 @@ extension CrawlerTests {
             #expect(!html.contains("shown faded"))
             #expect(html.contains("holds 15 items;"))
 
-            Self.nextSecond()
+            try await Self.nextSecond()
             let second = try await runCrawl([pixabaySource(feed, pages: 1, perPage: 5)], out: out.path)
             #expect(second.items.count == 15)
             let notListed = Set(second.items.filter { $0.page > 1 }.map(\.id))

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Foundation
 import Testing
 @testable import FeedCrawlKit
 
@@ -89,7 +90,8 @@ struct RunLockTests {
         let stop = Locked(false)
         let lost = Locked(0)
         let finished = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // A thread of its own, not the dispatch pool the test runner's tasks also run on.
+        Thread {
             defer { finished.signal() }
             while !stop.withLock({ $0 }) {
                 let fd = open("/dev/null", O_RDONLY)
@@ -102,7 +104,7 @@ struct RunLockTests {
                 // Closed behind our back: the number may be someone else's by now; leave it.
                 if closedBehindOurBack { lost.withLock { $0 += 1 } } else { close(fd) }
             }
-        }
+        }.start()
         var refused = 0
         for _ in 0..<20_000 {
             do { _ = try RunLock(outDirectory: dir.path) } catch .held { refused += 1 } catch {}

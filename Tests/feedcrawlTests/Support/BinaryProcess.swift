@@ -49,11 +49,11 @@ final class BinaryProcess: @unchecked Sendable {
 }
 
 /// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
-func waitUntil(seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+func waitUntil(seconds: Double = 10, _ condition: () async -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
-        if condition() { return true }
+        if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
-    return condition()
+    return await condition()
 }

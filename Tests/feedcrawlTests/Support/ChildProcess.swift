@@ -140,17 +140,9 @@ final class ChildProcess: @unchecked Sendable {
         return err
     }
 
-    /// Blocks until the child ends and its output is read (SIGKILL after `timeout` seconds).
-    func waitForExit(timeout: Double) -> Exit {
-        let deadline = Date().addingTimeInterval(timeout)
-        while isRunning && Date() < deadline { usleep(2_000) }
-        if isRunning { send(SIGKILL) }
-        while isRunning { usleep(2_000) }
-        _ = readers.wait(timeout: .now() + 10)
-        return collect()
-    }
-
-    /// Waits as `waitForExit`, without blocking a thread of the cooperative pool.
+    /// Waits until the child ends and its output is read (SIGKILL after `timeout` seconds),
+    /// polling, so that no thread of the cooperative pool (as many as cores) is blocked: the
+    /// only wait there is, because a blocked pool thread stalls every test running beside it.
     func exit(timeout: Double) async -> Exit {
         let deadline = Date().addingTimeInterval(timeout)
         while isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }

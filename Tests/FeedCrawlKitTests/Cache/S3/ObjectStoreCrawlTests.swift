@@ -59,17 +59,20 @@ struct ObjectStoreCrawlTests {
         /// Waits for the end (SIGKILL after `timeout` seconds).
         func exit(timeout: Double = 120) async -> Exit {
             let done = self.done
-            let finished = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(returning: done.wait(timeout: .now() + timeout) == .success)
-                }
+            let out = self.out, err = self.err, pid = self.pid
+            // Waited on a thread of its own: a blocked thread of the dispatch pool, which the
+            // test runner's tasks run on (as many threads as cores), stalls every test beside it.
+            let rest: (Data, Data) = await withCheckedContinuation { continuation in
+                Thread {
+                    if done.wait(timeout: .now() + timeout) != .success {
+                        kill(pid, SIGKILL)
+                        done.wait()
+                    }
+                    // Let the readability handlers drain what is left.
+                    continuation.resume(returning: (out.fileHandleForReading.readDataToEndOfFile(),
+                                                    err.fileHandleForReading.readDataToEndOfFile()))
+                }.start()
             }
-            if !finished {
-                kill(pid, SIGKILL)
-                done.wait()
-            }
-            // Let the readability handlers drain what is left.
-            let rest = (out.fileHandleForReading.readDataToEndOfFile(), err.fileHandleForReading.readDataToEndOfFile())
             out.fileHandleForReading.readabilityHandler = nil
             err.fileHandleForReading.readabilityHandler = nil
             return lock.withLock {
