@@ -102,11 +102,15 @@ extension CommandSpec {
         words: ["manifest", "merge"], summary: "Join the shard parts of OUT into its manifest",
         options: CommandLineOptions.declared)
 
-    /// `feedcrawl config [--print] [crawl options]`.
+    /// `feedcrawl config [--print | --origins] [crawl options]`.
     static let config = CommandSpec(
-        words: ["config"], summary: "Print the effective configuration as JSON",
-        options: [.flag("--print", .options, defaultText: "on", "Print the configuration (the default).")]
-            + CommandLineOptions.declared)
+        words: ["config"], summary: "Print the effective configuration as a configuration file",
+        options: [
+            .flag("--print", .options, defaultText: "on",
+                  "Print the effective configuration as a configuration file (the default)."),
+            .flag("--origins", .options, defaultText: "off",
+                  "Print where each value came from (default, file, environment or flag) instead."),
+        ] + CommandLineOptions.declared)
 
     /// `feedcrawl demo-feed [options]`.
     static let demoFeed = CommandSpec(

@@ -1,3 +1,5 @@
+import FeedCrawlKit
+
 extension HelpText {
     /// Options about output and configuration (part of the main help).
     static let outputOptions = """
@@ -41,54 +43,103 @@ extension HelpText {
     \(commandList)
     """
 
-    static let config = """
-    USAGE: feedcrawl config [--print] [options]
+    /// `feedcrawl help config`: the source keys listed from their declaration
+    /// (`FeedSourceEntry.commonKeys`, each type's `fileKeys`), the top-level keys from the
+    /// options' (`LoadedConfiguration.fileKeys`).
+    static var config: String {
+        """
+        USAGE: feedcrawl config [--print | --origins] [options]
 
-    Prints the effective configuration as JSON on stdout: defaults, then the configuration
-    file (--config PATH, else OUT/feedcrawl.json when it exists), then FEEDCRAWL_* environment
-    variables, then the options given here - the same layers a crawl uses. Secrets are never
-    shown: a key appears as "***" when its environment variable is set, "(not set)" otherwise.
+        Prints the effective configuration on stdout as a configuration file: defaults, then the
+        configuration file (--config PATH, else OUT/feedcrawl.json when it exists), then
+        FEEDCRAWL_* environment variables, then the options given here - the same layers a crawl
+        uses. Saved, it is a file that gives the same configuration and prints the same again
+        (feedcrawl config --print > feedcrawl.json). Keys without a value are left out; the
+        demo feed has no "sources". Secrets are never printed: a key is named by its variable
+        ("keyEnv"), a header by {"env": "VARIABLE"}; --header values are left out (named on
+        stderr).
 
-    It exits with status 2, after printing what it could, when the file is invalid or a
-    source's key variable is not set; so it also checks a configuration before cron uses it.
+        --origins prints instead, as JSON, where each value came from ("from": default, file,
+        environment or flag), the file read ("configFile"), whether the crawl would use the
+        demo feed ("demo"), and whether each variable a source reads a secret from is set.
 
-    CONFIGURATION FILE (feedcrawl.json):
-      {
-        "out": "/srv/feedcrawl",
-        "pages": 5,
-        "ttl": "24h",
-        "logFile": "/var/log/feedcrawl/feedcrawl.log",
-        "sources": [
-          { "type": "pixabay", "url": "https://pixabay.com/api/", "keyEnv": "PIXABAY_KEY",
-            "query": "yellow flowers", "imageType": "photo", "perPage": 200, "pages": 3 },
-          { "type": "launches", "url": "https://apollo-fullstack-tutorial.herokuapp.com/graphql" }
-        ]
-      }
-      Top-level keys are the command-line options in camelCase (perPage = --per-page,
-      maxImageBytes = --max-image-bytes, cacheMax = --cache-max, quiet = --quiet: true);
-      a misspelt key is answered with the closest one and the list of valid keys.
-      Source keys: type (pixabay|launches|array), url, name, pages, pageTTL, images, headers;
-      pixabay also keyEnv, query, imageType, perPage, pageConcurrency; launches also
-      patchSize, details, pageSize. Never put a key in the file: name its variable, and give a
-      secret header as {"Authorization": {"env": "VARIABLE"}} (shown as "***").
-      Lists, one rule at both levels: pixabayImages and launchImages at the top level and a
-      source's images take a JSON array of names, ["large", "webformat"], or one
-      comma-separated string, "large,webformat", as on the command line.
-      A file that is not JSON is reported with the line and column of the first error.
+        It exits with status 2, after printing what it could, when the file is invalid or a
+        source's secret variable is not set; so it also checks a configuration before cron
+        uses it.
 
-    OUTPUT:
-      Every key a file may set, with its effective value (null when unset); "from": for each
-      key, where its value came from: default, file, environment or flag; "configFile";
-      "demo"; "sources": the sources a crawl would use.
+        CONFIGURATION FILE (feedcrawl.json):
+          {
+            "out": "/srv/feedcrawl",
+            "pages": 5,
+            "ttl": "24h",
+            "logFile": "/var/log/feedcrawl/feedcrawl.log",
+            "sources": [
+              { "type": "pixabay", "url": "https://pixabay.com/api/", "keyEnv": "PIXABAY_KEY",
+                "query": "yellow flowers", "imageType": "photo", "perPage": 200, "pages": 3 },
+              { "type": "launches", "url": "https://apollo-fullstack-tutorial.herokuapp.com/graphql" }
+            ]
+          }
+          Strict JSON, as jq reads it: a trailing comma or a key given twice is refused with its
+          line and column; a duration needs its unit ("90s", "10m", "24h", "7d"), a size may
+          have one ("500K", "20M", "2G"). A misspelt key is answered with the closest one.
 
-    EXAMPLES:
-      feedcrawl config --print
-      feedcrawl config --print --config /etc/feedcrawl.json --pages 2
-      FEEDCRAWL_OUT=/srv/feedcrawl feedcrawl config --print | jq .sources
+        TOP-LEVEL KEYS:
+        \(topLevelIntro)
+        \(indentedList(LoadedConfiguration.fileKeys.filter { $0 != "sources" }))
+          Lists (pixabayImages, launchImages, a source's images) take a JSON array of names,
+          ["large", "webformat"], or one comma-separated string, "large,webformat".
 
-    EXIT STATUS:
-      0    the configuration was printed
-      2    an option, a variable or the file is not valid (the message names the file, the key
-           and what is wrong)
-    """
+        SOURCE KEYS (each entry of "sources"):
+        \(sourceKeyLines)
+
+        EXAMPLES:
+          feedcrawl config --print
+          feedcrawl config --print --config /etc/feedcrawl/feedcrawl.json --pages 2
+          feedcrawl config --print --pixabay-url https://pixabay.com/api/ > feedcrawl.json
+          FEEDCRAWL_OUT=/srv/feedcrawl feedcrawl config --origins | jq .from
+
+        EXIT STATUS:
+          0    the configuration was printed
+          2    an option, a variable or the file is not valid (the message names the file, the
+               key and what is wrong)
+        """
+    }
+
+    /// What the top-level keys are, and which options a file may not set.
+    static var topLevelIntro: String {
+        let text = "The command-line options in camelCase, with the same values (perPage = --per-page, "
+            + "quiet = --quiet: true, --no-quiet: false), except \(notInFileText) (sources go in "
+            + "\"sources\"; one file serves every shard; a header's value comes from the environment):"
+        return wrap(text, width: 94).map { "  " + $0 }.joined(separator: "\n")
+    }
+
+    /// The options a file may not set, as the help names them.
+    static var notInFileText: String {
+        LoadedConfiguration.notInFile.sorted().joined(separator: ", ")
+    }
+
+    /// `words`, comma-separated and wrapped at 96 columns, indented by 4.
+    static func indentedList(_ words: [String]) -> String {
+        wrap(words.joined(separator: ", "), width: 92).map { "    " + $0 }.joined(separator: "\n")
+    }
+
+    /// Every source key, the common ones first, then each type's own, with what it means.
+    static var sourceKeyLines: String {
+        var blocks: [(String, [FeedFileKey])] = [("every type", FeedSourceEntry.commonKeys)]
+        for type in FeedSources.registered where !type.fileKeys.isEmpty {
+            blocks.append((type.type, type.fileKeys))
+        }
+        var lines: [String] = []
+        for (title, keys) in blocks {
+            lines.append("  " + title + ":")
+            for key in keys {
+                let name = "    " + key.name
+                let body = wrap(key.help, width: 96 - 24)
+                let pad = name.count < 23 ? String(repeating: " ", count: 24 - name.count) : "\n" + String(repeating: " ", count: 24)
+                lines.append(name + pad + body.joined(separator: "\n" + String(repeating: " ", count: 24)))
+            }
+        }
+        lines.append("  Never write a key or a token in the file: name its environment variable.")
+        return lines.joined(separator: "\n")
+    }
 }

@@ -35,15 +35,21 @@ extension BinaryTests {
             #expect(printed.status == 0)
             #expect(!printed.stdout.contains("file-secret-123"))
             let view = try Output.jsonLine(printed.stdout)
-            #expect(view["configFile"] as? String == out + "/feedcrawl.json")
             let first = try #require((view["sources"] as? [[String: Any]])?.first)
-            #expect(first["key"] as? String == "***")
+            #expect(first["key"] == nil)
             #expect(first["keyEnv"] as? String == "MY_PIXABAY")
+            let origins = try Output.jsonLine(
+                try await BinaryRunner.run(["config", "--origins", "--out", out], environment: ["MY_PIXABAY": "file-secret-123"]).stdout)
+            #expect(origins["configFile"] as? String == out + "/feedcrawl.json")
+            #expect(origins["demo"] as? Bool == false)
+            #expect((origins["secrets"] as? [String: String])?["MY_PIXABAY"] == "set")
 
             let unset = try await BinaryRunner.run(["config", "--print", "--out", out])
             #expect(unset.status == 2)
             #expect(unset.stderr.contains("MY_PIXABAY"))
-            #expect(((try Output.jsonLine(unset.stdout))["sources"] as? [[String: Any]])?.first?["key"] as? String == "(not set)")
+            let unsetOrigins = try await BinaryRunner.run(["config", "--origins", "--out", out])
+            #expect(unsetOrigins.status == 2)
+            #expect(((try Output.jsonLine(unsetOrigins.stdout))["secrets"] as? [String: String])?["MY_PIXABAY"] == "not set")
         }
 
         @Test func flagsBeatEnvironmentBeatFileBeatDefaults() async throws {
@@ -60,7 +66,7 @@ extension BinaryTests {
             #expect(view["retries"] as? Int == 7)           // file over default
             #expect(view["perHost"] as? Int == 8)           // default
             #expect(view["out"] as? String == dir + "/o")
-            #expect(view["demo"] as? Bool == true)
+            #expect(view["sources"] == nil)  // the demo feed
         }
 
         @Test func badFileIsTwoNamingFileKeyAndExpectation() async throws {
@@ -139,7 +145,7 @@ extension BinaryTests {
                 (#"{"per-page": 3}"#, #"per-page: unknown key; did you mean "perPage"? valid keys: "#),
                 (#"{"colour": "blue"}"#, "colour: unknown key; valid keys: "),
                 (#"{"sources": [{"type": "pixabay", "url": "https://x.example/", "querry": "a"}]}"#,
-                 #"sources[0].querry: unknown key for a pixabay source; did you mean "query"? valid keys: type, name, url"#),
+                 #"sources[0].querry: unknown key for a pixabay source; did you mean "query"? valid keys: type, url, name"#),
             ]
             for (text, expected) in cases {
                 try Self.write(text, to: config)
@@ -157,6 +163,96 @@ extension BinaryTests {
             #expect(keys == keys.sorted())
         }
 
+        /// Issue 27, point 3: `config --print` is a configuration file: read back, it gives the
+        /// same configuration and prints the same again, with every layer and every source type,
+        /// and no secret in it.
+        @Test func printIsAConfigurationFileThatPrintsTheSameAgain() async throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            try Self.write("""
+                {"pages": 1, "perPage": 5, "quiet": true, "ttl": "7d", "cacheMax": "1536K", "deadline": "90m",
+                 "maxImageBytes": "1000", "logFormat": "json",
+                 "sources": [{"type": "pixabay", "name": "flowers", "url": "http://127.0.0.1:9/api/", "keyEnv": "MY_KEY",
+                              "pages": 2, "query": "red roses", "images": "large,preview",
+                              "headers": {"X-Trace": "abc", "Authorization": {"env": "MY_TOKEN"}}},
+                             {"type": "launches", "url": "http://127.0.0.1:9/graphql", "details": true, "pageSize": 50,
+                              "pageTtl": "2h"},
+                             {"type": "array", "url": "http://127.0.0.1:9/a", "idField": "uid", "perPage": 10}]}
+                """, to: config)
+            let secrets = ["MY_KEY": "key-9f8e7d6c", "MY_TOKEN": "Bearer tok-5a4b3c"]
+            let first = try await BinaryRunner.run(
+                ["config", "--print", "--config", config, "--retries", "5", "--no-quiet"],
+                environment: secrets.merging(["FEEDCRAWL_PAGES": "3"]) { $1 })
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(!first.stdout.contains("key-9f8e7d6c") && !first.stdout.contains("tok-5a4b3c"))
+            let printed = dir + "/printed.json"
+            try Self.write(first.stdout, to: printed)
+            let second = try await BinaryRunner.run(["config", "--print", "--config", printed], environment: secrets)
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(second.stdout == first.stdout, "first:\n\(first.stdout)\nsecond:\n\(second.stdout)")
+            let view = try Output.jsonLine(first.stdout)
+            #expect(view["pages"] as? Int == 3 && view["retries"] as? Int == 5 && view["quiet"] as? Bool == false)
+            #expect(view["ttl"] as? String == "7d" && view["cacheMax"] as? String == "1536K")
+            #expect(view["deadline"] as? String == "90m" && view["maxImageBytes"] as? String == "1000")
+            let sources = try #require(view["sources"] as? [[String: Any]])
+            #expect(sources.map { $0["type"] as? String } == ["pixabay", "launches", "array"])
+            #expect(sources.map { $0["pageTtl"] as? String } == ["24h", "2h", "0s"])
+            #expect(sources[0]["keyEnv"] as? String == "MY_KEY")
+            #expect(sources[2]["idField"] as? String == "uid")
+            // jq reads it as well.
+            let jq = try await OptionDeclarationTests.run("/usr/bin/jq", ["-e", ".sources | length == 3", printed])
+            #expect(jq.status == 0, "\(jq.stderr)")
+
+            // The demo feed: no sources, and the same again.
+            let demo = try await BinaryRunner.run(["config", "--print"])
+            #expect(demo.status == 0 && !demo.stdout.contains("sources"), "\(demo.stdout)")
+            try Self.write(demo.stdout, to: dir + "/demo.json")
+            #expect(try await BinaryRunner.run(["config", "--print", "--config", dir + "/demo.json"]).stdout == demo.stdout)
+            // A --header's value is a secret: left out, and named on stderr.
+            let header = try await BinaryRunner.run(
+                ["config", "--print", "--launches-url", "http://127.0.0.1:9/g", "--header", "Authorization: Bearer tok-5a4b3c"])
+            #expect(header.status == 0, "\(header.stderr)")
+            #expect(!(header.stdout + header.stderr).contains("tok-5a4b3c"))
+            #expect(header.stderr.contains("--header values are secrets and are not printed (Authorization)"), "\(header.stderr)")
+        }
+
+        /// Issue 27, point 3: durations and sizes are printed as the help writes their defaults
+        /// (`24h`, `2G`, not `1d`, `2 GiB`).
+        @Test func defaultsArePrintedAsTheHelpWritesThem() async throws {
+            let printed = try Output.jsonLine(try await BinaryRunner.run(["config", "--print"]).stdout)
+            let options = try await OptionDeclarationTests.declared()
+            let json = try await BinaryRunner.run(["help", "--options-json"])
+            let placeholders = Dictionary(
+                uniqueKeysWithValues: (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? [])
+                    .compactMap { o in (o["name"] as? String).map { ($0, o["placeholder"] as? String ?? "") } })
+            var compared = 0
+            for option in options where ["DURATION", "SIZE", "N"].contains(placeholders[option.name] ?? "") {
+                guard let text = option.defaultText, text.first?.isNumber == true, !text.contains(" ") else { continue }
+                let key = option.name.dropFirst(2).split(separator: "-").enumerated()
+                    .map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined()
+                let value = printed[key].map { "\($0)" }
+                #expect(value == text, "\(option.name): help says \(text), config --print \(value ?? "nothing")")
+                compared += 1
+            }
+            #expect(compared >= 8)
+        }
+
+        /// Issue 27, point 3: one spelling per key wherever it appears: `pageTtl` at the top level
+        /// and in a source; the other spelling is refused with the right one.
+        @Test func oneSpellingOfPageTtlEverywhere() async throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            try Self.write(#"{"pageTtl": "1h", "sources": [{"type": "array", "url": "http://h.example/a", "pageTtl": "2h"}]}"#, to: config)
+            let good = try await BinaryRunner.run(["config", "--print", "--config", config])
+            #expect(good.status == 0, "\(good.stderr)")
+            for text in [#"{"pageTTL": "1h"}"#, #"{"sources": [{"type": "array", "url": "http://h.example/a", "pageTTL": "2h"}]}"#] {
+                try Self.write(text, to: config)
+                let bad = try await BinaryRunner.run(["config", "--print", "--config", config])
+                #expect(bad.status == 2)
+                #expect(bad.stderr.contains("pageTTL") && bad.stderr.contains(#"did you mean "pageTtl""#), "\(bad.stderr)")
+            }
+        }
+
         /// Issue 19: one rule for lists, at the top level and in a source: an array of names or
         /// one comma-separated string.
         @Test func listsAreArraysOrCommaSeparatedStringsAtBothLevels() async throws {
@@ -172,7 +268,8 @@ extension BinaryTests {
             let view = try Output.jsonLine(result.stdout)
             #expect(view["pixabayImages"] as? [String] == ["large", "webformat"])
             #expect(view["launchImages"] as? [String] == ["small", "large"])
-            let from = try #require(view["from"] as? [String: String])
+            let origins = try await BinaryRunner.run(["config", "--origins", "--config", config], environment: ["K": "a-long-key-123"])
+            let from = try #require(try Output.jsonLine(origins.stdout)["from"] as? [String: String])
             #expect(from["pixabayImages"] == "file")
             #expect(from["launchImages"] == "file")
             let sources = try #require(view["sources"] as? [[String: Any]])
@@ -204,14 +301,17 @@ extension BinaryTests {
             #expect(environment.status == 0, "\(environment.stderr)")
             let view = try Output.jsonLine(environment.stdout)
             #expect(view["quiet"] as? Bool == false)
-            #expect((view["from"] as? [String: String])?["quiet"] == "environment")
+            let origins = try await BinaryRunner.run(
+                ["config", "--origins", "--config", config], environment: ["FEEDCRAWL_QUIET": "0"])
+            #expect((try Output.jsonLine(origins.stdout)["from"] as? [String: String])?["quiet"] == "environment")
             let flags = try await BinaryRunner.run(["config", "--print", "--config", config, "--no-refresh", "--no-details"])
             #expect(flags.status == 0, "\(flags.stderr)")
             let flagView = try Output.jsonLine(flags.stdout)
             #expect(flagView["refresh"] as? Bool == false)
             #expect(flagView["details"] as? Bool == false)
             #expect(flagView["quiet"] as? Bool == true)
-            #expect((flagView["from"] as? [String: String])?["refresh"] == "flag")
+            let flagOrigins = try await BinaryRunner.run(["config", "--origins", "--config", config, "--no-refresh", "--no-details"])
+            #expect((try Output.jsonLine(flagOrigins.stdout)["from"] as? [String: String])?["refresh"] == "flag")
             // The file is below the environment: FEEDCRAWL_QUIET=1 wins over a file's false.
             try Self.write(#"{"quiet": false}"#, to: config)
             let above = try await BinaryRunner.run(
@@ -254,14 +354,19 @@ extension BinaryTests {
                 ["config", "--print", "--config", config, "--retries", "5", "-q"], environment: ["FEEDCRAWL_PAGES": "2"])
             #expect(result.status == 0, "\(result.stderr)")
             let view = try Output.jsonLine(result.stdout)
-            let from = try #require(view["from"] as? [String: String])
+            let origins = try await BinaryRunner.run(
+                ["config", "--origins", "--config", config, "--retries", "5", "-q"], environment: ["FEEDCRAWL_PAGES": "2"])
+            #expect(origins.status == 0, "\(origins.stderr)")
+            let from = try #require(try Output.jsonLine(origins.stdout)["from"] as? [String: String])
             let keys = try await Self.validKeys().filter { $0 != "sources" }
             #expect(keys.count > 30)
             for key in keys {
-                #expect(view.keys.contains(key), "\(key) missing from --print")
                 #expect(view[key] as? String != "(not shown)", "\(key)")
                 #expect(["default", "file", "environment", "flag"].contains(from[key] ?? ""), "\(key)")
             }
+            // Every key with a value is printed; a key without one is left out, never null.
+            #expect(Set(view.keys).isSubset(of: Set(keys)))
+            #expect(!view.values.contains { $0 is NSNull })
             #expect(Set(from.keys) == Set(keys))
             #expect(view["cacheMax"] as? String != nil)
             #expect(view["deadline"] as? String == "10m")
@@ -280,7 +385,7 @@ extension BinaryTests {
             #expect(from["quiet"] == "flag")
             #expect(from["perHost"] == "default")
             #expect(view["perHost"] as? Int == 8)
-            #expect(view["cacert"] is NSNull)
+            #expect(view["cacert"] == nil)
 
             // Without a file, from the command line.
             let flags = try await BinaryRunner.run(["config", "--print", "--deadline=90s", "--cache-max", "5G", "--refresh",
@@ -289,8 +394,12 @@ extension BinaryTests {
             let flagView = try Output.jsonLine(flags.stdout)
             #expect(flagView["deadline"] as? String == "90s")
             #expect(flagView["refresh"] as? Bool == true)
-            #expect((flagView["from"] as? [String: String])?["cacheMax"] == "flag")
-            #expect((flagView["from"] as? [String: String])?["deadline"] == "flag")
+            #expect(flagView["cacheMax"] as? String == "5G")
+            let flagOrigins = try await BinaryRunner.run(["config", "--origins", "--deadline=90s", "--cache-max", "5G", "--refresh",
+                                                    "--out", dir + "/o"])
+            let flagFrom = try Output.jsonLine(flagOrigins.stdout)["from"] as? [String: String]
+            #expect(flagFrom?["cacheMax"] == "flag")
+            #expect(flagFrom?["deadline"] == "flag")
         }
 
         /// Issue 19: a short key no longer turns the host into `pi***abay.com`, and is still
@@ -306,7 +415,7 @@ extension BinaryTests {
             let source = try #require((try Output.jsonLine(result.stdout))["sources"] as? [[String: Any]]).first
             #expect(source?["url"] as? String == "https://pixabay.com/api/")
             #expect(source?["query"] as? String == "*** cats")
-            #expect(source?["key"] as? String == "***")
+            #expect(source?["key"] == nil)
         }
     }
 }

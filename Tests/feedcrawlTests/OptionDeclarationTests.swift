@@ -205,7 +205,7 @@ struct OptionDeclarationTests {
         var fromReadme: [String: String] = [:]
         for line in readme[section.upperBound...].split(separator: "\n").dropFirst(2) {
             guard line.hasPrefix("| ") else { break }
-            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
             fromReadme[cells[0]] = cells[1].replacingOccurrences(of: "`", with: "")
         }
         #expect(fromReadme.count == 7, "\(fromReadme.keys)")
@@ -277,5 +277,53 @@ struct OptionDeclarationTests {
             .filter { $0.allSatisfy { $0.isLetter } && !["true", "false", "null"].contains($0) }
         #expect(!keys.isEmpty)
         for key in keys { #expect(valid.contains(key), "the README names the key \(key), which a file may not set") }
+    }
+
+    /// Issue 27, point 3: `help config` lists every key of every source type from the
+    /// declaration the parser uses, and README's table of source keys names the same keys for
+    /// the same types.
+    @Test func theSourceKeysAreOneTableInHelpConfigAndTheReadme() async throws {
+        let help = try await BinaryRunner.run(["help", "config"])
+        #expect(help.status == 0)
+        let block = try #require(help.stdout.components(separatedBy: "SOURCE KEYS").dropFirst().first)
+        var fromHelp: [String: Set<String>] = [:]
+        var owner = ""
+        for line in block.split(separator: "\n") {
+            if line.hasPrefix("  "), !line.hasPrefix("    "), line.hasSuffix(":") {
+                owner = line.trimmingCharacters(in: .whitespaces).dropLast() == "every type" ? "all"
+                    : String(line.trimmingCharacters(in: .whitespaces).dropLast())
+            } else if line.hasPrefix("    "), !line.hasPrefix("     "), let key = line.split(separator: " ").first {
+                fromHelp[String(key), default: []].insert(owner)
+            } else if !line.hasPrefix(" ") {
+                break
+            }
+        }
+        #expect(fromHelp["pageTtl"] == ["all"] && fromHelp["perPage"] == ["pixabay", "array"], "\(fromHelp)")
+        #expect(fromHelp.count >= 18)
+        // Every key help lists, a file accepts (a misspelt one gets the list).
+        let dir = BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let table = try #require(readme.range(of: "  | key | sources | meaning |"))
+        var fromReadme: [String: Set<String>] = [:]
+        for line in readme[table.upperBound...].split(separator: "\n").dropFirst() {
+            guard line.hasPrefix("  | ") else { break }
+            let cells = line.split(separator: "|").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+            let keys = cells[0].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            for key in keys { fromReadme[key, default: []].insert(cells[1]) }
+        }
+        #expect(fromReadme == fromHelp, "README: \(fromReadme.sorted { $0.key < $1.key })\nhelp config: \(fromHelp.sorted { $0.key < $1.key })")
+        for type in ["pixabay", "launches", "array"] {
+            let keys = fromHelp.filter { $0.value.contains(type) || $0.value.contains("all") }.keys.filter { $0 != "type" && $0 != "url" }
+            var entry = "{\"type\": \"\(type)\", \"url\": \"http://h.example/x\""
+            for key in keys.sorted() { entry += ", \"\(key)\": null" }
+            try "{\"sources\": [\(entry)}]}".write(toFile: dir + "/c.json", atomically: true, encoding: .utf8)
+            let answer = try await BinaryRunner.run(["config", "--print", "--config", dir + "/c.json"])
+            // Each key is known (a value error, never "unknown key").
+            #expect(!answer.stderr.contains("unknown key"), "\(type): \(answer.stderr)")
+        }
     }
 }

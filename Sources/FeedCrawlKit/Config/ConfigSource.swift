@@ -2,18 +2,8 @@
 /// `FeedSources.registered`), the keys every type shares (`FeedSourceEntry`) and the type's
 /// own, which the type reads (`FeedSource.make`).
 ///
-/// | key | sources | meaning |
-/// |---|---|---|
-/// | `type` | all | a registered feed type: `pixabay`, `launches` or `array` (required) |
-/// | `url` | all | the API endpoint, http:// or https:// (required) |
-/// | `name` | all | name in the manifest; default the type; unique |
-/// | `pages` | all | pages to fetch; default the run's `--pages` |
-/// | `pageTTL` | all | reuse kept feed pages younger than this (`24h`); default the type's |
-/// | `images` | all | image variants to fetch, a list of the type's variant names |
-/// | `headers` | all | request headers for the feed, `{"Name": {"env": "VARIABLE"}}` (the value read from the environment) or `{"Name": "value"}` for a value that is no secret; default none |
-///
-/// The types' own keys are documented with each type (`PixabaySourceConfiguration`,
-/// `LaunchesSourceConfiguration`, `ArraySourceConfiguration`).
+/// The keys every type shares are `FeedSourceEntry.commonKeys`; each type declares its own
+/// (`FeedSource.fileKeys`), with what each means.
 public struct ConfigSource: Sendable, Equatable {
     /// The feed type.
     public var type: any FeedSource.Type
@@ -47,7 +37,7 @@ public struct ConfigSource: Sendable, Equatable {
         guard case .string(let typeText) = typeValue, let type = FeedSources.type(named: typeText, in: types) else {
             throw fail("type", "expected one of \(names), not \(typeValue.kindDescription)")
         }
-        let allowed = FeedSourceEntry.commonKeys + type.fileKeys
+        let allowed = (FeedSourceEntry.commonKeys + type.fileKeys).map(\.name)
         for key in fields.keys.sorted() where !allowed.contains(key) {
             let shown = TerminalText.sanitize(String(key.prefix(60)))
             if FeedSourceEntry.secretKeys.contains(key) {
@@ -85,8 +75,34 @@ public struct ConfigSource: Sendable, Equatable {
 /// checked, the type's own keys (read with `string`, `integer`, `bool`), and the run's
 /// settings the source takes when the file gives none (`run`).
 public struct FeedSourceEntry: Sendable, Equatable {
-    /// Keys every source may hold.
-    public static let commonKeys = ["type", "name", "url", "pages", "pageTTL", "images", "headers"]
+    /// Keys every source may hold, with what each means.
+    public static let commonKeys: [FeedFileKey] = [
+        .init("type", "the feed type: \(typeNames) (required)"),
+        .init("url", "the API endpoint, http:// or https:// (required)"),
+        .init("name", "the items' source in the manifest; unique (default the type)"),
+        .init("pages", "pages to fetch (default the top-level pages; --pages and FEEDCRAWL_PAGES override it)"),
+        .init("pageTtl", "reuse kept feed pages younger than this, e.g. \"24h\" (default 24h for pixabay, 0 for the others)"),
+        .init("images", "image variants to fetch, an array of names or one comma-separated string "
+                  + "(\(variantsByType))"),
+        .init("headers", "request headers for the feed: {\"Authorization\": {\"env\": \"VARIABLE\"}} reads the value "
+                  + "from the environment; a plain string only for a header without credentials (default none)"),
+    ]
+    /// The registered types' names, `pixabay, launches, array`.
+    private static var typeNames: String {
+        var names: [String] = []
+        for type in FeedSources.registered { names.append(type.type) }
+        return names.joined(separator: ", ")
+    }
+
+    /// Each registered type's variant names, `pixabay: preview, webformat, large; …`.
+    private static var variantsByType: String {
+        var parts: [String] = []
+        for type in FeedSources.registered {
+            parts.append(type.type + ": " + type.variantNames.joined(separator: ", "))
+        }
+        return parts.joined(separator: "; ")
+    }
+
     /// Keys refused with a pointer to `keyEnv`: secrets never sit in the file.
     static let secretKeys = ["key", "apiKey", "token", "password", "secret"]
 
@@ -123,7 +139,7 @@ public struct FeedSourceEntry: Sendable, Equatable {
     public var fields: [String: ConfigValue]
     public var name: String
     public var url: String
-    /// `pageTTL`, in seconds, when given.
+    /// `pageTtl`, in seconds, when given.
     public var pageTTL: Double?
     /// `images` (an array or one comma-separated string), checked against the type's variants.
     public var images: [String]?
@@ -203,11 +219,11 @@ public struct FeedSourceEntry: Sendable, Equatable {
         }
         self.name = name
         _ = try integer("pages", 0...100_000)
-        if let text = try string("pageTTL") {
+        if let text = try string("pageTtl") {
             do {
                 pageTTL = try DurationParser.parse(text)
             } catch {
-                throw fail("pageTTL", "expected a duration such as \"90s\", \"10m\", \"24h\" or \"7d\": \(error)")
+                throw fail("pageTtl", "expected a duration such as \"90s\", \"10m\", \"24h\" or \"7d\": \(error)")
             }
         }
         if let value = fields["images"] {

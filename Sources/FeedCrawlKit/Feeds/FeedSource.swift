@@ -9,8 +9,9 @@ public protocol FeedSource: Sendable {
     /// The image variants a source of this type can fetch (a source's `"images"`), in order.
     static var variantNames: [String] { get }
     /// The keys a configuration file's source of this type may hold besides
-    /// `FeedSourceEntry.commonKeys`; default none.
-    static var fileKeys: [String] { get }
+    /// `FeedSourceEntry.commonKeys`, each with what it means (`help config`, README's table);
+    /// default none.
+    static var fileKeys: [FeedFileKey] { get }
     /// The environment variables a configuration file's source names for secrets of its own
     /// (besides its headers'); default none.
     static func secretVariables(_ entry: FeedSourceEntry) -> [String]
@@ -57,7 +58,7 @@ public protocol FeedSource: Sendable {
 }
 
 extension FeedSource {
-    public static var fileKeys: [String] { [] }
+    public static var fileKeys: [FeedFileKey] { [] }
     public static var commandLineOptions: [FeedOption] { [] }
     public static func check(option name: String, value: String) throws(FeedOptionError) {}
     public static func make(_ commandLine: FeedCommandLine) throws(FeedOptionError) -> Self? { nil }
@@ -66,6 +67,20 @@ extension FeedSource {
     public var apiKey: String? { nil }
     public var manifestAllowance: Int64 { 0 }
     public func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)] { [] }
+}
+
+/// A key of a configuration file's source entry: its name and what it means, one declaration
+/// that the parser (which keys are allowed), `help config` and README's table take.
+public struct FeedFileKey: Sendable, Equatable {
+    /// The key as written, e.g. `pageTtl`.
+    public var name: String
+    /// What it takes and means, with its default.
+    public var help: String
+
+    public init(_ name: String, _ help: String) {
+        self.name = name
+        self.help = help
+    }
 }
 
 /// A command-line option a feed type declares (listed under SOURCES in `--help`).

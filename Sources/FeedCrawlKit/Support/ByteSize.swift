@@ -94,6 +94,17 @@ public enum ByteSize {
 
     /// Human-readable binary size: `"512 B"`, `"1 KiB"`, `"1.5 MiB"`, `"20 MiB"`, `"2.3 GiB"`.
     /// One decimal at most, dropped when it is zero; negative values get a leading `-`.
+    /// `bytes` exactly, as an option takes it: the largest unit that divides it, `2G`, `500K`,
+    /// `1536K`, else the bytes, `1000`. `parse` reads it back to the same number.
+    public static func exact(_ bytes: Int64) -> String {
+        guard bytes > 0 else { return "\(bytes)" }
+        for (index, letter) in ["E", "P", "T", "G", "M", "K"].enumerated() {
+            let unit = Int64(1) << (10 * (6 - index))
+            if bytes % unit == 0 { return "\(bytes / unit)\(letter)" }
+        }
+        return "\(bytes)"
+    }
+
     public static func format(_ bytes: Int64) -> String {
         if bytes < 0 {
             return "-" + format(bytes == .min ? .max : -bytes)

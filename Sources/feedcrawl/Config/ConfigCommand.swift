@@ -2,15 +2,17 @@ import FeedCrawlKit
 import FoundationEssentials
 import Glibc
 
-/// `feedcrawl config [--print] [options]`: the effective configuration (defaults, file,
-/// environment, command line) as JSON on stdout, secrets masked.
+/// `feedcrawl config [--print | --origins] [options]`: the effective configuration (defaults,
+/// file, environment, command line) as a configuration file on stdout, or where each value
+/// came from; secrets never shown.
 enum ConfigCommand {
     static func run(_ arguments: [String]) -> Never {
         if arguments.contains("--help") || arguments.contains("-h") {
             Console.out(HelpText.config)
             exit(0)
         }
-        let rest = arguments.filter { $0 != "--print" }
+        let origins = arguments.contains("--origins")
+        let rest = arguments.filter { $0 != "--print" && $0 != "--origins" }
         let environment = ProcessInfo.processInfo.environment
         let loaded: LoadedConfiguration
         do {
@@ -31,10 +33,15 @@ enum ConfigCommand {
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.out(String(decoding: try encoder.encode(view), as: UTF8.self))
+            let data = origins ? try encoder.encode(view.origins) : try encoder.encode(view)
+            Console.out(String(decoding: data, as: UTF8.self))
         } catch {
             Console.err("feedcrawl: error: cannot print the configuration: \(error)")
             exit(ExitStatus.usage.rawValue)
+        }
+        if !origins, !view.unprintedHeaders.isEmpty {
+            Console.err("feedcrawl: note: --header values are secrets and are not printed (\(view.unprintedHeaders.joined(separator: ", "))); "
+                + "in a file, give each as {\"env\": \"VARIABLE\"} in its source's \"headers\"")
         }
         if let problem {
             Console.err("feedcrawl: error: \(problem)")
@@ -44,15 +51,17 @@ enum ConfigCommand {
     }
 }
 
-/// What `feedcrawl config --print` shows: every option a configuration file may set
-/// (`LoadedConfiguration.fileKeys`, derived from the parser's list) under its file key with its
-/// effective value (null when unset), `from` naming the layer each came from (`default`,
-/// `file`, `environment` or `flag`), then `configFile`, `demo` and the `sources` a crawl would
-/// use. Secrets appear only as `***` (set) or `(not set)`, and URLs lose any `key=` parameter.
+/// What `feedcrawl config --print` shows: a configuration file that gives the same
+/// configuration when read back (`--config`), and prints the same again: every option a file
+/// may set (`LoadedConfiguration.fileKeys`) that has a value, under its file key, durations and
+/// sizes as the help writes them (`24h`, `2G`), and the `sources` a crawl would use in the
+/// file's form (omitted for the demo feed). Secrets never appear: a key is named by its
+/// variable (`keyEnv`), a header from the file by its `{"env": "VARIABLE"}`, and `--header`
+/// values are left out (named on stderr). `--origins` prints `Origins` instead.
 struct EffectiveConfiguration: Encodable {
-    /// One source as printed: `type`, `name`, `url`, `pages`, `pageTTL`, `images`, `headers`
-    /// (each value `***` or `(not set)`), `key` (`***` or `(not set)`) for a source sending one,
-    /// and the settings of its type (`FeedSource.settings`).
+    /// One source as a file's `sources` entry: `type`, `name`, `url`, `pages`, `pageTtl`,
+    /// `images`, `headers` (from a file only), and the settings of its type
+    /// (`FeedSource.settings`, which name a key's variable, never the key).
     typealias Source = [String: Value]
 
     /// One printed value.
@@ -62,7 +71,7 @@ struct EffectiveConfiguration: Encodable {
         case int(Int)
         case string(String)
         case strings([String])
-        case object([String: String])
+        case object([String: Value])
 
         init(_ text: String?) { self = text.map { .string($0) } ?? .null }
 
@@ -79,15 +88,34 @@ struct EffectiveConfiguration: Encodable {
         }
     }
 
-    var configFile: String?
-    var demo: Bool
-    /// File key → effective value, for every option a file may set.
-    var settings: [String: Value]
-    /// File key → where its value came from.
-    var from: [String: String]
-    var sources: [Source]
+    /// Where the configuration came from (`config --origins`): the file read (null: none),
+    /// whether the crawl would use the demo feed, for every key a file may set the layer its
+    /// value came from (`default`, `file`, `environment` or `flag`), and for each variable the
+    /// sources read a secret from whether it is set.
+    struct Origins: Encodable {
+        var configFile: String?
+        var demo: Bool
+        var from: [String: String]
+        var secrets: [String: String]
 
-    private struct Key: CodingKey {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(configFile.map { Value.string($0) } ?? .null, forKey: Key("configFile"))
+            try container.encode(demo, forKey: Key("demo"))
+            try container.encode(from, forKey: Key("from"))
+            try container.encode(secrets, forKey: Key("secrets"))
+        }
+    }
+
+    /// File key → effective value, for every option a file may set that has one.
+    var settings: [String: Value]
+    /// The sources, nil for the demo feed.
+    var sources: [Source]?
+    var origins: Origins
+    /// The names of `--header`s not printed (their values are secrets).
+    var unprintedHeaders: [String] = []
+
+    fileprivate struct Key: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
         init(_ string: String) { stringValue = string }
@@ -97,11 +125,8 @@ struct EffectiveConfiguration: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        for (key, value) in settings { try container.encode(value, forKey: Key(key)) }
-        try container.encode(from, forKey: Key("from"))
-        try container.encode(configFile.map { Value.string($0) } ?? .null, forKey: Key("configFile"))
-        try container.encode(demo, forKey: Key("demo"))
-        try container.encode(sources, forKey: Key("sources"))
+        for (key, value) in settings where value != .null { try container.encode(value, forKey: Key(key)) }
+        if let sources { try container.encode(sources, forKey: Key("sources")) }
     }
 
     /// The effective value of option `name` (a long name); nil for a name this view does not
@@ -127,7 +152,7 @@ struct EffectiveConfiguration: Encodable {
         case "--per-host": return .int(options.perHost)
         case "--retries": return .int(options.retries)
         case "--ttl": return .string(duration(options.ttlSeconds))
-        case "--max-image-bytes": return .string(ByteSize.format(options.maxImageBytes))
+        case "--max-image-bytes": return .string(ByteSize.exact(options.maxImageBytes))
         case "--cacert": return Value(options.caFile)
         case "--shard": return Value(options.shard.map { "\($0)" })
         case "--metrics-file": return Value(options.metricsFile)
@@ -141,10 +166,10 @@ struct EffectiveConfiguration: Encodable {
         case "--max-time": return .string(duration(options.maxTransferSeconds))
         case "--connect-timeout": return .string(duration(options.connectTimeoutSeconds))
         case "--allow-private-addresses": return .bool(options.allowPrivateAddresses)
-        case "--user-agent": return .string(options.userAgent ?? BuildInfo.userAgent)
+        case "--user-agent": return Value(options.userAgent)  // unset: the running version's
         case "--proxy": return Value(options.proxy.map { SecretRedactor(secrets: []).redactURL($0) })
         case "--noproxy": return Value(options.noProxy)
-        case "--cache-max": return .string(ByteSize.format(options.cacheMaxBytes))
+        case "--cache-max": return .string(ByteSize.exact(options.cacheMaxBytes))
         case "--progress": return .string(ux.progress.rawValue)
         case "--no-progress": return .bool(ux.progress == .never)
         case "--progress-interval": return .string(duration(ux.progressInterval))
@@ -165,9 +190,8 @@ struct EffectiveConfiguration: Encodable {
 
     init(_ loaded: LoadedConfiguration, environment: [String: String]) {
         let options = loaded.options
-        configFile = loaded.file?.path
         settings = [:]
-        from = [:]
+        var from: [String: String] = [:]
         for name in LoadedConfiguration.fileOptionNames {
             let key = ConfigFile.key(forOptionName: name)
             settings[key] = Self.value(of: name, in: options) ?? .string("(not shown)")
@@ -176,27 +200,36 @@ struct EffectiveConfiguration: Encodable {
         }
 
         // The sources exactly as a crawl would build them: the file's, else the command line's.
-        // A secret that is not set is shown as such: build with a marker in its place.
+        // A secret that is not set is built with a marker in its place.
         let unset = "feedcrawl-not-set-7f3a9c"
         var lookup = environment
-        for variable in (loaded.file?.sources ?? []).flatMap(\.secretVariables) where lookup[variable, default: ""].isEmpty {
-            lookup[variable] = unset
+        let fileEntries = loaded.file?.sources ?? []
+        var secrets: [String: String] = [:]
+        for variable in fileEntries.flatMap(\.secretVariables) {
+            let isSet = !lookup[variable, default: ""].isEmpty
+            secrets[variable] = isSet ? "set" : "not set"
+            if !isSet { lookup[variable] = unset }
         }
         let fileSources = (try? loaded.fileSources(environment: lookup)) ?? nil
         let built = fileSources ?? (options.usesDemoFeed ? [] : options.crawlConfiguration().sources)
-        let shown = { (secret: String) -> Value in .string(secret == unset || secret.isEmpty ? "(not set)" : "***") }
         var sources: [Source] = []
-        for source in built {
+        for (index, source) in built.enumerated() {
             let redactor = SecretRedactor(secrets: source.secrets.filter { $0 != unset })
             var printed: Source = [
                 "type": .string(source.type), "name": .string(source.name), "url": .string(redactor.redactURL(source.url)),
-                "pages": .int(source.pages), "pageTTL": .string(Self.duration(source.pageTTL)),
+                "pages": .int(source.pages), "pageTtl": .string(Self.duration(source.pageTTL)),
                 "images": .strings(source.feed.variantList),
             ]
-            if let key = source.key { printed["key"] = shown(key) }
-            if !source.headers.isEmpty {
-                printed["headers"] = .object(Dictionary(
-                    source.headers.map { ($0.name, $0.value == unset ? "(not set)" : "***") }, uniquingKeysWith: { _, last in last }))
+            // Headers as the file gives them (a variable's name, or a value that is no secret);
+            // the command line's are secrets, named on stderr.
+            let written = fileSources == nil ? [] : fileEntries[index].entry.headers
+            var headers: [String: Value] = [:]
+            for header in written {
+                headers[header.name] = header.env.map { .object(["env": .string($0)]) } ?? .string(header.value ?? "")
+            }
+            if !headers.isEmpty { printed["headers"] = .object(headers) }
+            for header in options.headers where !unprintedHeaders.contains(header.name) {
+                unprintedHeaders.append(header.name)
             }
             for (key, value) in source.feed.settings(redactor) {
                 switch value {
@@ -208,16 +241,18 @@ struct EffectiveConfiguration: Encodable {
             }
             sources.append(printed)
         }
-        self.sources = sources
-        demo = sources.isEmpty
+        self.sources = sources.isEmpty ? nil : sources
+        origins = Origins(configFile: loaded.file?.path, demo: sources.isEmpty, from: from, secrets: secrets)
     }
 
-    /// Seconds as the shortest exact duration text: `1d`, `24h`, `10m`, `90s`, `0.5s`.
+    /// Seconds as an exact duration text as the help writes them: `24h`, `5m`, `10s`, `0.5s`;
+    /// days only from two on (`7d`), so a day reads `24h` as in the docs.
     static func duration(_ seconds: Double) -> String {
         let whole = Int(seconds)
         if seconds == 0 { return "0s" }
         guard Double(whole) == seconds, whole > 0 else { return "\(seconds)s" }
-        for (unit, size) in [("d", 86_400), ("h", 3_600), ("m", 60)] where whole % size == 0 {
+        if whole % 86_400 == 0 && whole >= 2 * 86_400 { return "\(whole / 86_400)d" }
+        for (unit, size) in [("h", 3_600), ("m", 60)] where whole % size == 0 {
             return "\(whole / size)\(unit)"
         }
         return "\(whole)s"

@@ -72,7 +72,7 @@ struct ConfigFileTests {
         let file = try Self.parse("""
             {"sources": [{"type": "launches", "url": "https://x.example/graphql", "patchSize": "large", "details": true},
                          {"type": "array", "url": "https://y.example/beers", "idField": "beer.id", "imageField": "img",
-                          "titleField": "name", "perPage": 80, "pageTTL": "2h", "name": "beers"}]}
+                          "titleField": "name", "perPage": 80, "pageTtl": "2h", "name": "beers"}]}
             """)
         let sources = try #require(file.sources)
         let launches = try sources[0].configuration(
@@ -92,7 +92,7 @@ struct ConfigFileTests {
         #expect(a.idField == "beer.id" && a.imageField == "img" && a.titleField == "name")
         #expect(a.perPage == 80 && a.pageTTL == 7200 && a.name == "beers")
         #expect(Self.problem(#"{"sources": [{"type": "launches", "url": "https://a.example/", "patchSize": "huge"}]}"#)?.key == "sources[0].patchSize")
-        #expect(Self.problem(#"{"sources": [{"type": "array", "url": "https://a.example/", "pageTTL": "soon"}]}"#)?.key == "sources[0].pageTTL")
+        #expect(Self.problem(#"{"sources": [{"type": "array", "url": "https://a.example/", "pageTtl": "soon"}]}"#)?.key == "sources[0].pageTtl")
     }
 
     @Test func imagesNameEachSourcesVariants() throws {

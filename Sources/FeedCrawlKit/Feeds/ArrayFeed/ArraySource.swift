@@ -35,7 +35,12 @@ public struct ArraySourceConfiguration: FeedSource {
 extension ArraySourceConfiguration {
     public static let type = "array"
     public static var variantNames: [String] { [ArrayPage.variant] }
-    public static let fileKeys = ["idField", "imageField", "titleField", "perPage"]
+    public static let fileKeys: [FeedFileKey] = [
+        .init("idField", "the element field holding the id (default id)"),
+        .init("imageField", "the element field holding the image URL (default image_url)"),
+        .init("titleField", "the element field holding the title (default name, then title)"),
+        .init("perPage", "elements per page (default 25)"),
+    ]
     public static let commandLineOptions: [FeedOption] = [
         .value("--array-url", "URL", defaultText: "none",
                "A page-numbered feed of bare JSON arrays, fetched as URL?page=N&per_page=M "

@@ -39,7 +39,11 @@ public struct LaunchesSourceConfiguration: FeedSource {
 extension LaunchesSourceConfiguration {
     public static let type = "launches"
     public static var variantNames: [String] { LaunchesQuery.PatchSize.allCases.map(\.rawValue) }
-    public static let fileKeys = ["patchSize", "details", "pageSize"]
+    public static let fileKeys: [FeedFileKey] = [
+        .init("patchSize", "small or large: the same as \"images\": [\"small\"] or [\"large\"]"),
+        .init("details", "true: query each launch's details (rocket, site) and fetch its large patch too (default false)"),
+        .init("pageSize", "launches per page, sent as the query's pageSize, 1-100000 (default not sent: the server's 20)"),
+    ]
     public static let commandLineOptions: [FeedOption] = [
         .value("--launches-url", "URL", defaultText: "demo",
                "A GraphQL launches API (the Apollo tutorial's schema)."),

@@ -42,7 +42,13 @@ public struct PixabaySourceConfiguration: FeedSource {
 extension PixabaySourceConfiguration {
     public static let type = "pixabay"
     public static var variantNames: [String] { PixabayVariant.allCases.map(\.rawValue) }
-    public static let fileKeys = ["keyEnv", "query", "imageType", "perPage", "pageConcurrency"]
+    public static let fileKeys: [FeedFileKey] = [
+        .init("keyEnv", "the NAME of the environment variable holding the key (default PIXABAY_KEY)"),
+        .init("query", "search terms (default none: every image)"),
+        .init("imageType", "all (default), photo, illustration or vector"),
+        .init("perPage", "hits per page, 3-200 (default the run's --per-page, which overrides it)"),
+        .init("pageConcurrency", "pages fetched at once, 1-16 (default 4)"),
+    ]
     public static let commandLineOptions: [FeedOption] = [
         .value("--pixabay-url", "URL", defaultText: "demo",
                "A Pixabay-style search API, e.g. https://pixabay.com/api/. The key is read from the "
