@@ -205,7 +205,7 @@ struct OptionDeclarationTests {
         var fromReadme: [String: String] = [:]
         for line in readme[section.upperBound...].split(separator: "\n").dropFirst(2) {
             guard line.hasPrefix("| ") else { break }
-            let cells = line.split(separator: "|").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             fromReadme[cells[0]] = cells[1].replacingOccurrences(of: "`", with: "")
         }
         #expect(fromReadme.count == 7, "\(fromReadme.keys)")
