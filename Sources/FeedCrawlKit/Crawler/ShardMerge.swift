@@ -186,31 +186,53 @@ public struct ShardMerge: Sendable {
         return report
     }
 
-    /// N of the shard parts written last (`OUT/shards/N/K/manifest.json`, or a journal).
+    /// One shard part found under `shards/`: `N/K/manifest.json` or `N/K/` + the journal, with
+    /// when it was written (seconds, or an S3 `LastModified` text: any order that sorts).
+    struct ShardPart<Time: Comparable> {
+        var count: Int
+        var written: Time
+
+        /// The part at `path` relative to `shards/` (`["4", "2", "manifest.json"]`), nil when the
+        /// path is no part: N from 1 to 4096, K below N, then the manifest or a journal.
+        init?(_ components: [Substring], written: Time) {
+            guard components.count >= 3, let count = Int(components[0]), (1...4096).contains(count),
+                  let index = Int(components[1]), index >= 0, index < count,
+                  components[2] == CacheLayout.manifestFileName[...] || components[2] == CacheLayout.journalFileName[...]
+                      || components[2] == S3Archive.journalFolder[...] else { return nil }
+            self.count = count
+            self.written = written
+        }
+    }
+
+    /// N of the shard parts written last: the rule for a folder and for a bucket alike. Throws
+    /// `NothingToMerge` naming `shown` when there is no part.
+    static func latestShardCount<Time: Comparable>(_ parts: [ShardPart<Time>], shown: String) throws -> Int {
+        guard let latest = parts.max(by: { $0.written < $1.written }) else {
+            throw NothingToMerge(description: "no shard parts in \(shown) (run feedcrawl --shard K/N first)")
+        }
+        return latest.count
+    }
+
+    /// N of the shard parts written last in a folder (`OUT/shards/N/K/manifest.json`, or a journal).
     static func latestShardCount(_ layout: CacheLayout) throws -> Int {
         let root = layout.absolutePath("shards")
-        guard let dir = opendir(root) else {
-            throw NothingToMerge(description: "no shard parts in \(root) (run feedcrawl --shard K/N first)")
-        }
-        defer { closedir(dir) }
-        var best: (count: Int, time: Int) = (0, -1)
-        while let entry = readdir(dir) {
-            let name = DirectoryEntry.name(entry)
-            guard let count = Int(name), count >= 1, count <= 4096 else { continue }
-            for index in 0..<count {
-                guard let shard = Shard(index: index, count: count) else { continue }
-                let part = CacheLayout(outDirectory: layout.outDirectory, shard: shard)
-                for path in [part.manifestPath, part.journalPath] {
-                    var info = stat()
-                    guard stat(path, &info) == 0 else { continue }
-                    if info.st_mtim.tv_sec > best.time { best = (count, info.st_mtim.tv_sec) }
+        var parts: [ShardPart<Int>] = []
+        if let dir = opendir(root) {
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let name = DirectoryEntry.name(entry)
+                guard let count = Int(name), count >= 1, count <= 4096 else { continue }
+                for index in 0..<count {
+                    for file in [CacheLayout.manifestFileName, CacheLayout.journalFileName] {
+                        var info = stat()
+                        guard stat("\(root)/\(count)/\(index)/\(file)", &info) == 0,
+                              let part = ShardPart(["\(count)", "\(index)", file[...]], written: info.st_mtim.tv_sec) else { continue }
+                        parts.append(part)
+                    }
                 }
             }
         }
-        guard best.count > 0 else {
-            throw NothingToMerge(description: "no shard parts in \(root) (run feedcrawl --shard K/N first)")
-        }
-        return best.count
+        return try latestShardCount(parts, shown: root)
     }
 
     private static func time(_ date: Date) -> String {

@@ -108,21 +108,13 @@ final class S3Session: ArchiveSession, @unchecked Sendable {
     /// journal is folded into the copy of its part; its objects stay until that shard's next
     /// run stores its part.
     private func pullShards() throws {
-        var latest: (count: Int, time: String) = (0, "")
-        for object in try archive.list("shards") {
-            let parts = object.key.split(separator: "/")
-            guard parts.count >= 4, let count = Int(parts[1]), count >= 1, count <= 4096,
-                  let index = Int(parts[2]), index >= 0, index < count,
-                  parts[3] == CacheLayout.manifestFileName[...] || parts[3] == S3Archive.journalFolder[...] else { continue }
-            if object.lastModified > latest.time { latest = (count, object.lastModified) }
+        let parts = try archive.list("shards").compactMap { object in
+            ShardMerge.ShardPart(Array(object.key.split(separator: "/").dropFirst()), written: object.lastModified)
         }
-        guard latest.count > 0 else {
-            throw ShardMerge.NothingToMerge(
-                description: "no shard parts in \(archive.displayPath("shards")) (run feedcrawl --shard K/N first)")
-        }
+        let count = try ShardMerge.latestShardCount(parts, shown: archive.displayPath("shards"))
         try archive.pull(CacheLayout.manifestFileName, to: CacheLayout(outDirectory: directory).manifestPath)
-        for index in 0..<latest.count {
-            guard let shard = Shard(index: index, count: latest.count) else { continue }
+        for index in 0..<count {
+            guard let shard = Shard(index: index, count: count) else { continue }
             let part = CacheLayout(outDirectory: directory, shard: shard)
             try AtomicFile.createDirectories(part.stateDirectory)
             try archive.pull(S3Archive.statePath(shard.directory, CacheLayout.manifestFileName), to: part.manifestPath)
