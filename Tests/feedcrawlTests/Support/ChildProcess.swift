@@ -55,8 +55,22 @@ final class ChildProcess: @unchecked Sendable {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // The child starts with no signal blocked and the usual dispositions, whatever the
+        // spawning thread had: a test process that blocks SIGTERM would otherwise hand that on,
+        // and a daemon the child starts (tmux) could then not be stopped by SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let rc = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         close(outPipe[1])
         if !mergeStderr { close(errPipe[1]) }
         guard rc == 0 else {
