@@ -69,6 +69,9 @@ struct TerminalDisplayTests {
         /// What the program wrote to the terminal.
         var raw: String { (try? String(contentsOfFile: folder + "/raw", encoding: .utf8)) ?? "" }
 
+        /// What the program wrote to the terminal, byte for byte.
+        var rawBytes: [UInt8] { FileManager.default.contents(atPath: folder + "/raw").map { [UInt8]($0) } ?? [] }
+
         /// Stops the server by its pid (SIGTERM ends it and its session; SIGKILL after 2 s, on
         /// a thread of its own, so nothing waits here) and removes the files.
         func stop() {
@@ -90,13 +93,14 @@ struct TerminalDisplayTests {
         line.hasPrefix("items ") && line.contains(" done") || line.range(of: #"^\S+\s+(page \d|\d+ listed|\d+ done)"#, options: .regularExpression) != nil
     }
 
-    /// Whether `line`, a line of the live display, is whole fields only: nothing cut.
-    static func isWholeFields(_ line: String) -> Bool {
+    /// Whether `line`, a line of the live display, is whole fields only: nothing cut; what is
+    /// left between the fields is `separators` (default those of a UTF-8 locale).
+    static func isWholeFields(_ line: String, separators: String = " ·│") -> Bool {
         let field = #"(page \d+(/\d+)?|\d+ listed|\d+ done|\d+ failed|SOURCE FAILED|\d+ queued|items \d+ done|[\d.]+ (B|KiB|MiB|GiB)/s|[\d.]+ (B|KiB|MiB|GiB)|-- B/s|\d+:\d\d(:\d\d)?)"#
         let source = #"^(launches|pixabay|items \d+ done)"#
         let rest = line.replacingOccurrences(of: source, with: "", options: .regularExpression)
             .replacingOccurrences(of: field, with: "", options: .regularExpression)
-        return rest.allSatisfy { " ·│".contains($0) }
+        return rest.allSatisfy { separators.contains($0) }
     }
 
     /// Runs a slow crawl in a `columns` x 30 session, watches the display, presses Ctrl-C and
@@ -167,7 +171,7 @@ struct TerminalDisplayTests {
             for frame in frames {
                 let display = frame.filter(Self.isProgressLine)
                 #expect(display.count == 3, "\(frame)")
-                #expect(display.allSatisfy(Self.isWholeFields), "\(display)")
+                #expect(display.allSatisfy { Self.isWholeFields($0) }, "\(display)")
                 #expect(frame.first.map(Self.isProgressLine) == true, "the display starts at the top row: \(frame)")
             }
             try await checkEnd(all, tmux: tmux)
@@ -216,6 +220,27 @@ struct TerminalDisplayTests {
                 }
             }
             try await checkEnd(all, tmux: tmux)
+        }
+    }
+
+    /// Under the C locale (`LC_ALL=C`: the terminal's character set is not known to be UTF-8)
+    /// every byte written to the terminal is ASCII: the display's separators are `-` and `|`.
+    @Test func underTheCLocaleEveryByteWrittenIsASCII() async throws {
+        try #require(Tmux.path != nil, "tmux is not installed (scripts/deps --tests installs it)")
+        try await BinaryTestGate.run {
+            let (tmux, all, frames) = try await crawlAndInterrupt(columns: 100, extraEnvironment: ["LC_ALL": "C"])
+            defer { tmux.stop() }
+            for frame in frames {
+                let display = frame.filter(Self.isProgressLine)
+                #expect(display.count == 3, "\(frame)")
+                #expect(display.allSatisfy { Self.isWholeFields($0, separators: " -|") }, "\(display)")
+            }
+            #expect(frames.contains { $0.contains { $0.hasPrefix("items ") && $0.contains(" queued - ") && $0.contains(" | ") } },
+                    "no ASCII totals line: \(frames)")
+            try await checkEnd(all, tmux: tmux)
+            let bytes = tmux.rawBytes
+            let first = bytes.firstIndex { $0 >= 0x80 }
+            #expect(first == nil, "not ASCII: \(first.map { String(decoding: bytes[max(0, $0 - 40)..<min(bytes.count, $0 + 40)], as: UTF8.self) } ?? "")")
         }
     }
 

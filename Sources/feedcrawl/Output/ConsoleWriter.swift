@@ -10,16 +10,34 @@ import Glibc
 /// such as tmux treat, from the top row, as clearing the screen, pushing the old frame into
 /// their scrollback, and it never writes a newline below the display's last line, so a frame
 /// scrolls nothing into the scrollback unless the display grows.
+///
+/// Text goes out with `glyphs` applied: under a locale that is not UTF-8, feedcrawl's own
+/// non-ASCII characters become ASCII substitutes.
 final class ConsoleWriter: @unchecked Sendable {
+    /// The characters for the locale of this process (`TerminalGlyphs.forLocale`), decided once.
+    static let processGlyphs: TerminalGlyphs = {
+        var locale: [String: String] = [:]
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            if let value = getenv(name) { locale[name] = String(cString: value) }
+        }
+        return .forLocale(locale)
+    }()
+
+    /// The characters this writer's text is drawn with; default `processGlyphs`.
+    let glyphs: TerminalGlyphs
     private let lock = Lock()
     /// Lines of the live display now on screen; the cursor is at the end of the last one.
     private var shown: [String] = []
+
+    init(glyphs: TerminalGlyphs = ConsoleWriter.processGlyphs) {
+        self.glyphs = glyphs
+    }
 
     /// Writes a permanent line, above the live display if one is shown.
     func line(_ text: String) {
         lock.withLock {
             var out = erase()
-            out += text + "\n"
+            out += glyphs.applied(to: text) + "\n"
             out += Self.draw(shown, over: 0)
             Self.write(fd: 2, out)
         }
@@ -27,6 +45,7 @@ final class ConsoleWriter: @unchecked Sendable {
 
     /// Replaces the live display with `lines` (each must fit the terminal's width).
     func show(_ lines: [String]) {
+        let lines = lines.map(glyphs.applied(to:))
         lock.withLock {
             guard lines != shown else { return }
             let out = Self.toFirstLine(shown.count) + Self.draw(lines, over: shown.count)
@@ -48,7 +67,7 @@ final class ConsoleWriter: @unchecked Sendable {
     /// stays off until the next `show`. Nothing is left of it on screen.
     func replaceDisplay(with text: String) {
         lock.withLock {
-            let out = erase() + text + "\n"
+            let out = erase() + glyphs.applied(to: text) + "\n"
             shown = []
             Self.write(fd: 2, out)
         }

@@ -110,7 +110,8 @@ final class Reporter: @unchecked Sendable {
         let snapshot = progress.snapshot()
         rate.add(time: snapshot.elapsed, bytes: snapshot.bytes)
         if plan.live {
-            console.show(ProgressText.lines(snapshot, bytesPerSecond: rate.bytesPerSecond, width: ConsoleWriter.width()))
+            console.show(ProgressText.lines(
+                snapshot, bytesPerSecond: rate.bytesPerSecond, width: ConsoleWriter.width(), glyphs: console.glyphs))
         }
         if plan.progressRecords, snapshot.elapsed >= nextRecord {
             nextRecord = snapshot.elapsed + plan.progressInterval
