@@ -104,9 +104,11 @@ struct TerminalDisplayTests {
     }
 
     /// Runs a slow crawl in a `columns` x 30 session, watches the display, presses Ctrl-C and
-    /// checks what is left.
+    /// checks what is left. `whileShown` (default nothing) runs once the display is up, before
+    /// the frames are taken.
     func crawlAndInterrupt(
-        columns: Int, allVariants: Bool = false, extraEnvironment: [String: String] = [:], before: String = ""
+        columns: Int, allVariants: Bool = false, extraEnvironment: [String: String] = [:], before: String = "",
+        whileShown: (Tmux) async throws -> Void = { _ in }
     ) async throws -> (Tmux, [String], [[String]]) {
         let tmux = Tmux()
         // Each image takes 4 s: the display is up for as long as the test needs.
@@ -125,6 +127,7 @@ struct TerminalDisplayTests {
         }
         let screen = (try? await tmux.capture()) ?? []
         #expect(shown, "no live display: \(screen)")
+        try await whileShown(tmux)
         for _ in 0..<10 {
             frames.append(try await tmux.capture())
             try await Task.sleep(for: .milliseconds(150))
@@ -241,6 +244,48 @@ struct TerminalDisplayTests {
             let bytes = tmux.rawBytes
             let first = bytes.firstIndex { $0 >= 0x80 }
             #expect(first == nil, "not ASCII: \(first.map { String(decoding: bytes[max(0, $0 - 40)..<min(bytes.count, $0 + 40)], as: UTF8.self) } ?? "")")
+        }
+    }
+
+    /// The terminal narrowed mid-run (tmux re-wraps the lines on screen, as most terminals do):
+    /// the display is redrawn at the new width with nothing left of the wider frames, neither
+    /// on screen nor, the display being at the bottom, in the scrollback.
+    @Test func aNarrowedTerminalKeepsNoStaleLine() async throws {
+        try #require(Tmux.path != nil, "tmux is not installed (scripts/deps --tests installs it)")
+        try await BinaryTestGate.run {
+            var narrowed: [[String]] = []
+            // Every line of a frame once the terminal is `columns` wide: whole fields within
+            // the width, each source once, nothing else on screen but the lines printed before.
+            func check(_ frame: [String], columns: Int) {
+                let shown = frame.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                let display = shown.filter { Self.isProgressLine($0) || $0.contains("B/s") }
+                #expect(shown.allSatisfy { Int($0) != nil || display.contains($0) }, "a stale line at \(columns) columns: \(frame)")
+                #expect(display.allSatisfy { $0.count <= columns - 1 && Self.isWholeFields($0) }, "\(columns) columns: \(display)")
+                for prefix in ["pixabay ", "launches ", "items "] {
+                    #expect(display.filter { $0.hasPrefix(prefix) }.count == 1, "\(columns) columns: \(frame)")
+                }
+            }
+            let (tmux, all, frames) = try await crawlAndInterrupt(columns: 100, before: "seq 1 40; ") { tmux in
+                for columns in [50, 30] {
+                    // Check that tmux resized: an old tmux needs `refresh-client -C` instead.
+                    try await tmux.run(["resize-window", "-t", tmux.session, "-x", String(columns)])
+                    let width = try await tmux.run(["display-message", "-p", "-t", tmux.session, "#{window_width}"])
+                    #expect(width.trimmingCharacters(in: .whitespacesAndNewlines) == String(columns))
+                    try await Task.sleep(for: .milliseconds(400))
+                    for _ in 0..<4 {
+                        let frame = try await tmux.capture()
+                        check(frame, columns: columns)
+                        narrowed.append(frame)
+                        try await Task.sleep(for: .milliseconds(150))
+                    }
+                }
+            }
+            defer { tmux.stop() }
+            #expect(narrowed.count == 8)
+            for frame in frames { check(frame, columns: 30) }
+            // 40 numbers, the wider frames re-wrapped and the lines after them on 30 rows: some
+            // of the numbers went into the scrollback, no frame did.
+            try await checkEnd(all, tmux: tmux, history: 10...40)
         }
     }
 
