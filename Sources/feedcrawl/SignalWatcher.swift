@@ -41,7 +41,20 @@ final class SignalWatcher: @unchecked Sendable {
         }
     }
 
-    /// Unblocks SIGINT and SIGTERM on the calling thread; call it on the main thread first thing.
+    /// A source that calls `handler` on `queue` each time signal `number` arrives (several
+    /// arriving before it runs count as one), until it is cancelled. For signals whose default
+    /// is to be ignored, such as SIGWINCH (the terminal's size changed); the main thread must
+    /// take it (`unblockOnThisThread`).
+    static func watch(_ number: Int32, queue: DispatchQueue, handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+
+    /// Unblocks SIGINT, SIGTERM and SIGWINCH on the calling thread; call it on the main thread
+    /// first thing.
     ///
     /// A parent may start us with them blocked (a thread's signal mask survives fork and exec;
     /// test runners and some supervisors do this), and every thread libdispatch starts blocks
@@ -52,6 +65,7 @@ final class SignalWatcher: @unchecked Sendable {
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGWINCH)
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 

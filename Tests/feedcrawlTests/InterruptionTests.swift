@@ -1,3 +1,4 @@
+import DemoFeed
 import FeedCrawlKit
 import Foundation
 import Testing
@@ -86,6 +87,76 @@ struct InterruptionTests {
             }
             #expect(OutputCheck.problems(out: out.path).isEmpty)
             #expect(OutputCheck.leftovers(out: out.path).isEmpty)
+        }
+    }
+
+    /// A demo feed whose first pages answer at once and whose later feed pages (Pixabay's
+    /// `page` 2 on, the launches pages after a cursor) are held for 30 s, an empty last page
+    /// after that: a run that waits for them, or lists them, shows.
+    final class HeldPagesFeed: @unchecked Sendable {
+        private let lock = NSLock()
+        private var heldRequests: [String] = []
+        private(set) var server: DemoFeedServer!
+
+        init() throws {
+            var options = DemoFeedOptions()
+            options.override = { [unowned self] request in
+                let held: ServerResponse
+                if request.path.hasPrefix("/api"), let page = request.query["page"].flatMap(Int.init), page >= 2 {
+                    held = .json(Array(#"{"total":500,"totalHits":500,"hits":[]}"#.utf8))
+                } else if request.path.hasPrefix("/graphql"), String(decoding: request.body, as: UTF8.self).contains(#""cursor":""#) {
+                    held = .json(Array(#"{"data":{"launches":{"hasMore":false,"cursor":null,"launches":[]}}}"#.utf8))
+                } else {
+                    return nil
+                }
+                lock.withLock { heldRequests.append(request.target) }
+                var response = held
+                // The server answers after 30 s, or stops waiting when the client hangs up.
+                response.delayMs = 30_000
+                return response
+            }
+            server = try DemoFeedServer(options: options)
+        }
+
+        /// The held requests received so far (their targets).
+        var held: [String] { lock.withLock { heldRequests } }
+
+        func stop() { server.stop() }
+    }
+
+    /// SIGINT while feed pages are in flight aborts them: the run does not wait for their
+    /// answers (held 30 s) and lists no page after the notice; it writes its manifest (the first
+    /// pages' items) and exits with 130.
+    @Test func aSignalAbortsTheFeedPagesInFlight() async throws {
+        try await BinaryTestGate.run {
+            let feed = try HeldPagesFeed()
+            defer { feed.stop() }
+            let out = OutputFolder()
+            defer { out.remove() }
+            let arguments = ["--pixabay-url", feed.server.pixabayURL, "--launches-url", feed.server.launchesURL,
+                             "--pages", "3", "--per-page", "20", "--out", out.path]
+            let process = try BinaryProcess(arguments, environment: ["PIXABAY_KEY": feed.server.apiKey])
+            // Pixabay's pages 2 and 3 and the launches' page 2 in flight.
+            let inFlight = await waitUntil(seconds: 30) { feed.held.count >= 3 }
+            #expect(inFlight, "held: \(feed.held), stderr: \(process.stderrSoFar)")
+            let sent = Date()
+            process.send(SIGINT)
+            let exit = await process.exit(timeout: 25)
+            let seconds = Date().timeIntervalSince(sent)
+            #expect(!exit.signaled && exit.status == 130, "stderr: \(exit.stderr)")
+            // Waiting for an answer would take 30 s from the request.
+            #expect(seconds < 20, "exited \(seconds) s after the signal")
+            let lines = exit.stderr.split(separator: "\n").map(String.init)
+            let notice = try #require(lines.firstIndex { $0.contains("SIGINT received: stopping") }, "\(exit.stderr)")
+            let pages = lines.indices.filter { lines[$0].range(of: #": page \d+: \d+ items"#, options: .regularExpression) != nil }
+            #expect(pages.allSatisfy { $0 < notice }, "a page listed after the notice:\n\(exit.stderr)")
+            #expect(pages.map { lines[$0] }.sorted() == ["feedcrawl: launches: page 1: 20 items", "feedcrawl: pixabay: page 1: 20 items"],
+                    "\(exit.stderr)")
+            // The manifest parses and holds the first pages' items only.
+            let manifest = try out.manifest()
+            #expect(manifest.items.count == 40, "\(manifest.items.count) items")
+            #expect(Set(manifest.items.map(\.page)) == [1])
+            #expect(feed.held.count == 3, "\(feed.held)")
         }
     }
 

@@ -69,17 +69,15 @@ struct TerminalDisplayTests {
         /// What the program wrote to the terminal.
         var raw: String { (try? String(contentsOfFile: folder + "/raw", encoding: .utf8)) ?? "" }
 
-        /// Stops the server by its pid (SIGTERM ends it and its session; SIGKILL after 2 s, on
-        /// a thread of its own, so nothing waits here) and removes the files.
+        /// What the program wrote to the terminal, byte for byte.
+        var rawBytes: [UInt8] { FileManager.default.contents(atPath: folder + "/raw").map { [UInt8]($0) } ?? [] }
+
+        /// Stops the server by its pid, with SIGKILL: the test runner may start it with SIGTERM
+        /// blocked (a mask it keeps), and a thread left to follow SIGTERM up with SIGKILL 2 s
+        /// later died with the test process after the last tests (servers were left behind).
+        /// The pane's processes go with the terminal; then the files are removed.
         func stop() {
-            let pid = serverPID
-            if pid > 1 {
-                kill(pid, SIGTERM)
-                Thread {
-                    for _ in 0..<200 where kill(pid, 0) == 0 { usleep(10_000) }
-                    if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
-                }.start()
-            }
+            if serverPID > 1 { kill(serverPID, SIGKILL) }
             if socketPath.hasSuffix("/" + socket) { unlink(socketPath) }
             try? FileManager.default.removeItem(atPath: folder)
         }
@@ -90,19 +88,22 @@ struct TerminalDisplayTests {
         line.hasPrefix("items ") && line.contains(" done") || line.range(of: #"^\S+\s+(page \d|\d+ listed|\d+ done)"#, options: .regularExpression) != nil
     }
 
-    /// Whether `line`, a line of the live display, is whole fields only: nothing cut.
-    static func isWholeFields(_ line: String) -> Bool {
+    /// Whether `line`, a line of the live display, is whole fields only: nothing cut; what is
+    /// left between the fields is `separators` (default those of a UTF-8 locale).
+    static func isWholeFields(_ line: String, separators: String = " ·│") -> Bool {
         let field = #"(page \d+(/\d+)?|\d+ listed|\d+ done|\d+ failed|SOURCE FAILED|\d+ queued|items \d+ done|[\d.]+ (B|KiB|MiB|GiB)/s|[\d.]+ (B|KiB|MiB|GiB)|-- B/s|\d+:\d\d(:\d\d)?)"#
         let source = #"^(launches|pixabay|items \d+ done)"#
         let rest = line.replacingOccurrences(of: source, with: "", options: .regularExpression)
             .replacingOccurrences(of: field, with: "", options: .regularExpression)
-        return rest.allSatisfy { " ·│".contains($0) }
+        return rest.allSatisfy { separators.contains($0) }
     }
 
     /// Runs a slow crawl in a `columns` x 30 session, watches the display, presses Ctrl-C and
-    /// checks what is left.
+    /// checks what is left. `whileShown` (default nothing) runs once the display is up, before
+    /// the frames are taken.
     func crawlAndInterrupt(
-        columns: Int, allVariants: Bool = false, extraEnvironment: [String: String] = [:], before: String = ""
+        columns: Int, allVariants: Bool = false, extraEnvironment: [String: String] = [:], before: String = "",
+        whileShown: (Tmux) async throws -> Void = { _ in }
     ) async throws -> (Tmux, [String], [[String]]) {
         let tmux = Tmux()
         // Each image takes 4 s: the display is up for as long as the test needs.
@@ -121,6 +122,7 @@ struct TerminalDisplayTests {
         }
         let screen = (try? await tmux.capture()) ?? []
         #expect(shown, "no live display: \(screen)")
+        try await whileShown(tmux)
         for _ in 0..<10 {
             frames.append(try await tmux.capture())
             try await Task.sleep(for: .milliseconds(150))
@@ -167,7 +169,7 @@ struct TerminalDisplayTests {
             for frame in frames {
                 let display = frame.filter(Self.isProgressLine)
                 #expect(display.count == 3, "\(frame)")
-                #expect(display.allSatisfy(Self.isWholeFields), "\(display)")
+                #expect(display.allSatisfy { Self.isWholeFields($0) }, "\(display)")
                 #expect(frame.first.map(Self.isProgressLine) == true, "the display starts at the top row: \(frame)")
             }
             try await checkEnd(all, tmux: tmux)
@@ -216,6 +218,82 @@ struct TerminalDisplayTests {
                 }
             }
             try await checkEnd(all, tmux: tmux)
+        }
+    }
+
+    /// Under the C locale (`LC_ALL=C`: the terminal's character set is not known to be UTF-8)
+    /// every byte written to the terminal is ASCII: the display's separators are `-` and `|`.
+    @Test func underTheCLocaleEveryByteWrittenIsASCII() async throws {
+        try #require(Tmux.path != nil, "tmux is not installed (scripts/deps --tests installs it)")
+        try await BinaryTestGate.run {
+            let (tmux, all, frames) = try await crawlAndInterrupt(columns: 100, extraEnvironment: ["LC_ALL": "C"])
+            defer { tmux.stop() }
+            for frame in frames {
+                let display = frame.filter(Self.isProgressLine)
+                #expect(display.count == 3, "\(frame)")
+                #expect(display.allSatisfy { Self.isWholeFields($0, separators: " -|") }, "\(display)")
+            }
+            #expect(frames.contains { $0.contains { $0.hasPrefix("items ") && $0.contains(" queued - ") && $0.contains(" | ") } },
+                    "no ASCII totals line: \(frames)")
+            try await checkEnd(all, tmux: tmux)
+            let bytes = tmux.rawBytes
+            let first = bytes.firstIndex { $0 >= 0x80 }
+            #expect(first == nil, "not ASCII: \(first.map { String(decoding: bytes[max(0, $0 - 40)..<min(bytes.count, $0 + 40)], as: UTF8.self) } ?? "")")
+        }
+    }
+
+    /// The terminal narrowed mid-run (tmux re-wraps the lines on screen, as most terminals do):
+    /// the display is redrawn at the new width with nothing left of the wider frames on screen.
+    /// Drawn at the bottom, under 40 lines printed before, nothing is left in the scrollback
+    /// either; drawn from the top row, tmux itself moves the first rows of the re-wrapped frame
+    /// into its scrollback, out of the program's reach: there the screen must be clean.
+    @Test(arguments: [true, false])
+    func aNarrowedTerminalKeepsNoStaleLine(displayAtTheBottom: Bool) async throws {
+        try #require(Tmux.path != nil, "tmux is not installed (scripts/deps --tests installs it)")
+        try await BinaryTestGate.run {
+            var narrowed: [[String]] = []
+            // Every line of a frame once the terminal is `columns` wide: whole fields within
+            // the width, each source once, nothing else on screen but the lines printed before.
+            func check(_ frame: [String], columns: Int) {
+                let shown = frame.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+                let display = shown.filter { Self.isProgressLine($0) || $0.contains("B/s") }
+                #expect(shown.allSatisfy { Int($0) != nil || display.contains($0) }, "a stale line at \(columns) columns: \(frame)")
+                #expect(display.allSatisfy { $0.count <= columns - 1 && Self.isWholeFields($0) }, "\(columns) columns: \(display)")
+                for prefix in ["pixabay ", "launches ", "items "] {
+                    #expect(display.filter { $0.hasPrefix(prefix) }.count == 1, "\(columns) columns: \(frame)")
+                }
+            }
+            let before = displayAtTheBottom ? "seq 1 40; " : ""
+            let (tmux, all, frames) = try await crawlAndInterrupt(columns: 100, before: before) { tmux in
+                for columns in [50, 30] {
+                    // Check that tmux resized: an old tmux needs `refresh-client -C` instead.
+                    try await tmux.run(["resize-window", "-t", tmux.session, "-x", String(columns)])
+                    let width = try await tmux.run(["display-message", "-p", "-t", tmux.session, "#{window_width}"])
+                    #expect(width.trimmingCharacters(in: .whitespacesAndNewlines) == String(columns))
+                    try await Task.sleep(for: .milliseconds(400))
+                    for _ in 0..<4 {
+                        let frame = try await tmux.capture()
+                        check(frame, columns: columns)
+                        narrowed.append(frame)
+                        try await Task.sleep(for: .milliseconds(150))
+                    }
+                }
+            }
+            defer { tmux.stop() }
+            #expect(narrowed.count == 8)
+            for frame in frames { check(frame, columns: 30) }
+            if displayAtTheBottom {
+                // 40 numbers, the wider frames re-wrapped and the lines after them on 30 rows:
+                // some of the numbers went into the scrollback, no frame did.
+                try await checkEnd(all, tmux: tmux, history: 10...40)
+            } else {
+                let screen = try await tmux.capture()
+                #expect(!screen.contains(where: Self.isProgressLine), "progress lines left:\n\(screen.joined(separator: "\n"))")
+                for text in ["feedcrawl: SIGINT received: stopping", "run the same command again", "feedcrawl exited 130"] {
+                    #expect(screen.filter { $0.contains(text) }.count == 1, "\(text):\n\(screen.joined(separator: "\n"))")
+                }
+                #expect(tmux.failures.isEmpty, "\(tmux.failures)")
+            }
         }
     }
 

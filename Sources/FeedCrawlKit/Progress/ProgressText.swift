@@ -16,12 +16,18 @@ public enum ProgressText {
     /// A line too long for the width loses whole fields, the least useful first (a source's
     /// `listed`, then its page, the rate, the bytes...), and a source's name is shortened with
     /// `…` only as a last resort: a number is never cut. A field that alone cannot fit is left out.
-    public static func lines(_ snapshot: ProgressSnapshot, bytesPerSecond: Double?, width: Int) -> [String] {
+    ///
+    /// `glyphs` (default `.unicode`): the separators and the ellipsis; with `.ascii` the lines
+    /// are plain ASCII (`items 320 done - 18 queued - 2 failed | 1.4 MiB | ...`).
+    public static func lines(
+        _ snapshot: ProgressSnapshot, bytesPerSecond: Double?, width: Int, glyphs: TerminalGlyphs = .unicode
+    ) -> [String] {
         let limit = max(10, width - 1)
         let nameWidth = min(20, snapshot.sources.map(\.name.count).max() ?? 0)
+        let ellipsis = glyphs.ellipsis
         var lines = snapshot.sources.map { source -> String in
             let name = source.name.count > nameWidth
-                ? String(source.name.prefix(nameWidth - 1)) + "…"
+                ? String(source.name.prefix(nameWidth - ellipsis.count)) + ellipsis
                 : source.name + String(repeating: " ", count: nameWidth - source.name.count)
             var fields = [
                 Field(name, keep: 0, name: true), Field(pages(source), keep: 5),
@@ -30,7 +36,7 @@ public enum ProgressText {
             let bad = problems(source)
             if bad > 0 { fields.append(Field("\(bad) failed", keep: 2)) }
             if source.failed { fields.append(Field("SOURCE FAILED", keep: 1)) }
-            return fit(fields, separator: "  ", limit: limit)
+            return fit(fields, separator: "  ", limit: limit, ellipsis: ellipsis)
         }
         let counts = [
             Field("items \(snapshot.done) done", keep: 0), Field("\(snapshot.queued) queued", keep: 2),
@@ -41,13 +47,13 @@ public enum ProgressText {
             Field(elapsed(snapshot.elapsed), keep: 3),
         ]
         let totals = (counts.map(\.text) + extras.map(\.text))
-        let oneLine = totals[0..<3].joined(separator: " · ") + " │ " + totals[3...].joined(separator: " │ ")
+        let oneLine = totals[0..<3].joined(separator: glyphs.dot) + glyphs.bar + totals[3...].joined(separator: glyphs.bar)
         if oneLine.count <= limit {
             lines.append(oneLine)
         } else {
             // Narrow terminal: counts on one line, bytes, rate and time on the next.
-            lines.append(fit(counts, separator: " · ", limit: limit))
-            lines.append(fit(extras, separator: " │ ", limit: limit))
+            lines.append(fit(counts, separator: glyphs.dot, limit: limit, ellipsis: ellipsis))
+            lines.append(fit(extras, separator: glyphs.bar, limit: limit, ellipsis: ellipsis))
         }
         return lines
     }
@@ -68,9 +74,9 @@ public enum ProgressText {
 
     /// `fields` joined by `separator` in their order. A line longer than `limit` characters
     /// loses its padding, then whole fields (highest `keep` first, the later of equals first)
-    /// until it fits; then a `name` field is shortened, and a last field still too long is left
-    /// out: "" at worst.
-    static func fit(_ fields: [Field], separator: String, limit: Int) -> String {
+    /// until it fits; then a `name` field is shortened (ending with `ellipsis`, default `…`), and
+    /// a last field still too long is left out: "" at worst.
+    static func fit(_ fields: [Field], separator: String, limit: Int, ellipsis: String = "…") -> String {
         var fields = fields
         func length() -> Int { fields.reduce(0) { $0 + $1.text.count } + max(0, fields.count - 1) * separator.count }
         // First the padding that lines the columns up goes, then whole fields.
@@ -80,8 +86,8 @@ public enum ProgressText {
             fields.remove(at: drop)
         }
         if length() > limit, let only = fields.first {
-            guard only.name, limit >= 2 else { return "" }
-            return String(only.text.prefix(limit - 1)) + "…"
+            guard only.name, limit > ellipsis.count else { return "" }
+            return String(only.text.prefix(limit - ellipsis.count)) + ellipsis
         }
         // Padding a name to line up the columns is worth nothing at the end of a line.
         return fields.map(\.text).joined(separator: separator).trimmingTrailing(" ")

@@ -10,16 +10,43 @@ import Glibc
 /// such as tmux treat, from the top row, as clearing the screen, pushing the old frame into
 /// their scrollback, and it never writes a newline below the display's last line, so a frame
 /// scrolls nothing into the scrollback unless the display grows.
+///
+/// The terminal may have been narrowed since a frame was drawn (SIGWINCH): a terminal that
+/// re-wraps its lines (tmux, VTE, iTerm2, kitty, Alacritty, Windows Terminal...) now shows each
+/// line of that frame on `ceil(length / columns)` rows, with the cursor on the last row of the
+/// last one. Every move to the display's first line counts rows so, at the width the terminal
+/// has now, and erases all of them, so no wrapped piece of an old frame stays on screen.
+/// (A terminal that cuts long lines instead of re-wrapping them, such as xterm, keeps one row
+/// per line: there such a redraw also erases as many lines above the display as the count
+/// exceeds.)
+///
+/// Text goes out with `glyphs` applied: under a locale that is not UTF-8, feedcrawl's own
+/// non-ASCII characters become ASCII substitutes.
 final class ConsoleWriter: @unchecked Sendable {
+    /// The characters for the locale of this process (`TerminalGlyphs.forLocale`), decided once.
+    static let processGlyphs: TerminalGlyphs = {
+        var locale: [String: String] = [:]
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            if let value = getenv(name) { locale[name] = String(cString: value) }
+        }
+        return .forLocale(locale)
+    }()
+
+    /// The characters this writer's text is drawn with; default `processGlyphs`.
+    let glyphs: TerminalGlyphs
     private let lock = Lock()
     /// Lines of the live display now on screen; the cursor is at the end of the last one.
     private var shown: [String] = []
+
+    init(glyphs: TerminalGlyphs = ConsoleWriter.processGlyphs) {
+        self.glyphs = glyphs
+    }
 
     /// Writes a permanent line, above the live display if one is shown.
     func line(_ text: String) {
         lock.withLock {
             var out = erase()
-            out += text + "\n"
+            out += glyphs.applied(to: text) + "\n"
             out += Self.draw(shown, over: 0)
             Self.write(fd: 2, out)
         }
@@ -27,9 +54,14 @@ final class ConsoleWriter: @unchecked Sendable {
 
     /// Replaces the live display with `lines` (each must fit the terminal's width).
     func show(_ lines: [String]) {
+        let lines = lines.map(glyphs.applied(to:))
         lock.withLock {
-            guard lines != shown else { return }
-            let out = Self.toFirstLine(shown.count) + Self.draw(lines, over: shown.count)
+            let rows = rowsShown()
+            guard lines != shown || rows != shown.count else { return }
+            // Lines the terminal wrapped since they were drawn are erased first, all of them.
+            let out = rows == shown.count
+                ? Self.toFirstLine(rows) + Self.draw(lines, over: rows)
+                : erase() + Self.draw(lines, over: 0)
             shown = lines
             Self.write(fd: 2, out)
         }
@@ -48,18 +80,32 @@ final class ConsoleWriter: @unchecked Sendable {
     /// stays off until the next `show`. Nothing is left of it on screen.
     func replaceDisplay(with text: String) {
         lock.withLock {
-            let out = erase() + text + "\n"
+            let out = erase() + glyphs.applied(to: text) + "\n"
             shown = []
             Self.write(fd: 2, out)
         }
     }
 
-    /// Erases the lines shown, one by one, and leaves the cursor at the start of the first.
+    /// Rows the lines shown take on the terminal now: one each unless the terminal became
+    /// narrower than a line, which it then wraps onto `ceil(length / columns)` rows.
+    private func rowsShown() -> Int {
+        let width = max(1, Self.width())
+        return shown.reduce(0) { $0 + max(1, ($1.count + width - 1) / width) }
+    }
+
+    /// Erases the rows shown, one by one, and leaves the cursor at the start of the first.
+    ///
+    /// Moving up stops at the screen's top row and moving down at its bottom row, never
+    /// scrolling: going down and back up by the same count ends on the row it started from.
+    /// When re-wrapping pushed the display's first rows into the scrollback (tmux does when the
+    /// display starts at the top row), the move up stops at the top row, the display's first
+    /// row on screen; the rows erased past its last row are below the display, blank.
     private func erase() -> String {
         guard !shown.isEmpty else { return "" }
-        var out = Self.toFirstLine(shown.count) + Self.eraseLine
-        for _ in 1..<shown.count { out += Self.down + Self.eraseLine }
-        if shown.count > 1 { out += "\u{1B}[\(shown.count - 1)A" }
+        let rows = rowsShown()
+        var out = Self.toFirstLine(rows) + Self.eraseLine
+        for _ in 1..<rows { out += Self.down + Self.eraseLine }
+        if rows > 1 { out += "\u{1B}[\(rows - 1)A" }
         return out
     }
 
@@ -67,7 +113,7 @@ final class ConsoleWriter: @unchecked Sendable {
     /// Cursor one line down; unlike a newline it never scrolls.
     private static let down = "\u{1B}[1B"
 
-    /// From the end of the last of `count` display lines to the start of the first.
+    /// From the end of the last of `count` display rows to the start of the first.
     private static func toFirstLine(_ count: Int) -> String {
         guard count > 0 else { return "" }
         return "\r" + (count > 1 ? "\u{1B}[\(count - 1)A" : "")

@@ -1,6 +1,7 @@
 import Dispatch
 import FeedCrawlKit
 import FoundationEssentials
+import Glibc
 
 /// Turns a crawl's events into what the user sees: the live display, log records (stderr or a
 /// log file, text or JSON), the summary and `--json`. Events are counted under a lock and
@@ -17,6 +18,8 @@ final class Reporter: @unchecked Sendable {
 
     private let tickerQueue = DispatchQueue(label: "feedcrawl.progress")
     private var ticker: DispatchSourceTimer?
+    /// SIGWINCH while the live display is up: redraws it at the terminal's new width at once.
+    private var resize: DispatchSourceSignal?
     private var rate = RateMeter()
     private var nextRecord: Double
 
@@ -104,18 +107,29 @@ final class Reporter: @unchecked Sendable {
         timer.setEventHandler { [weak self] in self?.tick() }
         lock.withLock { ticker = timer }
         timer.resume()
+        guard plan.live else { return }
+        // A resized terminal gets a frame at its new width now rather than at the next tick.
+        let source = SignalWatcher.watch(SIGWINCH, queue: tickerQueue) { [weak self] in
+            guard let self else { return }
+            self.draw(self.progress.snapshot())
+        }
+        lock.withLock { resize = source }
     }
 
     private func tick() {
         let snapshot = progress.snapshot()
         rate.add(time: snapshot.elapsed, bytes: snapshot.bytes)
-        if plan.live {
-            console.show(ProgressText.lines(snapshot, bytesPerSecond: rate.bytesPerSecond, width: ConsoleWriter.width()))
-        }
+        if plan.live { draw(snapshot) }
         if plan.progressRecords, snapshot.elapsed >= nextRecord {
             nextRecord = snapshot.elapsed + plan.progressInterval
             route(Self.progressRecord(snapshot, rate: rate.bytesPerSecond))
         }
+    }
+
+    /// Shows `snapshot` on the live display, at the terminal's width now (on the ticker's queue).
+    private func draw(_ snapshot: ProgressSnapshot) {
+        console.show(ProgressText.lines(
+            snapshot, bytesPerSecond: rate.bytesPerSecond, width: ConsoleWriter.width(), glyphs: console.glyphs))
     }
 
     static func progressRecord(_ snapshot: ProgressSnapshot, rate: Double?) -> LogRecord {
@@ -144,12 +158,13 @@ final class Reporter: @unchecked Sendable {
     }
 
     private func stopTicker() {
-        let running: DispatchSourceTimer? = lock.withLock {
-            defer { ticker = nil }
-            return ticker
+        let (running, watching): (DispatchSourceTimer?, DispatchSourceSignal?) = lock.withLock {
+            defer { (ticker, resize) = (nil, nil) }
+            return (ticker, resize)
         }
-        guard let running else { return }
-        running.cancel()
+        guard running != nil || watching != nil else { return }
+        running?.cancel()
+        watching?.cancel()
         tickerQueue.sync {}
     }
 

@@ -87,7 +87,13 @@ final class FeedClient: Sendable {
 
     /// Gets the response to `request`. Throws `CancellationError` or `Failure` (no answer after
     /// retries, or no recorded answer in replay mode).
+    ///
+    /// A cancelled task (a signal, the deadline) gets no page: the request in flight is
+    /// aborted, and a cancelled task neither starts one nor reads the page cache or the
+    /// recording, nor uses an answer that came in as it was cancelled; it gets
+    /// `CancellationError`, so no page is listed (or logged as fetched) once the run stops.
     func fetch(_ request: HTTPRequest) async throws -> Reply {
+        try Task.checkCancellation()
         let identity = FeedRequestIdentity(request, redactor: redactor)
         if let replay = setup.replay {
             guard let exchange = replay.load(source: source, request: identity) else {
@@ -113,6 +119,8 @@ final class FeedClient: Sendable {
             throw failure
         }
         record(FeedExchange(source: source, request: identity, response: response, redactor: redactor))
+        // An answer that completed as the task was cancelled is recorded but not used.
+        try Task.checkCancellation()
         return Reply(response: response, origin: .network, request: identity)
     }
 

@@ -55,6 +55,9 @@ struct PixabayCrawl: FeedCrawl {
                 for _ in 0..<max(1, config.pageConcurrency) { addNext() }
                 while let (number, result) = try await group.next() {
                     running -= 1
+                    // Once cancelled, a page fetched before but not listed yet is not listed:
+                    // nothing is logged as fetched after the run was told to stop.
+                    try Task.checkCancellation()
                     switch result {
                     case .page(let page, let fromCache):
                         await record(page, number: number, fromCache: fromCache, into: &report)
