@@ -150,20 +150,4 @@ import Testing
             #expect(error?.reason.hasPrefix("Pixabay page: invalid JSON") == true, "\(error?.reason ?? "")")
         }
     }
-
-    @Test func oversizedBodyIsRefusedBeforeParsing() {
-        let body = [UInt8](repeating: 0x20, count: FeedJSON.maxBodyBytes + 1)
-        let error = #expect(throws: FeedDecodeError.self) {
-            try PixabayPage.decode(body, page: 1)
-        }
-        #expect(error?.reason.contains("body too large") == true)
-    }
-
-    @Test func tooManyHitsIsAShapeError() {
-        let hits = Array(repeating: "{}", count: FeedJSON.maxItemsPerPage + 1).joined(separator: ",")
-        let error = #expect(throws: FeedDecodeError.self) {
-            try PixabayPage.decode("{\"hits\":[\(hits)]}".bytes, page: 1)
-        }
-        #expect(error?.reason.contains("limit \(FeedJSON.maxItemsPerPage)") == true)
-    }
 }

@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// A field name, literal and split at dots (internal).
 struct ArrayFieldPath: Sendable {
     var literal: String
@@ -11,69 +9,100 @@ struct ArrayFieldPath: Sendable {
     }
 }
 
-/// Which fields to read from each element (internal, passed through `userInfo`).
+/// Which fields to read from each element (internal).
 struct ArrayFieldSpec: Sendable {
     var id: ArrayFieldPath
     var image: ArrayFieldPath
     var titles: [ArrayFieldPath]
     var author: ArrayFieldPath?
 
-    static let userInfoKey = CodingUserInfoKey(rawValue: "feedcrawl.arrayFieldSpec")
+    /// Every field, in the order `values(in:)` returns them: id, image, the titles, the author.
+    var paths: [ArrayFieldPath] { [id, image] + titles + (author.map { [$0] } ?? []) }
 }
 
 /// Top level: must be an array (internal).
-struct ArrayRawPage: Decodable {
+struct ArrayRawPage {
     var elements: [ArrayRawElement]
 
-    init(from decoder: any Decoder) throws {
-        if (try? decoder.unkeyedContainer()) != nil {
-            elements = try FeedBoundedList<ArrayRawElement>(from: decoder).elements
-            return
+    /// Reads a page body in one pass, each element as it passes. Throws `FeedDecodeError` when
+    /// the body is not JSON or not an array (quoting the `message` or `error` of an object).
+    static func read(_ bytes: [UInt8], spec: ArrayFieldSpec) throws -> ArrayRawPage {
+        let paths = spec.paths
+        let (page, problem) = try FeedJSON.read(bytes, what: "array page") { reader -> (ArrayRawPage?, String?) in
+            switch try reader.kind() {
+            case .array:
+                var elements: [ArrayRawElement] = []
+                try reader.array { reader, _ in elements.append(try ArrayRawElement(reading: &reader, spec: spec, paths: paths)) }
+                return (ArrayRawPage(elements: elements), nil)
+            case .object:
+                let found = try ArrayRawElement.values(of: [ArrayFieldPath("message"), ArrayFieldPath("error")], in: &reader)
+                var reason = "expected a JSON array at top level, got an object"
+                if let message = found.lazy.compactMap({ $0?.text }).first {
+                    reason += " (message: \(FeedText.clip(FeedText.collapsingControls(message), to: 200)))"
+                }
+                return (nil, reason)
+            default:
+                return (nil, "expected a JSON array at top level, got \(try reader.value().kindDescription)")
+            }
         }
-        var reason = "expected a JSON array at top level, got \(FeedLooseValue(from: decoder).kindDescription)"
-        if let c = try? decoder.container(keyedBy: FeedCodingKey.self) {
-            let message = ["message", "error"].lazy.compactMap { c.loose(FeedCodingKey($0))?.text }.first
-            if let message { reason += " (message: \(FeedText.clip(FeedText.collapsingControls(message), to: 200)))" }
-        }
-        throw FeedDecodeError(reason: reason)
+        guard let page else { throw FeedDecodeError(reason: "array page: \(problem ?? "")") }
+        return page
     }
 }
 
-/// One element, decoded without ever throwing (internal).
-struct ArrayRawElement: Decodable {
+/// One element, read without ever throwing but for invalid JSON (internal).
+struct ArrayRawElement {
     var notObject: String?
     var id: FeedLooseValue?
     var image: FeedLooseValue?
     var title: String?
     var author: String?
 
-    init(from decoder: any Decoder) {
-        guard let spec = ArrayFieldSpec.userInfoKey.flatMap({ decoder.userInfo[$0] }) as? ArrayFieldSpec else {
-            notObject = "undecodable (no field spec)"
+    /// Reads the element the reader is at; `paths` are `spec.paths`.
+    init(reading reader: inout FeedJSONReader, spec: ArrayFieldSpec, paths: [ArrayFieldPath]) throws {
+        guard try reader.kind() == .object else {
+            notObject = try reader.value().kindDescription
             return
         }
-        guard let c = try? decoder.container(keyedBy: FeedCodingKey.self) else {
-            notObject = FeedLooseValue(from: decoder).kindDescription
-            return
-        }
-        id = Self.lookup(spec.id, in: c)
-        image = Self.lookup(spec.image, in: c)
-        title = spec.titles.lazy.compactMap { Self.lookup($0, in: c)?.text }.first
-        author = spec.author.flatMap { Self.lookup($0, in: c)?.text }
+        let values = try Self.values(of: paths, in: &reader)
+        id = values[0]
+        image = values[1]
+        let titles = values[2..<(2 + spec.titles.count)]
+        title = titles.lazy.compactMap { $0?.text }.first
+        author = spec.author == nil ? nil : values[2 + spec.titles.count]?.text
     }
 
-    /// Literal key first, then the dotted path through nested objects.
-    static func lookup(_ path: ArrayFieldPath, in c: KeyedDecodingContainer<FeedCodingKey>) -> FeedLooseValue? {
-        if let value = c.loose(FeedCodingKey(path.literal)) { return value }
-        guard path.components.count > 1 else { return nil }
-        var container = c
-        for component in path.components.dropLast() {
-            guard let nested = try? container.nestedContainer(keyedBy: FeedCodingKey.self, forKey: FeedCodingKey(component)) else {
-                return nil
+    /// Reads the object the reader is at and returns the value of each of `paths` (nil when
+    /// absent): a key that is the whole name wins over the dotted path through nested objects;
+    /// the first of a key given twice counts.
+    static func values(of paths: [ArrayFieldPath], in reader: inout FeedJSONReader) throws -> [FeedLooseValue?] {
+        // Slot i: path i's whole name as one key; slot n + i: its dotted path.
+        let n = paths.count
+        var wants: [(slot: Int, rest: ArraySlice<String>)] = paths.indices.map { ($0, [paths[$0].literal][...]) }
+        for (i, path) in paths.enumerated() where path.components.count > 1 { wants.append((n + i, path.components[...])) }
+        var slots = [FeedLooseValue?](repeating: nil, count: 2 * n)
+        try members(&reader, wants: wants, into: &slots)
+        return (0..<n).map { slots[$0] ?? slots[n + $0] }
+    }
+
+    /// Reads an object, filling `slots` for the wants whose next component is a key in it:
+    /// the value when it is the last, else what the nested object holds for the rest.
+    private static func members(
+        _ reader: inout FeedJSONReader, wants: [(slot: Int, rest: ArraySlice<String>)], into slots: inout [FeedLooseValue?]
+    ) throws {
+        try reader.object { reader, key in
+            let matching = wants.filter { slots[$0.slot] == nil && key.matches($0.rest.first ?? "") }
+            guard !matching.isEmpty else { return }
+            let deeper = matching.filter { $0.rest.count > 1 }.map { ($0.slot, $0.rest.dropFirst()) }
+            let value: FeedLooseValue
+            if !deeper.isEmpty, try reader.kind() == .object {
+                try members(&reader, wants: deeper, into: &slots)
+                value = .object
+            } else {
+                value = try reader.value()
             }
-            container = nested
+            for want in matching where want.rest.count == 1 { slots[want.slot] = value }
         }
-        return path.components.last.flatMap { container.loose(FeedCodingKey($0)) }
     }
 
     func makeItem(source: String, page: Int, index: Int) -> FeedItem {

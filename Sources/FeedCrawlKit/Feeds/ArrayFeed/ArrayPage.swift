@@ -1,5 +1,3 @@
-import FoundationEssentials
-
 /// Decoder for a bare top-level JSON array page (PunkAPI-style).
 public enum ArrayPage {
     /// The name of an array item's one image variant: `image`.
@@ -14,7 +12,9 @@ public enum ArrayPage {
     /// - `authorField`: `nil` (default) leaves `author` empty.
     /// An element that is not an object or lacks a usable id becomes an item with a synthesised
     /// id (`"page<page>-index<i>"`) and `problem` set. Throws `FeedDecodeError` when the body
-    /// is not JSON or not an array (the message of an error object is quoted), or is too large.
+    /// is not JSON (naming the line and column) or not an array (the message of an error object
+    /// is quoted). There is no limit on the elements: the body is read in one pass, without a
+    /// tree of it, and costs its bytes and the items kept.
     public static func decode(
         _ bytes: [UInt8],
         page: Int,
@@ -30,10 +30,7 @@ public enum ArrayPage {
             titles: (titleField.map { [$0] } ?? ["name", "title"]).map(ArrayFieldPath.init),
             author: authorField.map(ArrayFieldPath.init)
         )
-        guard let key = ArrayFieldSpec.userInfoKey else {
-            throw FeedDecodeError(reason: "array page: internal error (user info key)")
-        }
-        let raw = try FeedJSON.decode(ArrayRawPage.self, from: bytes, what: "array page", userInfo: [key: spec])
+        let raw = try ArrayRawPage.read(bytes, spec: spec)
         return raw.elements.enumerated().map { index, element in
             element.makeItem(source: source, page: page, index: index)
         }

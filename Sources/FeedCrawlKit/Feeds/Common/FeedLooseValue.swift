@@ -1,7 +1,7 @@
-/// Any JSON value, decoded without ever throwing; containers are not descended into
+/// Any JSON value, as `FeedJSONReader.value()` reads it; containers are not descended into
 /// (internal). Used for fields whose type varies between responses: ids as `123` or
 /// `"123"`, flags as `false` or `0`, numbers as strings.
-enum FeedLooseValue: Decodable, Equatable {
+enum FeedLooseValue: Equatable {
     case null
     case string(String)
     case int(Int64)
@@ -9,20 +9,6 @@ enum FeedLooseValue: Decodable, Equatable {
     case bool(Bool)
     case array
     case object
-
-    init(from decoder: any Decoder) {
-        guard let c = try? decoder.singleValueContainer() else {
-            self = .object
-            return
-        }
-        if c.decodeNil() { self = .null; return }
-        if let s = try? c.decode(String.self) { self = .string(s); return }
-        if let i = try? c.decode(Int64.self) { self = .int(i); return }
-        if let d = try? c.decode(Double.self) { self = .double(d); return }
-        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
-        if (try? decoder.unkeyedContainer()) != nil { self = .array; return }
-        self = .object
-    }
 
     /// Longest id accepted, in characters.
     static let maxIDCharacters = 256
@@ -111,10 +97,24 @@ enum FeedLooseValue: Decodable, Equatable {
     }
 }
 
-extension KeyedDecodingContainer {
-    /// The value at `key` leniently; `nil` when the key is missing. Never throws.
-    func loose(_ key: Key) -> FeedLooseValue? {
-        guard contains(key) else { return nil }
-        return (try? decode(FeedLooseValue.self, forKey: key)) ?? .null
+/// Helpers that turn id and image-URL checks into item fields (internal).
+enum FeedIDProblem {
+    /// "missing id" when absent or null, otherwise "invalid id (<kind>)".
+    static func describe(_ value: FeedLooseValue?) -> String {
+        switch value {
+        case nil, .null?:
+            return "missing id"
+        case .string?:
+            return "invalid id (empty, too long or control characters)"
+        case let other?:
+            return "invalid id (\(other.kindDescription))"
+        }
+    }
+}
+
+extension FeedText.URLCheck {
+    var okValue: String? {
+        if case .ok(let url) = self { return url }
+        return nil
     }
 }

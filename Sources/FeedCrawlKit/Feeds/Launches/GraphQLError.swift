@@ -63,38 +63,52 @@ public struct GraphQLFailure: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
-/// Decodes one `errors` element without throwing (internal).
-struct GraphQLRawError: Decodable {
-    var error: GraphQLError
-
-    enum Keys: String, CodingKey { case message, extensions, path }
-    enum ExtensionKeys: String, CodingKey { case code }
-
-    init(from decoder: any Decoder) {
-        guard let c = try? decoder.container(keyedBy: Keys.self) else {
-            let kind = FeedLooseValue(from: decoder)
-            error = GraphQLError(message: kind.text.map(FeedText.field) ?? "(error entry is \(kind.kindDescription))")
-            return
-        }
-        let message = c.loose(.message)?.text.map(FeedText.field)
-        let code = (try? c.nestedContainer(keyedBy: ExtensionKeys.self, forKey: .extensions))?
-            .loose(.code)?.text.map(FeedText.field)
-        let path = (try? c.decode([FeedLooseValue].self, forKey: .path))?.prefix(64).compactMap { $0.text } ?? []
-        error = GraphQLError(message: (message?.isEmpty ?? true) ? "(no message)" : message ?? "", code: code, path: path)
-    }
-}
-
-/// The `errors` member of a response (internal): absent/null → empty; not an array → one
-/// synthetic error naming the kind.
+/// The `errors` member of a response (internal).
 enum GraphQLRawErrors {
-    static func decode<K: CodingKey>(_ c: KeyedDecodingContainer<K>, key: K) -> [GraphQLError] {
-        guard let value = c.loose(key), value != .null else { return [] }
-        guard value == .array else {
-            return [GraphQLError(message: "malformed \"errors\" (\(value.kindDescription))")]
+    /// Reads the value the reader is at: null → empty; not an array → one synthetic error
+    /// naming the kind; otherwise one error per element, as many as there are.
+    static func read(_ reader: inout FeedJSONReader) throws -> [GraphQLError] {
+        guard try reader.kind() == .array else {
+            let value = try reader.value()
+            return value == .null ? [] : [GraphQLError(message: "malformed \"errors\" (\(value.kindDescription))")]
         }
-        guard let list = try? c.decode(FeedBoundedList<GraphQLRawError>.self, forKey: key) else {
-            return [GraphQLError(message: "\"errors\" has too many entries")]
+        var errors: [GraphQLError] = []
+        try reader.array { reader, _ in errors.append(try element(&reader)) }
+        return errors
+    }
+
+    /// Longest `path` kept, in elements: 64.
+    static let maxPathElements = 64
+
+    /// One element: its `message` (cleaned; "(no message)" when absent or empty),
+    /// `extensions.code` and `path` (elements as text, containers dropped); an element that is
+    /// not an object is its text, or "(error entry is <kind>)".
+    private static func element(_ reader: inout FeedJSONReader) throws -> GraphQLError {
+        guard try reader.kind() == .object else {
+            let kind = try reader.value()
+            return GraphQLError(message: kind.text.map(FeedText.field) ?? "(error entry is \(kind.kindDescription))")
         }
-        return list.elements.map(\.error)
+        var message: String?
+        var code: String?
+        var path: [String]?
+        var seenExtensions = false
+        try reader.object { reader, key in
+            if key.matches("message"), message == nil {
+                message = try reader.value().text.map(FeedText.field) ?? ""
+            } else if key.matches("extensions"), !seenExtensions, try reader.kind() == .object {
+                seenExtensions = true
+                try reader.object { reader, key in
+                    if key.matches("code"), code == nil { code = try reader.value().text.map(FeedText.field) }
+                }
+            } else if key.matches("path"), path == nil, try reader.kind() == .array {
+                var elements: [String] = []
+                try reader.array { reader, index in
+                    let value = try reader.value()
+                    if index < maxPathElements, let text = value.text { elements.append(text) }
+                }
+                path = elements
+            }
+        }
+        return GraphQLError(message: (message?.isEmpty ?? true) ? "(no message)" : message ?? "", code: code, path: path ?? [])
     }
 }

@@ -38,7 +38,7 @@ public enum LaunchDetailResponse {
     /// - Not JSON, not an object, missing `data.launch`, a launch that is not an object or has
     ///   no usable id → throws `FeedDecodeError`.
     public static func decode(_ bytes: [UInt8]) throws -> LaunchDetail? {
-        let raw = try FeedJSON.decode(LaunchDetailsRawResponse.self, from: bytes, what: "launch details")
+        let raw = try LaunchDetailsRawResponse.read(bytes)
         switch raw.launch {
         case .detail(var detail):
             detail.errors = raw.errors
@@ -54,7 +54,7 @@ public enum LaunchDetailResponse {
 }
 
 /// Top level of a `LaunchDetails` response (internal).
-struct LaunchDetailsRawResponse: Decodable {
+struct LaunchDetailsRawResponse {
     enum Launch {
         case detail(LaunchDetail)
         case null
@@ -66,44 +66,78 @@ struct LaunchDetailsRawResponse: Decodable {
     /// Whether `data` was an object (null or absent: the query was not executed).
     var hasData = false
 
-    enum Keys: String, CodingKey { case data, errors }
-    enum DataKeys: String, CodingKey { case launch }
-    enum LaunchKeys: String, CodingKey { case id, site, rocket }
-    enum RocketKeys: String, CodingKey { case name, type }
-
-    init(from decoder: any Decoder) throws {
-        guard let c = try? decoder.container(keyedBy: Keys.self) else {
-            throw FeedDecodeError(reason: "expected a JSON object at top level, got \(FeedLooseValue(from: decoder).kindDescription)")
+    /// Reads a response body in one pass (the first of a key given twice counts). Throws
+    /// `FeedDecodeError` when the body is not JSON or not an object.
+    static func read(_ bytes: [UInt8]) throws -> LaunchDetailsRawResponse {
+        let (raw, notObject) = try FeedJSON.read(bytes, what: "launch details") { reader -> (LaunchDetailsRawResponse, String?) in
+            var raw = LaunchDetailsRawResponse()
+            guard try reader.kind() == .object else { return (raw, try reader.value().kindDescription) }
+            var seenData = false
+            var seenErrors = false
+            try reader.object { reader, key in
+                if key.matches("errors"), !seenErrors {
+                    seenErrors = true
+                    raw.errors = try GraphQLRawErrors.read(&reader)
+                } else if key.matches("data"), !seenData {
+                    seenData = true
+                    try raw.readData(&reader)
+                }
+            }
+            return (raw, nil)
         }
-        errors = GraphQLRawErrors.decode(c, key: .errors)
-        guard let dataValue = c.loose(.data) else { return }
-        guard let data = try? c.nestedContainer(keyedBy: DataKeys.self, forKey: .data) else {
-            launch = .unusable("data is \(dataValue.kindDescription)")
+        if let notObject {
+            throw FeedDecodeError(reason: "launch details: expected a JSON object at top level, got \(notObject)")
+        }
+        return raw
+    }
+
+    private mutating func readData(_ reader: inout FeedJSONReader) throws {
+        guard try reader.kind() == .object else {
+            launch = .unusable("data is \(try reader.value().kindDescription)")
             return
         }
         hasData = true
-        guard let launchValue = data.loose(.launch) else {
-            launch = .unusable("missing data.launch")
-            return
+        launch = .unusable("missing data.launch")
+        var seen = false
+        try reader.object { reader, key in
+            guard key.matches("launch"), !seen else { return }
+            seen = true
+            launch = try Self.launch(&reader)
         }
-        if launchValue == .null {
-            launch = .null
-            return
+    }
+
+    private static func launch(_ reader: inout FeedJSONReader) throws -> Launch {
+        guard try reader.kind() == .object else {
+            let value = try reader.value()
+            return value == .null ? .null : .unusable("data.launch is \(value.kindDescription), not an object")
         }
-        guard let l = try? data.nestedContainer(keyedBy: LaunchKeys.self, forKey: .launch) else {
-            launch = .unusable("data.launch is \(launchValue.kindDescription), not an object")
-            return
+        var id: FeedLooseValue?
+        var site: FeedLooseValue?
+        var rocketName: FeedLooseValue?
+        var rocketType: FeedLooseValue?
+        var seenRocket = false
+        try reader.object { reader, key in
+            if key.matches("id"), id == nil {
+                id = try reader.value()
+            } else if key.matches("site"), site == nil {
+                site = try reader.value()
+            } else if key.matches("rocket"), !seenRocket, try reader.kind() == .object {
+                seenRocket = true
+                try reader.object { reader, key in
+                    if key.matches("name"), rocketName == nil {
+                        rocketName = try reader.value()
+                    } else if key.matches("type"), rocketType == nil {
+                        rocketType = try reader.value()
+                    }
+                }
+            }
         }
-        guard let id = l.loose(.id)?.idString else {
-            launch = .unusable("launch has no usable id")
-            return
-        }
-        let rocket = try? l.nestedContainer(keyedBy: RocketKeys.self, forKey: .rocket)
-        launch = .detail(LaunchDetail(
-            id: id,
-            site: FeedText.optionalField(l.loose(.site)?.text),
-            rocketName: FeedText.optionalField(rocket?.loose(.name)?.text),
-            rocketType: FeedText.optionalField(rocket?.loose(.type)?.text)
+        guard let text = id?.idString else { return .unusable("launch has no usable id") }
+        return .detail(LaunchDetail(
+            id: text,
+            site: FeedText.optionalField(site?.text),
+            rocketName: FeedText.optionalField(rocketName?.text),
+            rocketType: FeedText.optionalField(rocketType?.text)
         ))
     }
 }

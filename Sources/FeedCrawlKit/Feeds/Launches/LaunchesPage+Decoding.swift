@@ -1,84 +1,149 @@
 /// Top level of a `LaunchList` response (internal).
-struct LaunchesRawResponse: Decodable {
+struct LaunchesRawResponse {
     var errors: [GraphQLError] = []
     var connection: LaunchesRawConnection?
     /// Why `connection` is nil, for the error message.
     var missingReason = "missing data"
+    /// Set when the body is not an object: its JSON kind.
+    var notObject: String?
 
-    enum Keys: String, CodingKey { case data, errors }
-    enum DataKeys: String, CodingKey { case launches }
+    /// Reads a response body in one pass, `data` and `errors` in either order (the first of a
+    /// key given twice counts). Throws `FeedDecodeError` only when the body is not JSON.
+    static func read(_ bytes: [UInt8]) throws -> LaunchesRawResponse {
+        try FeedJSON.read(bytes, what: "launches page") { reader in
+            var raw = LaunchesRawResponse()
+            guard try reader.kind() == .object else {
+                raw.notObject = try reader.value().kindDescription
+                return raw
+            }
+            var seenData = false
+            var seenErrors = false
+            try reader.object { reader, key in
+                if key.matches("errors"), !seenErrors {
+                    seenErrors = true
+                    raw.errors = try GraphQLRawErrors.read(&reader)
+                } else if key.matches("data"), !seenData {
+                    seenData = true
+                    try raw.readData(&reader)
+                }
+            }
+            return raw
+        }
+    }
 
-    init(from decoder: any Decoder) throws {
-        guard let c = try? decoder.container(keyedBy: Keys.self) else {
-            throw FeedDecodeError(reason: "expected a JSON object at top level, got \(FeedLooseValue(from: decoder).kindDescription)")
-        }
-        errors = GraphQLRawErrors.decode(c, key: .errors)
-        guard let dataValue = c.loose(.data) else { return }
-        guard let data = try? c.nestedContainer(keyedBy: DataKeys.self, forKey: .data) else {
-            missingReason = "data is \(dataValue.kindDescription)"
+    private mutating func readData(_ reader: inout FeedJSONReader) throws {
+        guard try reader.kind() == .object else {
+            missingReason = "data is \(try reader.value().kindDescription)"
             return
         }
-        guard let launchesValue = data.loose(.launches) else {
-            missingReason = "missing data.launches"
-            return
+        missingReason = "missing data.launches"
+        var seen = false
+        try reader.object { reader, key in
+            guard key.matches("launches"), !seen else { return }
+            seen = true
+            guard try reader.kind() == .object else {
+                missingReason = "data.launches is \(try reader.value().kindDescription)"
+                return
+            }
+            connection = try LaunchesRawConnection(reading: &reader)
         }
-        guard launchesValue == .object else {
-            missingReason = "data.launches is \(launchesValue.kindDescription)"
-            return
-        }
-        connection = try data.decode(LaunchesRawConnection.self, forKey: .launches)
     }
 }
 
 /// `LaunchConnection` (internal).
-struct LaunchesRawConnection: Decodable {
+struct LaunchesRawConnection {
     var cursor: String?
     var hasMore: Bool?
     var launches: [LaunchesRawLaunch]?
     var launchesKind = "missing"
 
-    enum Keys: String, CodingKey { case cursor, hasMore, launches }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Keys.self)
-        cursor = c.loose(.cursor)?.text
-        hasMore = c.loose(.hasMore)?.bool
-        if let value = c.loose(.launches) {
-            launchesKind = value.kindDescription
-            if value == .array {
-                launches = try c.decode(FeedBoundedList<LaunchesRawLaunch>.self, forKey: .launches).elements
+    /// Reads the object the reader is at.
+    init(reading reader: inout FeedJSONReader) throws {
+        var seen: UInt8 = 0
+        var connection = LaunchesRawConnection()
+        try reader.object { reader, key in
+            let slot: UInt8 = key.matches("cursor") ? 1 : key.matches("hasMore") ? 2 : key.matches("launches") ? 4 : 0
+            guard slot != 0, seen & slot == 0 else { return }
+            seen |= slot
+            switch slot {
+            case 1: connection.cursor = try reader.value().text
+            case 2: connection.hasMore = try reader.value().bool
+            default:
+                guard try reader.kind() == .array else {
+                    connection.launchesKind = try reader.value().kindDescription
+                    return
+                }
+                var launches: [LaunchesRawLaunch] = []
+                try reader.array { reader, _ in launches.append(try LaunchesRawLaunch(reading: &reader)) }
+                connection.launches = launches
             }
         }
+        self = connection
     }
+
+    private init() {}
 }
 
-/// One `Launch` element, decoded without ever throwing (internal).
-struct LaunchesRawLaunch: Decodable {
+/// One `Launch` element, read without ever throwing but for invalid JSON (internal).
+struct LaunchesRawLaunch {
     var notObject: String?
     var id: FeedLooseValue?
     var site: String?
     var missionName: String?
-    /// Mission patches by variant (`small`, `large`): the listing asks for each variant under its
-    /// name as an alias, or for one plain `missionPatch`.
-    var patches: [String: String] = [:]
+    /// Mission patches by variant: the listing asks for each variant under its name as an alias
+    /// (`small`, `large`), or for one plain `missionPatch`.
+    var small: String?
+    var large: String?
     var plainPatch: String?
 
-    enum Keys: String, CodingKey { case id, site, mission }
-    enum MissionKeys: String, CodingKey { case name, missionPatch, small, large }
-
-    init(from decoder: any Decoder) {
-        guard let c = try? decoder.container(keyedBy: Keys.self) else {
-            notObject = FeedLooseValue(from: decoder).kindDescription
+    /// Reads the element the reader is at (the first of a key given twice counts).
+    init(reading reader: inout FeedJSONReader) throws {
+        guard try reader.kind() == .object else {
+            notObject = try reader.value().kindDescription
             return
         }
-        id = c.loose(.id)
-        site = c.loose(.site)?.text
-        if let mission = try? c.nestedContainer(keyedBy: MissionKeys.self, forKey: .mission) {
-            missionName = mission.loose(.name)?.text
-            plainPatch = mission.loose(.missionPatch)?.string
-            for key in [MissionKeys.small, .large] {
-                if let url = mission.loose(key)?.string { patches[key.rawValue] = url }
+        var seen: UInt8 = 0
+        var launch = LaunchesRawLaunch()
+        try reader.object { reader, key in
+            let slot: UInt8 = key.matches("id") ? 1 : key.matches("site") ? 2 : key.matches("mission") ? 4 : 0
+            guard slot != 0, seen & slot == 0 else { return }
+            seen |= slot
+            switch slot {
+            case 1: launch.id = try reader.value()
+            case 2: launch.site = try reader.value().text
+            default:
+                guard try reader.kind() == .object else { return }
+                try launch.readMission(&reader)
             }
+        }
+        self = launch
+    }
+
+    private init() {}
+
+    private mutating func readMission(_ reader: inout FeedJSONReader) throws {
+        var seen: UInt8 = 0
+        try reader.object { reader, key in
+            let slot: UInt8 = key.matches("name") ? 1 : key.matches("missionPatch") ? 2
+                : key.matches("small") ? 4 : key.matches("large") ? 8 : 0
+            guard slot != 0, seen & slot == 0 else { return }
+            seen |= slot
+            let value = try reader.value()
+            switch slot {
+            case 1: missionName = value.text
+            case 2: plainPatch = value.string
+            case 4: small = value.string
+            default: large = value.string
+            }
+        }
+    }
+
+    /// The patch asked for as variant `variant` under its alias.
+    func patch(_ variant: String) -> String? {
+        switch variant {
+        case "small": small
+        case "large": large
+        default: nil
         }
     }
 
@@ -108,7 +173,7 @@ struct LaunchesRawLaunch: Decodable {
             if let error = errors.image(variant: variant, plain: position == 0) {
                 return FeedImage(variant: variant, url: "", failure: "launch \(itemID): \(error.described)")
             }
-            let url = patches[variant] ?? (position == 0 ? plainPatch : nil)
+            let url = patch(variant) ?? (position == 0 ? plainPatch : nil)
             return FeedImage.from(variant, FeedText.checkImageURL(url))
         }
         return FeedItem(

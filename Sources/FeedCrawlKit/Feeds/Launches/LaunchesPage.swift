@@ -36,7 +36,10 @@ public struct LaunchesPage: Sendable, Equatable {
     public static func decode(
         _ bytes: [UInt8], page: Int, source: String = "launches", variants: [String] = ["small"]
     ) throws -> LaunchesPage {
-        let raw = try FeedJSON.decode(LaunchesRawResponse.self, from: bytes, what: "launches page")
+        let raw = try LaunchesRawResponse.read(bytes)
+        if let notObject = raw.notObject {
+            throw FeedDecodeError(reason: "launches page: expected a JSON object at top level, got \(notObject)")
+        }
         guard let connection = raw.connection else {
             if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
             throw FeedDecodeError(reason: "launches page: \(raw.missingReason)")

@@ -1,29 +1,49 @@
 /// Top level of a Pixabay response (internal).
-struct PixabayRawPage: Decodable {
+struct PixabayRawPage {
     var total: Int?
     var totalHits: Int?
     var hits: [PixabayRawHit]
 
-    enum Keys: String, CodingKey { case total, totalHits, hits }
-
-    init(from decoder: any Decoder) throws {
-        guard let c = try? decoder.container(keyedBy: Keys.self) else {
-            throw FeedDecodeError(reason: "expected a JSON object at top level, got \(FeedLooseValue(from: decoder).kindDescription)")
+    /// Reads a page body in one pass: `total`, `totalHits` and each element of `hits` as it
+    /// passes (the first of a key given twice counts); anything else is skipped. Throws
+    /// `FeedDecodeError` when the body is not JSON, not an object or has no `hits` array.
+    static func read(_ bytes: [UInt8]) throws -> PixabayRawPage {
+        let (page, problem) = try FeedJSON.read(bytes, what: "Pixabay page") { reader -> (PixabayRawPage?, String?) in
+            guard try reader.kind() == .object else {
+                return (nil, "expected a JSON object at top level, got \(try reader.value().kindDescription)")
+            }
+            var total: FeedLooseValue?
+            var totalHits: FeedLooseValue?
+            var hits: [PixabayRawHit]?
+            var hitsKind: String?
+            try reader.object { reader, key in
+                if key.matches("total") {
+                    if total == nil { total = try reader.value() }
+                } else if key.matches("totalHits") {
+                    if totalHits == nil { totalHits = try reader.value() }
+                } else if key.matches("hits"), hitsKind == nil {
+                    guard try reader.kind() == .array else {
+                        hitsKind = try reader.value().kindDescription
+                        return
+                    }
+                    hitsKind = "an array"
+                    var list: [PixabayRawHit] = []
+                    try reader.array { reader, _ in list.append(try PixabayRawHit(reading: &reader)) }
+                    hits = list
+                }
+            }
+            guard let hits else {
+                return (nil, hitsKind.map { "\"hits\" is \($0), expected an array" } ?? "missing \"hits\"")
+            }
+            return (PixabayRawPage(total: total?.int, totalHits: totalHits?.int, hits: hits), nil)
         }
-        total = c.loose(.total)?.int
-        totalHits = c.loose(.totalHits)?.int
-        guard let hitsValue = c.loose(.hits) else {
-            throw FeedDecodeError(reason: "missing \"hits\"")
-        }
-        guard hitsValue == .array else {
-            throw FeedDecodeError(reason: "\"hits\" is \(hitsValue.kindDescription), expected an array")
-        }
-        hits = try c.decode(FeedBoundedList<PixabayRawHit>.self, forKey: .hits).elements
+        guard let page else { throw FeedDecodeError(reason: "Pixabay page: \(problem ?? "")") }
+        return page
     }
 }
 
-/// One element of `hits`, decoded without ever throwing (internal).
-struct PixabayRawHit: Decodable {
+/// One element of `hits`, read without ever throwing but for invalid JSON (internal).
+struct PixabayRawHit {
     /// Set when the element is not an object: its JSON kind ("null", "a string", …).
     var notObject: String?
     var id: FeedLooseValue?
@@ -37,26 +57,41 @@ struct PixabayRawHit: Decodable {
     var isAiGenerated: Bool?
     var isLowQuality: Bool?
 
-    enum Keys: String, CodingKey {
-        case id, tags, user, pageURL, type, previewURL, webformatURL, largeImageURL, isAiGenerated, isLowQuality
-    }
+    /// The keys a hit is read for, in field order.
+    private static let keys = [
+        "id", "tags", "user", "pageURL", "type", "previewURL", "webformatURL", "largeImageURL",
+        "isAiGenerated", "isLowQuality",
+    ]
 
-    init(from decoder: any Decoder) {
-        guard let c = try? decoder.container(keyedBy: Keys.self) else {
-            notObject = FeedLooseValue(from: decoder).kindDescription
+    /// Reads the element the reader is at; the first of a key given twice counts.
+    init(reading reader: inout FeedJSONReader) throws {
+        guard try reader.kind() == .object else {
+            notObject = try reader.value().kindDescription
             return
         }
-        id = c.loose(.id)
-        tags = c.loose(.tags)?.text
-        user = c.loose(.user)?.text
-        pageURL = c.loose(.pageURL)?.string
-        type = c.loose(.type)?.string
-        previewURL = c.loose(.previewURL)?.string
-        webformatURL = c.loose(.webformatURL)?.string
-        largeImageURL = c.loose(.largeImageURL)?.string
-        isAiGenerated = c.loose(.isAiGenerated)?.bool
-        isLowQuality = c.loose(.isLowQuality)?.bool
+        var seen: UInt16 = 0
+        var hit = PixabayRawHit()
+        try reader.object { reader, key in
+            guard let slot = Self.keys.firstIndex(where: key.matches), seen & (1 << slot) == 0 else { return }
+            seen |= 1 << slot
+            let value = try reader.value()
+            switch slot {
+            case 0: hit.id = value
+            case 1: hit.tags = value.text
+            case 2: hit.user = value.text
+            case 3: hit.pageURL = value.string
+            case 4: hit.type = value.string
+            case 5: hit.previewURL = value.string
+            case 6: hit.webformatURL = value.string
+            case 7: hit.largeImageURL = value.string
+            case 8: hit.isAiGenerated = value.bool
+            default: hit.isLowQuality = value.bool
+            }
+        }
+        self = hit
     }
+
+    private init() {}
 
     func makeHit(source: String, page: Int, index: Int, variants: [PixabayVariant]) -> PixabayHit {
         let synthetic = FeedItem.syntheticID(page: page, index: index)

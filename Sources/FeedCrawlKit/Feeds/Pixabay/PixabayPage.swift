@@ -74,17 +74,16 @@ public struct PixabayPage: Sendable, Equatable {
     /// - A hit that is not an object or has no usable id becomes an item with a synthesised id
     ///   (`"page<page>-index<i>"`) and `problem` set; it does not sink the page.
     /// - `totalHits` missing → `total`; `total` missing → `totalHits`; both missing → hit count.
-    /// - Throws `FeedDecodeError` when the body is not JSON, not an object, lacks a `hits`
-    ///   array, holds more than `FeedJSON.maxItemsPerPage` hits or exceeds `FeedJSON.maxBodyBytes`.
+    /// - Throws `FeedDecodeError` when the body is not JSON (naming the line and column), not an
+    ///   object or lacks a `hits` array. There is no limit on the hits: the body is read in one
+    ///   pass, without a tree of it, and costs its bytes and the hits kept.
     public static func decode(
         _ bytes: [UInt8],
         page: Int,
         variants: [PixabayVariant] = [.preview],
         source: String = "pixabay"
     ) throws -> PixabayPage {
-        // The common shape takes a direct scanner; anything else (and every error) JSONDecoder.
-        let raw = try PixabayFastDecoder.decode(bytes)
-            ?? FeedJSON.decode(PixabayRawPage.self, from: bytes, what: "Pixabay page")
+        let raw = try PixabayRawPage.read(bytes)
         let hits = raw.hits.enumerated().map { index, hit in
             hit.makeHit(source: source, page: page, index: index, variants: variants)
         }
