@@ -146,6 +146,9 @@ extension CommandLineOptions {
                "Cached images younger than this are not requested again, e.g. 90s, 10m, 24h, 7d."),
         .value("--max-image-bytes", "SIZE", .options, defaultText: "20M",
                "Largest image accepted, e.g. 500K, 20M; larger ones are rejected."),
+        .value("--max-page-bytes", "SIZE", .options, defaultText: "8M",
+               "Largest feed page accepted, e.g. 2M, 64M; a larger page fails, naming this option. "
+                   + "Pages have no element limit: decoding one costs about its size and its items."),
         .value("--cacert", "FILE", .options, defaultText: "system",
                "Trust the CA certificates in FILE for HTTPS, as curl's option does."),
         .value("--proxy", "URL", .options, defaultText: "environment",

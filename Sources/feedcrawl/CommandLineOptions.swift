@@ -24,6 +24,8 @@ struct CommandLineOptions {
     var retries = 3
     var ttlSeconds: Double = 24 * 3600
     var maxImageBytes: Int64 = 20 << 20
+    /// `--max-page-bytes`: the largest feed page accepted; default 8 MiB.
+    var maxPageBytes: Int64 = CrawlConfiguration().maxPageBytes
     var caFile: String?
     /// `--header` (repeatable): sent with every feed request of every source; values are secrets.
     var headers: [HTTPHeader] = []
@@ -143,6 +145,16 @@ struct CommandLineOptions {
                     options.maxImageBytes = try ByteSize.parse(text)
                 } catch {
                     throw UsageError(description: "--max-image-bytes: \(error)")
+                }
+            case "--max-page-bytes":
+                let text = try list.value(for: argument)
+                do {
+                    options.maxPageBytes = try ByteSize.parse(text)
+                } catch {
+                    throw UsageError(description: "--max-page-bytes: \(error)")
+                }
+                guard options.maxPageBytes > 0 else {
+                    throw UsageError(description: "--max-page-bytes: a page of 0 bytes holds nothing; give a size such as 8M")
                 }
             case "--cacert":
                 // Checked before the run: a missing bundle would fail every HTTPS request.
@@ -299,6 +311,7 @@ struct CommandLineOptions {
         configuration.retries = retries
         configuration.ttlSeconds = ttlSeconds
         configuration.maxImageBytes = maxImageBytes
+        configuration.maxPageBytes = maxPageBytes
         configuration.caInfo = caFile
         configuration.refreshPages = refreshPages
         configuration.recordDirectory = recordDirectory

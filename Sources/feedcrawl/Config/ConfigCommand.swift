@@ -153,6 +153,7 @@ struct EffectiveConfiguration: Encodable {
         case "--retries": return .int(options.retries)
         case "--ttl": return .string(duration(options.ttlSeconds))
         case "--max-image-bytes": return .string(ByteSize.exact(options.maxImageBytes))
+        case "--max-page-bytes": return .string(ByteSize.exact(options.maxPageBytes))
         case "--cacert": return Value(options.caFile)
         case "--shard": return Value(options.shard.map { "\($0)" })
         case "--metrics-file": return Value(options.metricsFile)

@@ -86,5 +86,54 @@ extension CrawlerTests {
             #expect(failure.contains("HTTP 400"))
             #expect(failure.contains("Invalid query params"))
         }
+
+        /// Issue 26, point 3: no element limit. One page of 20,001 elements (1.1 MiB), which
+        /// the 5,000-element limit of old refused, is crawled whole.
+        @Test func aPageOfTwentyThousandElementsIsCrawledWhole() async throws {
+            let count = 20_001
+            let body = Array(("[" + (1...count).map { #"{"id":\#($0),"name":"Beer \#($0)","image_url":null,"tagline":"x"}"# }
+                .joined(separator: ",") + "]").utf8)
+            let log = RequestLog()
+            let feed = try DemoFeedServer(options: .observing(log) { request in
+                request.path == "/v2/beers" ? .json(request.query["page"] == "1" ? body : Array("[]".utf8)) : nil
+            })
+            defer { feed.stop() }
+            let out = CrawlDirectory()
+            let run = try await runCrawl([Self.source(feed, pages: 3, perPage: 1000)], out: out.path)
+            #expect(run.report("array")?.failure == nil)
+            let items = run.items("array")
+            #expect(items.count == count)
+            #expect(items.first { $0.id == "20001" }?.title == "Beer 20001")
+            #expect(items.allSatisfy { $0.status == .noImage })
+        }
+
+        /// A page larger than `maxPageBytes` (`--max-page-bytes`) fails, naming the option that
+        /// raises it; on a later page the pages before it are kept.
+        @Test func aPageLargerThanTheLimitFailsNamingTheOption() async throws {
+            let log = RequestLog()
+            let feed = try Self.beersFeed(count: 30, log: log)
+            defer { feed.stop() }
+            let out = CrawlDirectory()
+            let run = try await runCrawl([Self.source(feed)], out: out.path) { $0.maxPageBytes = 1024 }
+            let failure = try #require(run.report("array")?.failure)
+            #expect(failure.hasSuffix("body larger than 1 KiB (raise it with --max-page-bytes)"), "\(failure)")
+            #expect(run.items("array").isEmpty)
+
+            // Beers 1-10 fit in 2 KiB; the page of beers 11-20 has longer ids and is cut.
+            let big = try DemoFeedServer(options: .observing(RequestLog()) { request in
+                guard request.path == "/v2/beers" else { return nil }
+                let page = Int(request.query["page"] ?? "") ?? 0
+                let pad = String(repeating: "x", count: page == 2 ? 3000 : 10)
+                return .json(Array(#"[{"id":"\#(page)","name":"\#(pad)"}]"#.utf8))
+            })
+            defer { big.stop() }
+            let second = CrawlDirectory()
+            let kept = try await runCrawl([Self.source(big, pages: 3, perPage: 1)], out: second.path) { $0.maxPageBytes = 2048 }
+            let report = try #require(kept.report("array"))
+            #expect(report.failure == nil)
+            #expect(report.warnings.contains { $0.hasPrefix("page 2: ") && $0.contains("body larger than 2 KiB (raise it with --max-page-bytes)") },
+                    "\(report.warnings)")
+            #expect(kept.items("array").map(\.id) == ["1"])
+        }
     }
 }

@@ -148,7 +148,7 @@ struct ServerFaultTests {
         configuration.maxPageBytes = 256 << 10
         let failed = try await Crawler(configuration: configuration).run()
         let failure = try #require(failed.sources.first?.failure)
-        #expect(failure.contains("larger than"), "\(failure)")
+        #expect(failure.hasSuffix("body larger than 256 KiB (raise it with --max-page-bytes)"), "\(failure)")
         #expect(failed.itemCount == 0)
     }
 }

@@ -48,7 +48,8 @@ final class FeedClient: Sendable {
     struct Limits: Sendable {
         /// Retries and the limits of each attempt (the run's one `RequestPolicy`).
         var policy = RequestPolicy()
-        var maxBytes: Int64 = 16 << 20
+        /// The largest page, fetched, kept or replayed (`--max-page-bytes`); default 8 MiB.
+        var maxBytes: Int64 = CrawlConfiguration().maxPageBytes
         /// Opened when a feed answers from a loopback or private address (images from such
         /// addresses may then be fetched).
         var privateAddresses = PrivateAddressScope()
@@ -85,8 +86,14 @@ final class FeedClient: Sendable {
     /// Whether fetched pages are kept in the page cache.
     var cachesPages: Bool { setup.pageTTL > 0 && setup.pageCache != nil && setup.replay == nil }
 
+    /// Why a page larger than `limit` bytes is refused, naming the option that raises it:
+    /// `body larger than 8 MiB (raise it with --max-page-bytes)`.
+    static func tooLarge(limit: Int64) -> String {
+        "body larger than \(ByteSize.format(limit)) (raise it with --max-page-bytes)"
+    }
+
     /// Gets the response to `request`. Throws `CancellationError` or `Failure` (no answer after
-    /// retries, or no recorded answer in replay mode).
+    /// retries, no recorded answer in replay mode, or a page larger than `limits.maxBytes`).
     ///
     /// A cancelled task (a signal, the deadline) gets no page: the request in flight is
     /// aborted, and a cancelled task neither starts one nor reads the page cache or the
@@ -99,14 +106,19 @@ final class FeedClient: Sendable {
             guard let exchange = replay.load(source: source, request: identity) else {
                 throw Failure(description: "no recorded response for \(identity.shown) in \(replay.root)")
             }
-            if let response = exchange.response { return Reply(response: response, origin: .replay, request: identity) }
-            throw Failure(description: exchange.error ?? "unreadable recorded response for \(identity.shown)")
+            guard let response = exchange.response else {
+                throw Failure(description: exchange.error ?? "unreadable recorded response for \(identity.shown)")
+            }
+            guard response.body.count <= limits.maxBytes else {
+                throw Failure(description: "\(identity.shown): recorded \(Self.tooLarge(limit: limits.maxBytes))")
+            }
+            return Reply(response: response, origin: .replay, request: identity)
         }
         if cachesPages, !setup.refresh, let cache = setup.pageCache,
            let exchange = cache.load(source: source, request: identity),
            Date().timeIntervalSince1970 - exchange.fetchedAt < setup.pageTTL,
            exchange.fetchedAt <= Date().timeIntervalSince1970 + 60,
-           let response = exchange.response
+           let response = exchange.response, response.body.count <= limits.maxBytes
         {
             record(exchange)
             return Reply(response: response, origin: .pageCache, request: identity)
@@ -157,6 +169,8 @@ final class FeedClient: Sendable {
                 if !limits.policy.retry.allowsRetry(after: attempt) { return response }
             } catch is CancellationError {
                 throw CancellationError()
+            } catch HTTPError.bodyTooLarge(let limit) {
+                throw Failure(description: "\(shownURL): \(Self.tooLarge(limit: limit))")
             } catch let error as HTTPError {
                 let text = redactor.redact(error.description)
                 guard error.isTransient, limits.policy.retry.allowsRetry(after: attempt) else {

@@ -11,6 +11,15 @@ public struct FeedExchangeStore: Sendable {
     /// Largest file read back; default 64 MiB.
     public var maxFileBytes: Int
 
+    /// The largest file that may hold a page of `pageBytes` (`--max-page-bytes`): 6 times it
+    /// (a body kept as JSON text, every byte escaped at worst) and 64 KiB for the rest, at
+    /// least 64 MiB.
+    public static func maxFileBytes(pageBytes: Int64) -> Int {
+        let (times6, overflow) = Int(clamping: pageBytes).multipliedReportingOverflow(by: 6)
+        guard !overflow, times6 <= .max - (64 << 10) else { return .max }
+        return max(64 << 20, times6 + (64 << 10))
+    }
+
     public init(root: String, maxFileBytes: Int = 64 << 20) {
         var root = root
         while root.count > 1, root.hasSuffix("/") { root.removeLast() }

@@ -10,9 +10,10 @@ struct FeedStores: Sendable {
     let refresh: Bool
 
     init(configuration: CrawlConfiguration, layout: CacheLayout) {
-        pageCache = FeedExchangeStore(root: layout.absolutePath(Self.pagesDirectoryName))
-        recording = configuration.recordDirectory.map { FeedExchangeStore(root: $0) }
-        replay = configuration.replayDirectory.map { FeedExchangeStore(root: $0) }
+        let fileBytes = FeedExchangeStore.maxFileBytes(pageBytes: configuration.maxPageBytes)
+        pageCache = FeedExchangeStore(root: layout.absolutePath(Self.pagesDirectoryName), maxFileBytes: fileBytes)
+        recording = configuration.recordDirectory.map { FeedExchangeStore(root: $0, maxFileBytes: fileBytes) }
+        replay = configuration.replayDirectory.map { FeedExchangeStore(root: $0, maxFileBytes: fileBytes) }
         refresh = configuration.refreshPages
     }
 
