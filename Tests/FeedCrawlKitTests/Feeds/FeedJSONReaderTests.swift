@@ -92,6 +92,21 @@ struct FeedJSONReaderTests {
         }
     }
 
+    /// A value a decoder only looks at (`kind()`) and leaves is skipped, with or without
+    /// whitespace around it (Python's json.dumps writes `": "` and `", "`).
+    @Test func valuesLookedAtAndLeftAreSkippedWhateverTheWhitespace() throws {
+        for (colon, comma) in [(":", ","), (": ", ", "), (" :\n\t", " ,\r\n ")] {
+            let body = #"{"errors"\#(colon)[{"message"\#(colon)"m"\#(comma)"extensions"\#(colon)"x"\#(comma)"path"\#(colon)5}\#(comma){"extensions"\#(colon){"code"\#(colon)"C"}\#(comma)"path"\#(colon)["launches"\#(comma)"launches"\#(comma)1\#(comma)"mission"\#(comma)"missionPatch"]}]\#(comma)"data"\#(colon){"launches"\#(colon){"cursor"\#(colon)null\#(comma)"launches"\#(colon)[{"id"\#(colon)"1"\#(comma)"mission"\#(colon)null}\#(comma){"id"\#(colon)"2"\#(comma)"mission"\#(colon)[]\#(comma)"site"\#(colon)"S"}]}}}"#
+            let page = try LaunchesPage.decode(Array(body.utf8), page: 1)
+            #expect(page.items.map(\.id) == ["1", "2"], "\(colon.debugDescription)")
+            #expect(page.items.last?.author == "S")
+            #expect(page.errors == [GraphQLError(message: "m"), GraphQLError(message: "(no message)", code: "C", path: ["launches", "launches", "1", "mission", "missionPatch"])])
+            #expect(page.items.last?.images.first?.failure?.contains("[C]") == true)
+            let details = #"{"data"\#(colon){"launch"\#(colon){"id"\#(colon)7\#(comma)"rocket"\#(colon)"none"\#(comma)"site"\#(colon)"X"}}}"#
+            #expect(try LaunchDetailResponse.decode(Array(details.utf8)) == LaunchDetail(id: "7", site: "X"))
+        }
+    }
+
     /// No count limit: 20,001 elements are read, each page type, and what they cost is their
     /// bytes and the items kept.
     @Test func noElementCountLimit() throws {

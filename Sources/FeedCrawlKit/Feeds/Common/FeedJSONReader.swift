@@ -84,6 +84,7 @@ struct FeedJSONReader {
             let key = try keyString()
             whitespace()
             guard consume(UInt8(ascii: ":")) else { throw fail("':' after the key") }
+            whitespace()
             let start = position
             try member(&self, key)
             if position == start { try skip() }
