@@ -18,10 +18,11 @@ public struct CrawlConfiguration: Sendable {
     public var maxImageBytes: Int64 = 20 << 20
     /// Largest feed page accepted (`--max-page-bytes`), whether fetched, kept or replayed;
     /// default 8 MiB: 3x a 20,000-launch page of the tutorial schema (2.4 MiB), 45x a 200-hit
-    /// Pixabay page, twice the fixed 4 MiB of old. A page has no element limit: decoding it
-    /// costs its body and its items, about 7x its size for real pages, so the default keeps one
-    /// page's decoding within about 60 MiB; a page of tiny elements costs more per byte (8 MiB of
-    /// `{}` are 2.8 million rejected items, about 800 MiB), which only this limit bounds.
+    /// Pixabay page, twice the fixed 4 MiB of old. Decoding a page costs its body and its
+    /// items, about 7x its size for real pages, so the default keeps one page's decoding within
+    /// about 60 MiB; a page of tiny elements would cost more per byte (8 MiB of `{}` are 2.8
+    /// million rejected items, about 800 MiB), so a list may hold one element per
+    /// `FeedJSON.bytesPerElement` (64) bytes of this limit: 131,072 at the default.
     public var maxPageBytes: Int64 = 8 << 20
     /// Retries of a transient failure (network error, 5xx, 408, 429, body cut short); default 3.
     public var retries: Int = 3

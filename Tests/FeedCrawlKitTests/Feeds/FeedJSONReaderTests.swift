@@ -70,6 +70,24 @@ struct FeedJSONReaderTests {
     }
 
     /// 512 levels are read, 513 refused; skipping a deep value does not recurse.
+    /// A list may hold one element per 64 bytes of the page limit: 8 MiB of `[{},{},…]` would
+    /// otherwise be 2.8 million rejected items (about 800 MiB). The error names the option.
+    @Test func aListOfTinyElementsIsBoundedByThePageLimit() throws {
+        let limit = FeedJSON.maxElements(pageBytes: 8 << 20)
+        #expect(limit == 131_072)
+        let tiny = Array(("[" + Array(repeating: "{}", count: limit + 1).joined(separator: ",") + "]").utf8)
+        let error = #expect(throws: FeedDecodeError.self) { try ArrayPage.decode(tiny, page: 1) }
+        #expect(error?.reason == "array page: a list of more than 131072 elements (one per 64 bytes of the page limit; raise it with --max-page-bytes)")
+        // A higher limit reads it (every element a rejected item), and one at the limit is read.
+        #expect(try ArrayPage.decode(tiny, page: 1, maxElements: FeedJSON.maxElements(pageBytes: 16 << 20)).count == limit + 1)
+        let atLimit = Array(("[" + Array(repeating: "{}", count: limit).joined(separator: ",") + "]").utf8)
+        #expect(try ArrayPage.decode(atLimit, page: 1).count == limit)
+        let hits = Array(("{\"total\":1,\"totalHits\":1,\"hits\":[" + Array(repeating: "{}", count: 11).joined(separator: ",") + "]}").utf8)
+        #expect(throws: FeedDecodeError.self) { try PixabayPage.decode(hits, page: 1, maxElements: 10) }
+        let launches = Array(("{\"data\":{\"launches\":{\"cursor\":\"c\",\"hasMore\":false,\"launches\":[" + Array(repeating: "null", count: 11).joined(separator: ",") + "]}}}").utf8)
+        #expect(throws: FeedDecodeError.self) { try LaunchesPage.decode(launches, page: 1, maxElements: 10) }
+    }
+
     @Test func nestingIsBoundedAndSkippingIsIterative() throws {
         let deep = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
         #expect(try Self.values(deep).get() == [.array])

@@ -24,7 +24,8 @@ struct ArrayCrawl: FeedCrawl {
                     }
                     items = try ArrayPage.decode(
                         response.body, page: number, idField: config.idField, imageField: config.imageField,
-                        titleField: config.titleField, source: config.name)
+                        titleField: config.titleField, source: config.name,
+                        maxElements: FeedJSON.maxElements(pageBytes: client.limits.maxBytes))
                 } catch {
                     report.readFailed(page: number, reply.located(redactor.redact("\(error)")))
                     return report

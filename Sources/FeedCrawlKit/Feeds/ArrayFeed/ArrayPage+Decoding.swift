@@ -26,9 +26,9 @@ struct ArrayRawPage {
 
     /// Reads a page body in one pass, each element as it passes. Throws `FeedDecodeError` when
     /// the body is not JSON or not an array (quoting the `message` or `error` of an object).
-    static func read(_ bytes: [UInt8], spec: ArrayFieldSpec) throws -> ArrayRawPage {
+    static func read(_ bytes: [UInt8], spec: ArrayFieldSpec, maxElements: Int) throws -> ArrayRawPage {
         let paths = spec.paths
-        let (page, problem) = try FeedJSON.read(bytes, what: "array page") { reader -> (ArrayRawPage?, String?) in
+        let (page, problem) = try FeedJSON.read(bytes, what: "array page", maxElements: maxElements) { reader -> (ArrayRawPage?, String?) in
             switch try reader.kind() {
             case .array:
                 var elements: [ArrayRawElement] = []

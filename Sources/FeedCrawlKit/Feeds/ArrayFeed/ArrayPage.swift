@@ -14,7 +14,8 @@ public enum ArrayPage {
     /// id (`"page<page>-index<i>"`) and `problem` set. Throws `FeedDecodeError` when the body
     /// is not JSON (naming the line and column) or not an array (the message of an error object
     /// is quoted). There is no limit on the elements: the body is read in one pass, without a
-    /// tree of it, and costs its bytes and the items kept.
+    /// tree of it, and costs its bytes and the items kept, at most `maxElements` of them
+    /// (`FeedJSON.maxElements(pageBytes:)`; default that of the default page limit).
     public static func decode(
         _ bytes: [UInt8],
         page: Int,
@@ -22,7 +23,8 @@ public enum ArrayPage {
         imageField: String = "image_url",
         titleField: String? = nil,
         authorField: String? = nil,
-        source: String = "array"
+        source: String = "array",
+        maxElements: Int = FeedJSON.maxElements(pageBytes: CrawlConfiguration().maxPageBytes)
     ) throws -> [FeedItem] {
         let spec = ArrayFieldSpec(
             id: ArrayFieldPath(idField),
@@ -30,7 +32,7 @@ public enum ArrayPage {
             titles: (titleField.map { [$0] } ?? ["name", "title"]).map(ArrayFieldPath.init),
             author: authorField.map(ArrayFieldPath.init)
         )
-        let raw = try ArrayRawPage.read(bytes, spec: spec)
+        let raw = try ArrayRawPage.read(bytes, spec: spec, maxElements: maxElements)
         return raw.elements.enumerated().map { index, element in
             element.makeItem(source: source, page: page, index: index)
         }

@@ -34,6 +34,8 @@ struct FeedJSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
     private(set) var position = 0
     private var depth = 0
+    /// Elements one array may hold (`FeedJSON.maxElements(pageBytes:)`); default no limit.
+    private var maxElements = Int.max
 
     /// A reader at the start of `bytes`, past a UTF-8 byte order mark.
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -43,9 +45,12 @@ struct FeedJSONReader {
 
     /// Reads the one document in `bytes` with `read`, which must read exactly one value; only
     /// whitespace may follow it. An empty body throws `FeedDecodeError` "empty body".
-    static func document<T>(_ bytes: [UInt8], _ read: (inout FeedJSONReader) throws -> T) throws -> T {
+    static func document<T>(
+        _ bytes: [UInt8], maxElements: Int = .max, _ read: (inout FeedJSONReader) throws -> T
+    ) throws -> T {
         try bytes.withUnsafeBufferPointer { buffer in
             var reader = FeedJSONReader(buffer)
+            reader.maxElements = maxElements
             reader.whitespace()
             guard reader.position < buffer.count else { throw FeedDecodeError(reason: "empty body") }
             let value = try read(&reader)
@@ -104,6 +109,7 @@ struct FeedJSONReader {
         var index = 0
         while true {
             whitespace()
+            guard index < maxElements else { throw FeedJSON.TooManyElements(limit: maxElements) }
             let start = position
             try element(&self, index)
             if position == start { try skip() }

@@ -103,7 +103,8 @@ struct LaunchesCrawl: FeedCrawl {
         }
         do {
             let page = try LaunchesPage.decode(
-                response.body, page: number, source: config.name, variants: config.effectiveVariants.map(\.rawValue))
+                response.body, page: number, source: config.name, variants: config.effectiveVariants.map(\.rawValue),
+                maxElements: FeedJSON.maxElements(pageBytes: client.limits.maxBytes))
             if response.isSuccess { client.keep(reply) }
             return .page(page, fromCache: reply.origin == .pageCache)
         } catch let failure as GraphQLFailure {

@@ -9,8 +9,8 @@ struct LaunchesRawResponse {
 
     /// Reads a response body in one pass, `data` and `errors` in either order (the first of a
     /// key given twice counts). Throws `FeedDecodeError` only when the body is not JSON.
-    static func read(_ bytes: [UInt8]) throws -> LaunchesRawResponse {
-        try FeedJSON.read(bytes, what: "launches page") { reader in
+    static func read(_ bytes: [UInt8], maxElements: Int) throws -> LaunchesRawResponse {
+        try FeedJSON.read(bytes, what: "launches page", maxElements: maxElements) { reader in
             var raw = LaunchesRawResponse()
             guard try reader.kind() == .object else {
                 raw.notObject = try reader.value().kindDescription

@@ -34,9 +34,10 @@ public struct LaunchesPage: Sendable, Equatable {
     /// - Null `mission`, `site`, `name` or `missionPatch` are fine (`nil`/`""` fields, no problem).
     /// - `variants`: the patch sizes the listing asked for, in order (default `["small"]`).
     public static func decode(
-        _ bytes: [UInt8], page: Int, source: String = "launches", variants: [String] = ["small"]
+        _ bytes: [UInt8], page: Int, source: String = "launches", variants: [String] = ["small"],
+        maxElements: Int = FeedJSON.maxElements(pageBytes: CrawlConfiguration().maxPageBytes)
     ) throws -> LaunchesPage {
-        let raw = try LaunchesRawResponse.read(bytes)
+        let raw = try LaunchesRawResponse.read(bytes, maxElements: maxElements)
         if let notObject = raw.notObject {
             throw FeedDecodeError(reason: "launches page: expected a JSON object at top level, got \(notObject)")
         }

@@ -105,7 +105,8 @@ struct PixabayCrawl: FeedCrawl {
         }
         do {
             let page = try PixabayPage.decode(
-                response.body, page: number, variants: config.variants, source: config.name)
+                response.body, page: number, variants: config.variants, source: config.name,
+                maxElements: FeedJSON.maxElements(pageBytes: client.limits.maxBytes))
             client.keep(reply)
             return .page(page, fromCache: reply.origin == .pageCache)
         } catch {

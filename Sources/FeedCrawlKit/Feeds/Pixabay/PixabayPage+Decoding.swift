@@ -7,8 +7,8 @@ struct PixabayRawPage {
     /// Reads a page body in one pass: `total`, `totalHits` and each element of `hits` as it
     /// passes (the first of a key given twice counts); anything else is skipped. Throws
     /// `FeedDecodeError` when the body is not JSON, not an object or has no `hits` array.
-    static func read(_ bytes: [UInt8]) throws -> PixabayRawPage {
-        let (page, problem) = try FeedJSON.read(bytes, what: "Pixabay page") { reader -> (PixabayRawPage?, String?) in
+    static func read(_ bytes: [UInt8], maxElements: Int) throws -> PixabayRawPage {
+        let (page, problem) = try FeedJSON.read(bytes, what: "Pixabay page", maxElements: maxElements) { reader -> (PixabayRawPage?, String?) in
             guard try reader.kind() == .object else {
                 return (nil, "expected a JSON object at top level, got \(try reader.value().kindDescription)")
             }

@@ -81,9 +81,10 @@ public struct PixabayPage: Sendable, Equatable {
         _ bytes: [UInt8],
         page: Int,
         variants: [PixabayVariant] = [.preview],
-        source: String = "pixabay"
+        source: String = "pixabay",
+        maxElements: Int = FeedJSON.maxElements(pageBytes: CrawlConfiguration().maxPageBytes)
     ) throws -> PixabayPage {
-        let raw = try PixabayRawPage.read(bytes)
+        let raw = try PixabayRawPage.read(bytes, maxElements: maxElements)
         let hits = raw.hits.enumerated().map { index, hit in
             hit.makeHit(source: source, page: page, index: index, variants: variants)
         }
