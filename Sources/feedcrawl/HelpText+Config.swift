@@ -28,7 +28,7 @@ extension HelpText {
     /// The subcommands, as `--help` and the man page list them.
     static let commandList = """
       feedcrawl [options]           Crawl (this help).
-      feedcrawl config --print      Show the effective configuration, secrets masked.
+      feedcrawl config --print      Show the effective configuration as a configuration file.
       feedcrawl manifest [options]  Show what a crawl left in OUT/manifest.json; 'manifest merge'
                                     joins the shards' parts (see 'feedcrawl help manifest').
       feedcrawl demo-feed [options] Serve the built-in demo feed on 127.0.0.1 until stopped

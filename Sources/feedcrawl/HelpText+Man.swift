@@ -25,7 +25,7 @@ extension HelpText {
             ".B feedcrawl",
             "[\\fIoptions\\fR]",
         ]
-        for command in ["config [--print] [options]", "manifest [--out DIR] [--status S] [options]",
+        for command in ["config [--print | --origins] [options]", "manifest [--out DIR] [--status S] [options]",
                         "manifest merge [crawl options]", "demo-feed [options]", "help [--man] [COMMAND]",
                         "completion bash|zsh|fish"] {
             page += [".br", ".B feedcrawl", roff(command)]
