@@ -139,7 +139,7 @@ public final class Crawler: Sendable {
             throw SetupError.output("\(error)")
         }
         session.journalOpened(path: layout.journalPath) { [events = self.events] in events(.warning(source: "", message: $0)) }
-        let previous = Finish.Previous(
+        let previous = PreviousManifest(
             bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0,
             inOrder: archive?.inOrder[layout.manifestPath])
         let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
@@ -189,21 +189,21 @@ public final class Crawler: Sendable {
             recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill,
             session: session)
         var report = CrawlReport(
-            startedAt: started, finishedAt: finished, counts: done.counts.items, bytesDownloaded: pipeline.downloadedBytes,
+            startedAt: started, finishedAt: finished, counts: done.merged.run.items, bytesDownloaded: pipeline.downloadedBytes,
             sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,
             cancelled: cancelled, manifestPath: layout.manifestPath)
-        report.imageCounts = done.counts.images
-        report.runBySource = done.runBySource
-        report.manifestBySource = done.manifestBySource
+        report.imageCounts = done.merged.run.images
+        report.runBySource = done.merged.runBySource
+        report.manifestBySource = done.merged.bySource
         report.shard = configuration.shard
         report.deadlineReached = deadline
-        report.evictedFiles = done.evictedFiles
-        report.evictedBytes = done.evictedBytes
+        report.evictedFiles = done.plan?.evicted.count ?? 0
+        report.evictedBytes = done.plan?.evictedBytes ?? 0
         report.orphansRemoved = done.orphansRemoved + leftovers
-        report.cacheBytes = done.cacheBytes
-        report.cacheFiles = done.cacheFiles
+        report.cacheBytes = done.merged.referencedBytes
+        report.cacheFiles = done.merged.referenced.count
         report.sourceNames = configuration.sources.map(\.name)
-        report.overCacheMax = done.overCap
+        report.overCacheMax = done.plan?.overCap ?? false
         report.peakWaiting = pipeline.peakWaiting
         report.contactSheetProblem = done.contactSheetProblem
         return report

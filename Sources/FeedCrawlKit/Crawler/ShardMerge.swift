@@ -116,72 +116,41 @@ public struct ShardMerge: Sendable {
 
         var report = Report(shards: count, complete: complete, problems: problems, manifestPath: layout.manifestPath,
                             startedAt: started, finishedAt: started)
-        let store = session.store
-        let present: CacheFiles, temporary: [String]
-        do {
-            (present, temporary) = try CacheFiles.scan(store)
-        } catch {
-            report.storageProblem = "cannot list the cache: \(error)"
-            report.finishedAt = Date()
-            return report
+        var record = RunRecord(startedAt: started, finishedAt: Date())
+        record.sources = parts.flatMap { $0.header?.run?.sources ?? [] }
+        for summary in record.sources where !report.sourceNames.contains(summary.source) {
+            report.sourceNames.append(summary.source)
         }
-        var policy = ManifestMerge.Policy(precedence: .latestSeen, present: present, runStarted: since.wholeSeconds)
-        func streams() throws -> [any ItemStream] {
-            try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
-                .map { try ManifestItemStream(path: $0, spill: spill) }
-        }
-        let sheet: ContactSheet.Index
-        do {
-            var inputs = try streams()
-            let dry = try ManifestMerge(policy: policy).run(&inputs, planning: true) { _ in }
-            let plan = EvictionPlan(
-                candidates: dry.candidates, protected: dry.protected, protectedBytes: dry.protectedBytes,
-                capBytes: cacheMaxBytes)
-            policy.evicted = plan.evictedFiles
-            report.evictedFiles = plan.evicted.count
-            report.evictedBytes = plan.evictedBytes
-            report.overCacheMax = plan.overCap
-            var record = RunRecord(startedAt: started, finishedAt: Date())
-            record.evicted = plan.evicted.count
-            record.evictedBytes = plan.evictedBytes
-            record.sources = parts.flatMap { $0.header?.run?.sources ?? [] }
-            for summary in record.sources where !report.sourceNames.contains(summary.source) {
-                report.sourceNames.append(summary.source)
-            }
-            record.merge = .init(
-                shards: count, complete: complete, parts: startTimes,
-                reference: complete ? startTimes : reference, problems: problems.isEmpty ? nil : problems)
-            // Evicted files go in the sweep too, but they are counted as evicted, not as orphans.
-            let evictedPresent = present.count - present.count(notIn: plan.evictedFiles)
-            var referenced = CacheFiles()
-            sheet = ContactSheet.Index(spill: spill, run: record, linkBase: session.linkBase)
-            inputs = try streams()
-            try AtomicFile.streamThrowing(to: layout.manifestPath) { out in
-                var writer = ManifestWriter(generatedAt: record.finishedAt ?? started)
-                let merged = try ManifestMerge(policy: policy).run(&inputs) { item in
-                    try writer.append(item, to: &out)
-                    sheet.add(item.item)
-                }
+        record.merge = .init(
+            shards: count, complete: complete, parts: startTimes,
+            reference: complete ? startTimes : reference, problems: problems.isEmpty ? nil : problems)
+        var commit = ManifestCommit(policy: ManifestMerge.Policy(precedence: .latestSeen, runStarted: since.wholeSeconds))
+        commit.capBytes = cacheMaxBytes
+        commit.sheet = ContactSheet.Index(spill: spill, run: record, linkBase: session.linkBase)
+        let done = commit.run(
+            in: session, manifestPath: layout.manifestPath, generatedAt: record.finishedAt ?? started,
+            streams: {
+                try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
+                    .map { try ManifestItemStream(path: $0, spill: spill) }
+            },
+            record: { merged, found in
+                var record = record
+                record.evicted = found.plan?.evicted.count ?? 0
+                record.evictedBytes = found.plan?.evictedBytes ?? 0
                 record.counts = Dictionary(uniqueKeysWithValues: merged.total.items.map { ($0.key.rawValue, $0.value) })
                 record.images = Dictionary(uniqueKeysWithValues: merged.total.images.map { ($0.key.rawValue, $0.value) })
-                record.orphansRemoved = temporary.count + present.count(notIn: merged.referenced) - evictedPresent
-                try writer.finish(run: record, to: &out)
-                report.counts = merged.total
-                report.bySource = merged.bySource
-                report.cacheBytes = merged.referencedBytes
-                report.cacheFiles = merged.referenced.count
-                referenced = merged.referenced
-            }
-            try session.publish(manifest: layout.manifestPath)
-            // A listing that fails leaves the files for the next sweep.
-            let removed = (try? referenced.removeOthers(in: store, temporary: true)) ?? 0
-            report.orphansRemoved = max(0, removed - evictedPresent)
-        } catch {
-            report.storageProblem = "cannot write the manifest: \(error)"
-            report.finishedAt = Date()
-            return report
-        }
-        try? ContactSheet.write(index: sheet, manifestPath: layout.manifestPath, outDirectory: layout.outDirectory)
+                record.orphansRemoved = found.temporary + found.unreferencedPresent - found.evictedPresent
+                return record
+            })
+        report.evictedFiles = done.plan?.evicted.count ?? 0
+        report.evictedBytes = done.plan?.evictedBytes ?? 0
+        report.overCacheMax = done.plan?.overCap ?? false
+        report.counts = done.merged.total
+        report.bySource = done.merged.bySource
+        report.cacheBytes = done.merged.referencedBytes
+        report.cacheFiles = done.merged.referenced.count
+        report.orphansRemoved = done.orphansRemoved
+        report.storageProblem = done.storageProblem
         report.finishedAt = Date()
         return report
     }
