@@ -6,12 +6,7 @@ let package = Package(
     products: [
         .executable(name: "feedcrawl", targets: ["feedcrawl"]),
         .library(name: "FeedCrawlKit", targets: ["FeedCrawlKit"]),
-        .executable(name: "FuzzImageStructure", targets: ["FuzzImageStructure"]),
-        .executable(name: "FuzzPixabayPage", targets: ["FuzzPixabayPage"]),
-        .executable(name: "FuzzLaunchesPage", targets: ["FuzzLaunchesPage"]),
-        .executable(name: "FuzzArrayPage", targets: ["FuzzArrayPage"]),
-        .executable(name: "FuzzManifest", targets: ["FuzzManifest"]),
-        .executable(name: "FuzzHeaders", targets: ["FuzzHeaders"]),
+        .executable(name: "FuzzTarget", targets: ["FuzzTarget"]),
     ],
     targets: [
         .systemLibrary(
@@ -46,15 +41,11 @@ let package = Package(
             // Output folders of the previous release, read by the tests through #filePath.
             exclude: ["Fixtures"]
         ),
-        // libFuzzer targets (scripts/fuzz builds each alone with -sanitize=fuzzer -DFUZZING);
-        // a normal build makes them replayers of the files named on their command line.
+        // One libFuzzer executable for every fuzz target, the check named by FEEDCRAWL_FUZZ_TARGET
+        // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING); a normal build makes it a
+        // replayer of the files named on its command line.
         .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit", "DemoFeed"], path: "Sources/Fuzz/FuzzSupport"),
-        .executableTarget(name: "FuzzImageStructure", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzImageStructure"),
-        .executableTarget(name: "FuzzPixabayPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzPixabayPage"),
-        .executableTarget(name: "FuzzLaunchesPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzLaunchesPage"),
-        .executableTarget(name: "FuzzArrayPage", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzArrayPage"),
-        .executableTarget(name: "FuzzManifest", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzManifest"),
-        .executableTarget(name: "FuzzHeaders", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzHeaders"),
+        .executableTarget(name: "FuzzTarget", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzTarget"),
     ],
     swiftLanguageModes: [.v6]
 )

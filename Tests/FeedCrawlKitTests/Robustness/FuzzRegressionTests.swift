@@ -7,14 +7,7 @@ import Testing
 /// failed on (`Sources/Fuzz/Regressions/<target>/`) through the same checks the targets run.
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
-    static let checks: [String: @Sendable ([UInt8]) -> [String]] = [
-        "FuzzImageStructure": FuzzChecks.imageStructure,
-        "FuzzPixabayPage": FuzzChecks.pixabayPage,
-        "FuzzLaunchesPage": FuzzChecks.launchesPage,
-        "FuzzArrayPage": FuzzChecks.arrayPage,
-        "FuzzManifest": FuzzChecks.manifest,
-        "FuzzHeaders": FuzzChecks.headers,
-    ]
+    static let checks = FuzzChecks.targets
 
     /// The package's `Sources/Fuzz/` folder.
     static var fuzzDirectory: String {
