@@ -141,11 +141,12 @@ final class LocalCacheStore: CacheStore {
     }
 }
 
-/// A body being written to a local `.part` file: written, hashed and checked (`BodyDigester`) on
-/// the engine's loop thread, then closed (synced when asked) by its store's `commit` on the
-/// committer's thread. `LocalCacheStore` puts it next to its entry and renames it into place;
-/// `S3CacheStore` puts it in its spool folder and uploads it. Used by one thread at a time (the
-/// engine hands it over when the transfer ends). Dropped without `close`, it removes its file.
+/// The one sink that streams a body into a local file: written, hashed and checked
+/// (`BodyDigester`) on the engine's loop thread, then closed (synced when asked) on the caller's
+/// thread. `LocalCacheStore` puts it next to its entry and renames it into place; `S3CacheStore`
+/// puts it in its spool folder and uploads it; `S3Client.get(key:toFile:)` pulls an object into
+/// it. Used by one thread at a time (the engine hands it over when the transfer ends). Dropped
+/// without `close`, it removes its file.
 final class LocalCacheSink: CacheSink, @unchecked Sendable {
     /// The store that made it (its `commit` checks it was given its own sink; kept alive so that
     /// `directory` stays open).

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A condition on a PUT, checked by the store before it stores anything.
 public enum S3WriteCondition: Sendable, Equatable {
     /// Store unconditionally.
@@ -146,9 +148,11 @@ public final class S3Client: Sendable {
     {
         var request = try makeRequest("GET", key: key, url: objectURL(key), method: .get)
         // Each attempt's sink truncates `path` anew; the engine discards a failed attempt's.
-        let latest = Locked<ObjectFileSink?>(nil)
+        let latest = Locked<LocalCacheSink?>(nil)
         request.destination = .sink {
-            let sink = try ObjectFileSink(path: path)
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw FileSystemError("open", path: path) }
+            let sink = LocalCacheSink(owner: latest, name: path, directory: AT_FDCWD, path: path, displayPath: path, fd: fd)
             latest.withLock { $0 = sink }
             return sink
         }
@@ -158,7 +162,7 @@ public final class S3Client: Sendable {
             throw S3Error(operation: "GET", key: key, status: response.status, code: nil,
                           message: "the store answered without a body sink being made")
         }
-        try sink.finish(fsync: fsync)
+        try sink.close(fsync: fsync)
         return S3ObjectInfo(size: response.bytesReceived, etag: response.etag, lastModified: response.lastModified,
                             contentType: response.contentType)
     }
