@@ -81,7 +81,7 @@ struct LoadedConfiguration {
         if let named = first.ux.configPath {
             path = named
         } else {
-            let candidate = first.outDirectory + "/" + ConfigFile.fileName
+            let candidate = first.crawl.outDirectory + "/" + ConfigFile.fileName
             guard FileIO.exists(candidate) else {
                 return LoadedConfiguration(options: first, file: nil, explicit: explicit, origins: origins)
             }
@@ -92,7 +92,7 @@ struct LoadedConfiguration {
         var fileArguments: [String] = []
         for option in file.options {
             let tokens = try Self.arguments(for: option, file: file)
-            if foundInOut, option.optionName == "--out", tokens.last != first.outDirectory {
+            if foundInOut, option.optionName == "--out", tokens.last != first.crawl.outDirectory {
                 throw ConfigError(path: path, key: option.key,
                                   problem: "a \(ConfigFile.fileName) found in the output folder cannot name another one; use --config PATH")
             }
