@@ -61,12 +61,7 @@ enum DemoFeedCommand {
     /// Parses, serves until SIGINT or SIGTERM and exits: 0 when stopped by a signal, 1 when the
     /// feed cannot start (the port is in use, say), 2 on a usage error.
     static func run(_ arguments: [String]) -> Never {
-        let options: Options
-        do {
-            options = try parse(arguments)
-        } catch {
-            Console.usageError("\(error)", help: "feedcrawl demo-feed")
-        }
+        let options = Console.orUsageError(help: "feedcrawl demo-feed") { try parse(arguments) }
         if options.help {
             Console.out(HelpText.demoFeed)
             exit(0)
