@@ -242,35 +242,20 @@ extension CommandLineOptions {
                    + "push is an error, exit status 1.", .text(\.metricsPush, Binding.pushgateway)),
     ]
 
-    /// The declared long name of `argument` (`-q` → `--quiet`, `--no-quiet` → `--quiet`), or nil
-    /// when it is no option.
-    static func declaredName(_ argument: String) -> String? {
-        if let spec = declared.first(where: { $0.name == argument || $0.short == argument }) { return spec.name }
-        guard argument.hasPrefix("--no-") else { return nil }
-        return declared.first { $0.isNegatable && $0.name == "--" + argument.dropFirst(5) }?.name
-    }
-
     /// The kind of value option `name` (a long name) takes, or nil when it is no option.
     static func valueKind(of name: String) -> ValueKind? {
         declared.first { $0.name == name }?.value
     }
 
-    /// The declared long names given in `arguments`, in order, values skipped
-    /// (`["-q", "--pages", "3", "--out=o"]` → `["--quiet", "--pages", "--out"]`).
+    /// The declared long names given in `arguments` (which `parse` accepts), in order, values
+    /// skipped (`["-q", "--no-json", "--pages", "3", "--out=o"]` → `["--quiet", "--json",
+    /// "--pages", "--out"]`), as `ArgumentList` reads them.
     static func optionNames(in arguments: [String]) -> [String] {
+        var list = ArgumentList(arguments, command: .crawl)
         var names: [String] = []
-        var index = 0
-        while index < arguments.count {
-            var word = arguments[index]
-            var inline = false
-            if word.hasPrefix("--"), let equals = word.firstIndex(of: "=") {
-                word = String(word[..<equals])
-                inline = true
-            }
-            index += 1
-            guard let name = declaredName(word) else { continue }
+        while let name = try? list.next() {
             names.append(name)
-            if !inline, valueKind(of: name) != .flag { index += 1 }
+            if valueKind(of: name) != .flag { _ = try? list.value(for: name) }
         }
         return names
     }
