@@ -107,13 +107,9 @@ enum CrawlCommand {
         }
         demo?.stop()
 
-        var status = ExitStatus.success.rawValue
-        if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
-        if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
-        if report.sources.contains(where: { $0.failedPages > 0 || $0.missingDetails > 0 }) {
-            status = max(status, ExitStatus.itemsFailed.rawValue)
-        }
-        if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        let itemsFailed = report.problemCount > 0 || report.storageProblem != nil || report.deadlineReached
+            || report.sources.contains { $0.failedPages > 0 || $0.missingDetails > 0 }
+        var status = (itemsFailed ? ExitStatus.itemsFailed : .success).rawValue
         var closingNotices: [String] = []
         var warnings: [String] = []
         var outputProblems: [String] = []

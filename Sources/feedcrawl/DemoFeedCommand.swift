@@ -69,10 +69,7 @@ enum DemoFeedCommand {
         // Blocked before the server starts its threads, which inherit the mask: the signals
         // then stay pending until sigwait below takes them, whichever thread they were sent to,
         // and also when the parent started us with them ignored (as `cmd &` in a script does).
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
+        var stopSignals = SignalWatcher.set([SIGINT, SIGTERM])
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)

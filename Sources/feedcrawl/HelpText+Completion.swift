@@ -147,14 +147,9 @@ extension HelpText {
             "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
         }
         func condition(_ command: Command) -> String {
-            var parts: [String] = []
-            if command.words.isEmpty {
+            var parts = command.words.map { "__fish_seen_subcommand_from \($0)" }
+            if !command.subcommandWords.isEmpty {
                 parts.append("not __fish_seen_subcommand_from " + command.subcommandWords.joined(separator: " "))
-            } else {
-                parts += command.words.map { "__fish_seen_subcommand_from \($0)" }
-                if !command.subcommandWords.isEmpty {
-                    parts.append("not __fish_seen_subcommand_from " + command.subcommandWords.joined(separator: " "))
-                }
             }
             return quoted(parts.joined(separator: "; and "))
         }
