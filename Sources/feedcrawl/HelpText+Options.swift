@@ -50,7 +50,8 @@ extension HelpText {
     /// the next line when fewer than `gap` spaces (default 2) would follow the name.
     static func entry(_ name: String, _ text: String, column: Int, width: Int, gap: Int = 2) -> String {
         let indent = String(repeating: " ", count: column)
-        let start = name.count <= column - gap ? name + String(repeating: " ", count: column - name.count) : name + "\n" + indent
+        let start = name.count <= column - gap
+            ? name + String(repeating: " ", count: column - name.count) : name + "\n" + indent
         return start + wrap(text, width: width - column).joined(separator: "\n" + indent)
     }
 

@@ -122,7 +122,9 @@ struct EffectiveConfiguration: Encodable {
     /// The effective value of option `name` (a long name), as its declaration shows it; nil for
     /// a name this view does not know, which the test that every file key is printed catches.
     static func value(of name: String, in options: CommandLineOptions) -> Value? {
-        if let type = FeedSources.type(declaring: name) { return Value(type.shown(option: name, in: options.feedCommandLine())) }
+        if let type = FeedSources.type(declaring: name) {
+            return Value(type.shown(option: name, in: options.feedCommandLine()))
+        }
         return CommandLineOptions.declared.first { $0.name == name }?.binding?.shown(options)
     }
 
