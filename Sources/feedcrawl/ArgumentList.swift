@@ -85,6 +85,16 @@ struct ArgumentList {
         return number
     }
 
+    /// The duration after option `name`, in seconds (`90s`, `10m`, `24h`, `7d`).
+    mutating func duration(for name: String) throws -> Double {
+        let text = try value(for: name)
+        do {
+            return try DurationParser.parse(text)
+        } catch {
+            throw CommandLineOptions.UsageError(description: "\(name): \(error)")
+        }
+    }
+
     /// A word that is no option where an option was expected: a misspelt subcommand when it
     /// comes first (`manifets`, `manifest mrege`), else a stray word.
     private func unexpected(_ word: String, first: Bool) -> CommandLineOptions.UsageError {

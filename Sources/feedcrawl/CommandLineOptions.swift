@@ -10,50 +10,27 @@ struct CommandLineOptions {
     }
 
     var action: Action = .crawl
+    /// `--pages`: feed pages to fetch per source; default 5.
     var pages = 5
+    /// `--per-page`: Pixabay hits per page; default 100.
     var perPage = 100
-    var outDirectory = "output"
-    /// `--out s3://BUCKET/PREFIX`: OUT in object storage (then `outDirectory` holds that text).
+    /// The crawl's settings that options set as they are (`--out`, `--concurrency`, `--ttl`, …),
+    /// with `CrawlConfiguration`'s defaults, which are the command line's.
+    var crawl = CrawlConfiguration()
+    /// `--out s3://BUCKET/PREFIX`: OUT in object storage (then `crawl.outDirectory` holds that text).
     var outLocation: S3Location?
     /// `--s3-endpoint`: the S3-compatible service; default `AWS_ENDPOINT_URL`, else AWS.
     var s3Endpoint: String?
     /// `--public-url`: the contact sheet's links start with it; default relative links.
     var publicURL: String?
-    var concurrency = 16
-    var perHost = 8
-    var retries = 3
-    var ttlSeconds: Double = 24 * 3600
-    var maxImageBytes: Int64 = 20 << 20
-    /// `--max-page-bytes`: the largest feed page accepted; default 8 MiB.
-    var maxPageBytes: Int64 = CrawlConfiguration().maxPageBytes
-    var caFile: String?
     /// `--header` (repeatable): sent with every feed request of every source; values are secrets.
     var headers: [HTTPHeader] = []
+    /// `--page-ttl`: reuse feed pages younger than this; default per feed type.
     var pageTTLSeconds: Double?
-    var refreshPages = false
-    var recordDirectory: String?
-    var replayDirectory: String?
-    /// `--deadline`: seconds after which the run stops scheduling and cancels what is in flight.
-    var deadlineSeconds: Double?
-    /// `--max-retry-wait`: the longest Retry-After waited for; default 5m.
-    var maxRetryWaitSeconds: Double = 300
-    /// `--max-time`: the longest one transfer attempt may take; default 5m.
-    var maxTransferSeconds: Double = 300
     /// `--connect-timeout`: the longest a connection (DNS, TCP, TLS) may take; default 10s.
     var connectTimeoutSeconds: Double = 10
-    /// `--allow-private-addresses`: fetch images from loopback and private addresses although
-    /// the feed is not on one; default off.
-    var allowPrivateAddresses = false
     /// `--user-agent`: the User-Agent of every request; default `feedcrawl/<version>`.
     var userAgent: String?
-    /// `--proxy`: the proxy; default: the environment's, as curl.
-    var proxy: String?
-    /// `--noproxy`: hosts reached directly; default: `no_proxy`, as curl.
-    var noProxy: String?
-    /// `--cache-max`: cache size cap in bytes; default 2 GiB.
-    var cacheMaxBytes: Int64 = 2 << 30
-    /// `--shard K/N`: run one of N parts of the crawl.
-    var shard: Shard?
     /// `--metrics-file PATH`: a Prometheus text file written at the end of the run.
     var metricsFile: String?
     /// `--metrics-push URL`: a Prometheus Pushgateway the same metrics are pushed to at the end.
@@ -79,188 +56,41 @@ struct CommandLineOptions {
         commandLine.pageTTL = pageTTLSeconds
         commandLine.headers = headers
         commandLine.environment = environment
-        commandLine.replay = replayDirectory != nil
+        commandLine.replay = crawl.replayDirectory != nil
         commandLine.demoURLs = demoURLs
         return commandLine
     }
 
+    /// Reads `arguments`: each declared option through its `Binding`, a feed type's through that
+    /// type; then checks what no single option can.
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
         var options = CommandLineOptions()
         var list = ArgumentList(arguments, command: .crawl)
-        func url(_ name: String) throws -> String {
-            let text = try list.value(for: name)
-            let lower = text.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8 else {
-                throw UsageError(description: "\(name) takes an http:// or https:// URL, not '\(text)'")
-            }
-            return text
-        }
-        func folder(_ name: String) throws -> String {
-            let text = try list.value(for: name)
-            guard !text.isEmpty else { throw UsageError(description: "\(name) needs a folder") }
-            return text
-        }
-        func duration(_ name: String) throws -> Double {
-            let text = try list.value(for: name)
-            do {
-                return Double(try DurationParser.parse(text))
-            } catch {
-                throw UsageError(description: "\(name): \(error)")
-            }
-        }
-        // Only declared options (`declared`, the list the file's keys come from) are read.
         while let argument = try list.next() {
             let on = !list.negated
-            switch argument {
-            case "--help": options.action = .help
-            case "--version": options.action = .version
-            case "--pages": options.pages = try list.integer(for: argument, in: 0...100_000)
-            case "--per-page": options.perPage = try list.integer(for: argument, in: 3...200)
-            case "--out":
-                options.outDirectory = try list.value(for: argument)
-                guard !options.outDirectory.isEmpty else { throw UsageError(description: "--out needs a folder") }
-                options.outLocation = nil
-                if options.outDirectory.lowercased().hasPrefix("s3:") {
-                    do {
-                        options.outLocation = try S3Location(parsing: options.outDirectory)
-                    } catch {
-                        throw UsageError(description: "--out: \(error)")
-                    }
-                }
-            case "--s3-endpoint": options.s3Endpoint = try url(argument)
-            case "--public-url": options.publicURL = try url(argument)
-            case "--concurrency": options.concurrency = try list.integer(for: argument, in: 1...1024)
-            case "--per-host": options.perHost = try list.integer(for: argument, in: 1...1024)
-            case "--retries": options.retries = try list.integer(for: argument, in: 0...20)
-            case "--ttl":
-                let text = try list.value(for: argument)
-                do {
-                    options.ttlSeconds = Double(try DurationParser.parse(text))
-                } catch {
-                    throw UsageError(description: "--ttl: \(error)")
-                }
-            case "--max-image-bytes":
-                let text = try list.value(for: argument)
-                do {
-                    options.maxImageBytes = try ByteSize.parse(text)
-                } catch {
-                    throw UsageError(description: "--max-image-bytes: \(error)")
-                }
-            case "--max-page-bytes":
-                let text = try list.value(for: argument)
-                do {
-                    options.maxPageBytes = try ByteSize.parse(text)
-                } catch {
-                    throw UsageError(description: "--max-page-bytes: \(error)")
-                }
-                guard options.maxPageBytes > 0 else {
-                    throw UsageError(description: "--max-page-bytes: a page of 0 bytes holds nothing; give a size such as 8M")
-                }
-            case "--cacert":
-                // Checked before the run: a missing bundle would fail every HTTPS request.
-                let path = try list.value(for: argument)
-                var info = stat()
-                guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else {
-                    throw UsageError(description: "--cacert: cannot read the CA file '\(TerminalText.sanitize(path))': "
-                        + String(cString: strerror(errno == 0 ? EISDIR : errno)))
-                }
-                options.caFile = path
-            case "--header":
-                do {
-                    options.headers.append(try FeedHeaders.parse(try list.value(for: argument)))
-                } catch let error as FeedHeaders.Invalid {
-                    throw UsageError(description: "--header: \(error)")
-                }
-            case "--shard":
-                let text = try list.value(for: argument)
-                guard let shard = Shard(text) else {
-                    throw UsageError(description: "--shard takes K/N with 0 <= K < N (e.g. 2/4), not '\(TerminalText.sanitize(text))'")
-                }
-                options.shard = shard
-            case "--metrics-file":
-                let path = try list.value(for: argument)
-                guard !path.isEmpty else { throw UsageError(description: "--metrics-file needs a file name") }
-                options.metricsFile = path
-            case "--metrics-push":
-                let url = try list.value(for: argument)
-                guard MetricsPush.isValid(url) else {
-                    throw UsageError(description: "--metrics-push takes a Pushgateway URL such as http://pushgateway:9091, not '\(TerminalText.sanitize(url))'")
-                }
-                options.metricsPush = url
-            case "--page-ttl":
-                let text = try list.value(for: argument)
-                do {
-                    options.pageTTLSeconds = Double(try DurationParser.parse(text))
-                } catch {
-                    throw UsageError(description: "--page-ttl: \(error)")
-                }
-            case "--refresh": options.refreshPages = on
-            case "--record": options.recordDirectory = try folder(argument)
-            case "--replay": options.replayDirectory = try folder(argument)
-            case "--deadline":
-                let text = try list.value(for: argument)
-                do {
-                    options.deadlineSeconds = Double(try DurationParser.parse(text))
-                } catch {
-                    throw UsageError(description: "--deadline: \(error)")
-                }
-            case "--max-retry-wait":
-                options.maxRetryWaitSeconds = try duration(argument)
-            case "--max-time":
-                options.maxTransferSeconds = try duration(argument)
-                guard options.maxTransferSeconds > 0 else { throw UsageError(description: "--max-time must be more than 0s") }
-            case "--connect-timeout":
-                options.connectTimeoutSeconds = try duration(argument)
-                guard options.connectTimeoutSeconds > 0 else {
-                    throw UsageError(description: "--connect-timeout must be more than 0s")
-                }
-            case "--allow-private-addresses": options.allowPrivateAddresses = on
-            case "--user-agent":
-                let text = try list.value(for: argument)
-                guard !text.isEmpty, text.utf8.count <= 256, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                    throw UsageError(description: "--user-agent takes 1 to 256 printable characters")
-                }
-                options.userAgent = text
-            case "--proxy":
-                let text = try list.value(for: argument)
-                guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
-                    throw UsageError(description: "--proxy takes a proxy URL such as http://proxy.example:3128")
-                }
-                options.proxy = text
-            case "--noproxy":
-                options.noProxy = try list.value(for: argument)
-            case "--cache-max":
-                let text = try list.value(for: argument)
-                do {
-                    options.cacheMaxBytes = try ByteSize.parse(text)
-                } catch {
-                    throw UsageError(description: "--cache-max: \(error)")
-                }
-            default:
-                if let type = FeedSources.type(declaring: argument) {
-                    if list.negated {
-                        // `--no-NAME`: what a lower layer (the file, the environment) turned on goes.
-                        options.feedOptions.removeAll { $0.name == argument }
-                        continue
-                    }
-                    let value = valueKind(of: argument) == .flag ? "" : try list.value(for: argument)
-                    do {
-                        try type.check(option: argument, value: value)
-                    } catch {
-                        throw UsageError(description: error.description)
-                    }
-                    options.feedOptions.append((argument, value))
+            if let binding = declared.first(where: { $0.name == argument })?.binding {
+                try binding.read(&options, &list, argument, on)
+            } else if let type = FeedSources.type(declaring: argument) {
+                if !on {
+                    // `--no-NAME`: what a lower layer (the file, the environment) turned on goes.
+                    options.feedOptions.removeAll { $0.name == argument }
                     continue
                 }
-                guard try options.ux.parse(argument, on: on, value: { try list.value(for: argument) }) else {
-                    throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
+                let value = valueKind(of: argument) == .flag ? "" : try list.value(for: argument)
+                do {
+                    try type.check(option: argument, value: value)
+                } catch {
+                    throw UsageError(description: error.description)
                 }
+                options.feedOptions.append((argument, value))
+            } else {
+                throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
             }
         }
-        if options.recordDirectory != nil && options.replayDirectory != nil {
+        if options.crawl.recordDirectory != nil && options.crawl.replayDirectory != nil {
             throw UsageError(description: "--record and --replay cannot be combined")
         }
-        if options.replayDirectory != nil && options.usesDemoFeed {
+        if options.crawl.replayDirectory != nil && options.usesDemoFeed {
             throw UsageError(description: "--replay needs the sources that were recorded (--pixabay-url, --launches-url, --array-url)")
         }
         options.environment = environment
@@ -272,14 +102,20 @@ struct CommandLineOptions {
         return options
     }
 
-    /// The push `--metrics-push` asks for (with this command line's proxy, CA bundle and user
-    /// agent), or `nil`.
+    /// One transfer at a time with this command line's CA bundle, proxy and user agent: for the
+    /// metrics push and the merge's object store.
+    func network() -> HTTPEngine.Configuration {
+        var engine = HTTPEngine.Configuration(
+            maxConcurrentTransfers: 1, caInfo: crawl.caInfo, proxy: crawl.proxy, noProxy: crawl.noProxy)
+        if let userAgent { engine.userAgent = userAgent }
+        return engine
+    }
+
+    /// The push `--metrics-push` asks for (over `network()`), or `nil`.
     func metricsPushTarget() -> MetricsPush? {
         guard let metricsPush else { return nil }
-        var push = MetricsPush(baseURL: metricsPush, shard: shard)
-        push.engine = HTTPEngine.Configuration(
-            maxConcurrentTransfers: 1, caInfo: caFile, proxy: proxy, noProxy: noProxy)
-        if let userAgent { push.engine.userAgent = userAgent }
+        var push = MetricsPush(baseURL: metricsPush, shard: crawl.shard)
+        push.engine = network()
         return push
     }
 
@@ -305,29 +141,173 @@ struct CommandLineOptions {
     /// The crawl this command line asks for, with the demo feed's URLs (by type) when no source
     /// is named.
     func crawlConfiguration(demoURLs: [String: String] = [:]) -> CrawlConfiguration {
-        var configuration = CrawlConfiguration(outDirectory: outDirectory)
-        configuration.concurrency = concurrency
-        configuration.perHost = perHost
-        configuration.retries = retries
-        configuration.ttlSeconds = ttlSeconds
-        configuration.maxImageBytes = maxImageBytes
-        configuration.maxPageBytes = maxPageBytes
-        configuration.caInfo = caFile
-        configuration.refreshPages = refreshPages
-        configuration.recordDirectory = recordDirectory
-        configuration.replayDirectory = replayDirectory
-        configuration.deadlineSeconds = deadlineSeconds
-        configuration.cacheMaxBytes = cacheMaxBytes
-        configuration.maxRetryWaitSeconds = maxRetryWaitSeconds
-        configuration.maxTransferSeconds = maxTransferSeconds
+        var configuration = crawl
         configuration.connectTimeoutMs = Int(connectTimeoutSeconds * 1000)
-        configuration.allowPrivateAddresses = allowPrivateAddresses
         if let userAgent { configuration.userAgent = userAgent }
-        configuration.proxy = proxy
-        configuration.noProxy = noProxy
-        configuration.shard = shard
         // The options were checked by `parse`.
         configuration.sources = (try? FeedSources.sources(feedCommandLine(demoURLs: demoURLs))) ?? []
         return configuration
+    }
+}
+
+extension CommandLineOptions {
+    typealias Key<Value> = any WritableKeyPath<CommandLineOptions, Value> & Sendable
+    typealias Shown = EffectiveConfiguration.Value
+
+    /// Where a crawl option's value goes and how it is checked, part of its declaration: `parse`
+    /// reads the option with `read`, `feedcrawl config --print` shows its value with `shown`.
+    struct Binding: Sendable {
+        /// Reads option `name` (taking its value from the list; `on` false for `--no-NAME`) into
+        /// the options; throws a `UsageError` naming the option.
+        var read: @Sendable (inout CommandLineOptions, inout ArgumentList, _ name: String, _ on: Bool) throws -> Void
+        /// The effective value as `config --print` shows it; nil for an option a file cannot set.
+        var shown: @Sendable (CommandLineOptions) -> Shown?
+
+        /// A check of a text value (`name`, `text`) that throws a `UsageError`.
+        typealias Check = @Sendable (_ name: String, _ text: String) throws -> Void
+
+        /// An on/off option: `--NAME` sets it, `--no-NAME` clears it.
+        static func flag(_ key: Key<Bool>) -> Binding {
+            Binding(read: { options, _, _, on in options[keyPath: key] = on }, shown: { .bool($0[keyPath: key]) })
+        }
+
+        /// A whole number within `range`.
+        static func int(_ key: Key<Int>, _ range: ClosedRange<Int>) -> Binding {
+            Binding(read: { options, list, name, _ in options[keyPath: key] = try list.integer(for: name, in: range) },
+                    shown: { .int($0[keyPath: key]) })
+        }
+
+        /// A duration (`90s`, `10m`, `24h`, `7d`), shown as the help writes it; `positive`: more
+        /// than 0s, else refused; `atLeast`: a shorter one is raised to it (default 0).
+        static func duration(_ key: Key<Double>, positive: Bool = false, atLeast: Double = 0) -> Binding {
+            Binding(read: { options, list, name, _ in
+                let seconds = try list.duration(for: name)
+                guard !positive || seconds > 0 else { throw UsageError(description: "\(name) must be more than 0s") }
+                options[keyPath: key] = max(atLeast, seconds)
+            }, shown: { .string(EffectiveConfiguration.duration($0[keyPath: key])) })
+        }
+
+        /// A duration that is unset (nil) unless given.
+        static func duration(_ key: Key<Double?>) -> Binding {
+            Binding(read: { options, list, name, _ in options[keyPath: key] = try list.duration(for: name) },
+                    shown: { Shown($0[keyPath: key].map(EffectiveConfiguration.duration)) })
+        }
+
+        /// A size (`500K`, `20M`); `zero`, when given, refuses 0 with that reason.
+        static func size(_ key: Key<Int64>, zero: String? = nil) -> Binding {
+            Binding(read: { options, list, name, _ in
+                let text = try list.value(for: name)
+                do {
+                    options[keyPath: key] = try ByteSize.parse(text)
+                } catch {
+                    throw UsageError(description: "\(name): \(error)")
+                }
+                if let zero, options[keyPath: key] <= 0 { throw UsageError(description: "\(name): \(zero)") }
+            }, shown: { .string(ByteSize.exact($0[keyPath: key])) })
+        }
+
+        /// One of a fixed set of names (an enum's raw values): `--progress takes auto, always or
+        /// never, not 'x'`.
+        static func choice<T: RawRepresentable<String> & CaseIterable & Sendable>(_ key: Key<T>) -> Binding {
+            Binding(read: { options, list, name, _ in
+                let text = try list.value(for: name)
+                guard let value = T(rawValue: text) else {
+                    let names = T.allCases.map(\.rawValue)
+                    throw UsageError(description: "\(name) takes \(names.dropLast().joined(separator: ", ")) or "
+                        + "\(names.last ?? ""), not '\(TerminalText.sanitize(text))'")
+                }
+                options[keyPath: key] = value
+            }, shown: { .string($0[keyPath: key].rawValue) })
+        }
+
+        /// A text that is unset (nil) unless given, checked by `check`; `shown` (default: as
+        /// given) is what `config --print` makes of it.
+        static func text(
+            _ key: Key<String?>, _ check: @escaping Check = { _, _ in },
+            shown: @escaping @Sendable (String) -> String = { $0 }
+        ) -> Binding {
+            Binding(read: { options, list, name, _ in
+                let text = try list.value(for: name)
+                try check(name, text)
+                options[keyPath: key] = text
+            }, shown: { Shown($0[keyPath: key].map(shown)) })
+        }
+
+        /// Sets what `--help` and `--version` ask for.
+        static func action(_ action: Action) -> Binding {
+            Binding(read: { options, _, _, _ in options.action = action }, shown: { _ in nil })
+        }
+
+        /// Refuses an empty value: `--log-file needs a file name`.
+        static func needs(_ what: String) -> Check {
+            { name, text in if text.isEmpty { throw UsageError(description: "\(name) needs \(what)") } }
+        }
+
+        /// Takes only an http:// or https:// URL.
+        static let httpURL: Check = { name, text in
+            let lower = text.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8 else {
+                throw UsageError(description: "\(name) takes an http:// or https:// URL, not '\(text)'")
+            }
+        }
+
+        /// Takes only a Pushgateway URL.
+        static let pushgateway: Check = { name, text in
+            guard MetricsPush.isValid(text) else {
+                throw UsageError(description: "\(name) takes a Pushgateway URL such as http://pushgateway:9091, "
+                    + "not '\(TerminalText.sanitize(text))'")
+            }
+        }
+
+        /// Refuses text with control characters, as `refused` says (`also`: more refused
+        /// characters, the space for a URL).
+        static func printable(_ refused: String, maxBytes: Int = .max, also: UInt32 = 0x1F) -> Check {
+            { _, text in
+                guard !text.isEmpty, text.utf8.count <= maxBytes,
+                      !text.unicodeScalars.contains(where: { $0.value <= also || $0.value == 0x7F })
+                else { throw UsageError(description: refused) }
+            }
+        }
+
+        /// `--out`: a folder, or `s3://BUCKET/PREFIX`.
+        static let out = Binding(read: { options, list, name, _ in
+            options.crawl.outDirectory = try list.value(for: name)
+            try needs("a folder")(name, options.crawl.outDirectory)
+            options.outLocation = nil
+            if options.crawl.outDirectory.lowercased().hasPrefix("s3:") {
+                do {
+                    options.outLocation = try S3Location(parsing: options.crawl.outDirectory)
+                } catch {
+                    throw UsageError(description: "--out: \(error)")
+                }
+            }
+        }, shown: { .string($0.crawl.outDirectory) })
+
+        /// `--cacert`: checked before the run, as a missing bundle would fail every HTTPS request.
+        static let caFile = text(\.crawl.caInfo) { name, path in
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else {
+                throw UsageError(description: "\(name): cannot read the CA file '\(TerminalText.sanitize(path))': "
+                    + String(cString: strerror(errno == 0 ? EISDIR : errno)))
+            }
+        }
+
+        /// `--header` (repeatable): each one is added.
+        static let header = Binding(read: { options, list, name, _ in
+            do {
+                options.headers.append(try FeedHeaders.parse(try list.value(for: name)))
+            } catch let error as FeedHeaders.Invalid {
+                throw UsageError(description: "\(name): \(error)")
+            }
+        }, shown: { _ in nil })
+
+        /// `--shard K/N`.
+        static let shard = Binding(read: { options, list, name, _ in
+            let text = try list.value(for: name)
+            guard let shard = Shard(text) else {
+                throw UsageError(description: "\(name) takes K/N with 0 <= K < N (e.g. 2/4), not '\(TerminalText.sanitize(text))'")
+            }
+            options.crawl.shard = shard
+        }, shown: { _ in nil })
     }
 }

@@ -14,4 +14,9 @@ enum Console {
         err("feedcrawl: error: \(message)\nRun '\(command) --help' for usage.")
         exit(ExitStatus.usage.rawValue)
     }
+
+    /// What `make` returns; when it throws, its error as a usage error of `command`.
+    static func orUsageError<T>(help command: String, _ make: () throws -> T) -> T {
+        do { return try make() } catch { usageError("\(error)", help: command) }
+    }
 }

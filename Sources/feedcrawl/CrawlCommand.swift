@@ -70,7 +70,7 @@ enum CrawlCommand {
         do {
             output = try Reporter(
                 plan: OutputPlan(options.ux, stderrIsTerminal: ConsoleWriter.isTerminal(2)),
-                sources: ProgressPlan.sources(configuration))
+                sources: configuration.sources.map { ($0.name, $0.pages) })
         } catch {
             // The log file asked for cannot be opened: the run cannot do what it was told, a run
             // failure (1), not a usage error.
@@ -107,24 +107,20 @@ enum CrawlCommand {
         }
         demo?.stop()
 
-        var status = ExitStatus.success.rawValue
-        if report.problemCount > 0 { status = max(status, ExitStatus.itemsFailed.rawValue) }
-        if report.storageProblem != nil { status = max(status, ExitStatus.itemsFailed.rawValue) }
-        if report.sources.contains(where: { $0.failedPages > 0 || $0.missingDetails > 0 }) {
-            status = max(status, ExitStatus.itemsFailed.rawValue)
-        }
-        if report.deadlineReached { status = max(status, ExitStatus.itemsFailed.rawValue) }
+        let itemsFailed = report.problemCount > 0 || report.storageProblem != nil || report.deadlineReached
+            || report.sources.contains { $0.failedPages > 0 || $0.missingDetails > 0 }
+        var status = (itemsFailed ? ExitStatus.itemsFailed : .success).rawValue
         var closingNotices: [String] = []
         var warnings: [String] = []
         var outputProblems: [String] = []
-        if report.deadlineReached, let seconds = options.deadlineSeconds {
+        if report.deadlineReached, let seconds = options.crawl.deadlineSeconds {
             closingNotices.append("deadline of \(DurationParser.format(seconds)) reached: stopped scheduling and cancelled \(report.count(.cancelled)) items")
         }
         if report.evictedFiles > 0 {
-            closingNotices.append("cache over \(ByteSize.format(options.cacheMaxBytes)): evicted \(report.evictedFiles) least-recently-used files (\(ByteSize.format(report.evictedBytes)))")
+            closingNotices.append("cache over \(ByteSize.format(options.crawl.cacheMaxBytes)): evicted \(report.evictedFiles) least-recently-used files (\(ByteSize.format(report.evictedBytes)))")
         }
         if report.overCacheMax {
-            warnings.append("the images this run uses take \(ByteSize.format(report.cacheBytes)), more than --cache-max \(ByteSize.format(options.cacheMaxBytes))")
+            warnings.append("the images this run uses take \(ByteSize.format(report.cacheBytes)), more than --cache-max \(ByteSize.format(options.crawl.cacheMaxBytes))")
         }
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal
@@ -135,7 +131,7 @@ enum CrawlCommand {
         if let problem = logProblemBefore { outputProblems.append(problem) }
         if !outputProblems.isEmpty { status = max(status, ExitStatus.itemsFailed.rawValue) }
         if let base = options.metricsFile {
-            let path = MetricsFile.path(base, shard: options.shard)
+            let path = MetricsFile.path(base, shard: options.crawl.shard)
             do {
                 try MetricsFile.crawl(report, exitStatus: Int(status), previous: path, version: BuildInfo.version)
                     .write(to: path)
@@ -145,7 +141,7 @@ enum CrawlCommand {
         }
         if let push = options.metricsPushTarget() {
             let metrics = MetricsFile.crawl(
-                report, exitStatus: Int(status), previous: options.metricsFile.map { MetricsFile.path($0, shard: options.shard) },
+                report, exitStatus: Int(status), previous: options.metricsFile.map { MetricsFile.path($0, shard: options.crawl.shard) },
                 version: BuildInfo.version)
             do {
                 try await push.push(metrics, exitStatus: Int(status))
@@ -156,8 +152,8 @@ enum CrawlCommand {
         if !outputProblems.isEmpty { status = max(status, ExitStatus.itemsFailed.rawValue) }
         // Failed or rejected images: say how to list them (a shard's are listed after the merge).
         var hint: String?
-        if report.count(.failed) + report.count(.rejected) > 0, options.shard == nil {
-            hint = "list them: feedcrawl manifest --out \(DamagedManifest.shellQuoted(options.outDirectory)) --status failed,rejected"
+        if report.count(.failed) + report.count(.rejected) > 0, options.crawl.shard == nil {
+            hint = "list them: feedcrawl manifest --out \(DamagedManifest.shellQuoted(options.crawl.outDirectory)) --status failed,rejected"
         }
         // Stopped by a signal: what was done is kept; the same command carries on from there.
         let next = receivedSignal == 0 ? nil

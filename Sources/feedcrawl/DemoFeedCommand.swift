@@ -61,12 +61,7 @@ enum DemoFeedCommand {
     /// Parses, serves until SIGINT or SIGTERM and exits: 0 when stopped by a signal, 1 when the
     /// feed cannot start (the port is in use, say), 2 on a usage error.
     static func run(_ arguments: [String]) -> Never {
-        let options: Options
-        do {
-            options = try parse(arguments)
-        } catch {
-            Console.usageError("\(error)", help: "feedcrawl demo-feed")
-        }
+        let options = Console.orUsageError(help: "feedcrawl demo-feed") { try parse(arguments) }
         if options.help {
             Console.out(HelpText.demoFeed)
             exit(0)
@@ -74,10 +69,7 @@ enum DemoFeedCommand {
         // Blocked before the server starts its threads, which inherit the mask: the signals
         // then stay pending until sigwait below takes them, whichever thread they were sent to,
         // and also when the parent started us with them ignored (as `cmd &` in a script does).
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
+        var stopSignals = SignalWatcher.set([SIGINT, SIGTERM])
         pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)

@@ -17,12 +17,6 @@ extension HelpText {
         }
     }
 
-    /// The words other than options `command` completes where a word is expected: its
-    /// subcommands and its operands.
-    static func plainWords(_ command: Command) -> [String] {
-        command.subcommandWords + command.operands
-    }
-
     /// The commands from the most words to the fewest, so the longest that matches is chosen.
     private static var byDepth: [Command] {
         Command.all.sorted { $0.words.count > $1.words.count }
@@ -117,8 +111,7 @@ extension HelpText {
                     lines.append("        '--no-\(spec.name.dropFirst(2))[Turn \(spec.name) off]' \\")
                 }
             }
-            let words = plainWords(command)
-            if !words.isEmpty {
+            if !command.subcommandWords.isEmpty || !command.operands.isEmpty {
                 let descriptions = command.subcommandWords.map { word in
                     let sub = Command.all.first { $0.words == command.words + [word] }
                     return "\(word)\\:\(quoted(sub?.summary ?? word).replacing(" ", with: "\\ "))"
@@ -154,14 +147,9 @@ extension HelpText {
             "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
         }
         func condition(_ command: Command) -> String {
-            var parts: [String] = []
-            if command.words.isEmpty {
+            var parts = command.words.map { "__fish_seen_subcommand_from \($0)" }
+            if !command.subcommandWords.isEmpty {
                 parts.append("not __fish_seen_subcommand_from " + command.subcommandWords.joined(separator: " "))
-            } else {
-                parts += command.words.map { "__fish_seen_subcommand_from \($0)" }
-                if !command.subcommandWords.isEmpty {
-                    parts.append("not __fish_seen_subcommand_from " + command.subcommandWords.joined(separator: " "))
-                }
             }
             return quoted(parts.joined(separator: "; and "))
         }

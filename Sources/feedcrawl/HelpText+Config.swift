@@ -1,12 +1,6 @@
 import FeedCrawlKit
 
 extension HelpText {
-    /// Options about output and configuration (part of the main help).
-    static let outputOptions = """
-    OUTPUT AND LOGS:
-    \(optionLines(.output))
-    """
-
     /// The environment variables, the `FEEDCRAWL_*` ones listed from the options' declaration.
     static var environment: String {
         var text = """
@@ -15,12 +9,9 @@ extension HelpText {
                                   variable with "keyEnv"). Never printed or logged.
 
         """
-        for entry in EnvironmentOptions.variables {
-            let name = "  " + entry.variable
-            let what = "Like \(entry.option)" + (entry.isFlag ? " (1 on, 0 off)" : "") + "; the command line wins."
-            let gap = name.count < 26 ? String(repeating: " ", count: 26 - name.count)
-                : "\n" + String(repeating: " ", count: 26)
-            text += name + gap + what + "\n"
+        for variable in EnvironmentOptions.variables {
+            let what = "Like \(variable.option)" + (variable.isFlag ? " (1 on, 0 off)" : "") + "; the command line wins."
+            text += entry("  " + variable.variable, what, column: 26, width: 200, gap: 1) + "\n"
         }
         return String(text.dropLast())
     }
@@ -36,11 +27,6 @@ extension HelpText {
       feedcrawl help [COMMAND]      Show help for a command; 'help --man' prints a man page (roff).
       feedcrawl completion SHELL    Print a completion script for bash, zsh or fish, e.g.
                                     feedcrawl completion bash > /etc/bash_completion.d/feedcrawl
-    """
-
-    static let commands = """
-    COMMANDS:
-    \(commandList)
     """
 
     /// `feedcrawl help config`: the source keys listed from their declaration
@@ -133,10 +119,7 @@ extension HelpText {
         for (title, keys) in blocks {
             lines.append("  " + title + ":")
             for key in keys {
-                let name = "    " + key.name
-                let body = wrap(key.help, width: 96 - 24)
-                let pad = name.count < 23 ? String(repeating: " ", count: 24 - name.count) : "\n" + String(repeating: " ", count: 24)
-                lines.append(name + pad + body.joined(separator: "\n" + String(repeating: " ", count: 24)))
+                lines.append(entry("    " + key.name, key.help, column: 24, width: 96))
             }
         }
         lines.append("  Never write a key or a token in the file: name its environment variable.")

@@ -46,21 +46,19 @@ extension HelpText {
         return lines
     }
 
+    /// `name`, then `text` from column `column` wrapped at `width` columns; the text starts on
+    /// the next line when fewer than `gap` spaces (default 2) would follow the name.
+    static func entry(_ name: String, _ text: String, column: Int, width: Int, gap: Int = 2) -> String {
+        let indent = String(repeating: " ", count: column)
+        let start = name.count <= column - gap
+            ? name + String(repeating: " ", count: column - name.count) : name + "\n" + indent
+        return start + wrap(text, width: width - column).joined(separator: "\n" + indent)
+    }
+
     /// One option as `--help` lists it: the label, then its help from column 26 (on the next
     /// line when the label is too long), wrapped at 100 columns.
     static func helpEntry(_ spec: Spec) -> String {
-        let indent = String(repeating: " ", count: helpColumn)
-        let name = "  " + label(spec)
-        let lines = wrap(helpWithDefault(spec), width: width - helpColumn)
-        var out: [String] = []
-        if name.count <= helpColumn - 2 {
-            out.append(name + String(repeating: " ", count: helpColumn - name.count) + lines[0])
-            out += lines.dropFirst().map { indent + $0 }
-        } else {
-            out.append(name)
-            out += lines.map { indent + $0 }
-        }
-        return out.joined(separator: "\n")
+        entry("  " + label(spec), helpWithDefault(spec), column: helpColumn, width: width)
     }
 
     /// The option lines of one section of `--help`, without its heading.

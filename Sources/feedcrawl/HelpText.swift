@@ -17,17 +17,7 @@ enum HelpText {
     /// The exit statuses, as `--help` and the man page list them: `ExitStatus.rows`, wrapped.
     static var exitStatus: String {
         ExitStatus.rows.map { row in
-            let text = row.meaning.replacing("`", with: "")
-            var lines: [String] = []
-            var line = ""
-            for word in text.split(separator: " ") {
-                if !line.isEmpty, line.count + 1 + word.count > 78 {
-                    lines.append(line)
-                    line = ""
-                }
-                line += (line.isEmpty ? "" : " ") + word
-            }
-            lines.append(line)
+            let lines = wrap(row.meaning.replacing("`", with: ""), width: 78)
             let code = row.codes.replacing(" / ", with: "/")
             return "  " + code + String(repeating: " ", count: max(1, 9 - code.count)) + lines.joined(separator: "\n" + String(repeating: " ", count: 11))
         }.joined(separator: "\n")
@@ -60,11 +50,13 @@ enum HelpText {
     over a configuration file or the environment):
     \(optionLines(.options))
 
-    \(outputOptions)
+    OUTPUT AND LOGS:
+    \(optionLines(.output))
 
     \(environment)
 
-    \(commands)
+    COMMANDS:
+    \(commandList)
 
     EXAMPLES:
     \(examples)

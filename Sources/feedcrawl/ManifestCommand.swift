@@ -6,10 +6,12 @@ enum ManifestCommand {
     /// The archive read (a folder, or a copy of an OUT in object storage), closed by `leave`.
     nonisolated(unsafe) static var archive: ArchiveReader?
 
-    /// Closes the archive (releases its lock, removes a copy), then exits.
-    static func leave(_ status: Int32) -> Never {
+    /// Prints `feedcrawl: error: ERROR` when given (default none), closes the archive (releases
+    /// its lock, removes a copy), then exits with `status`.
+    static func leave(_ status: ExitStatus, error: String? = nil) -> Never {
+        if let error { Console.err("feedcrawl: error: \(error)") }
         archive?.close()
-        exit(status)
+        exit(status.rawValue)
     }
 
     struct Options {
@@ -106,15 +108,10 @@ enum ManifestCommand {
 
     static func run(_ arguments: [String]) async -> Never {
         if arguments.first == "merge" { await MergeCommand.run(Array(arguments.dropFirst())) }
-        let options: Options
-        do {
-            options = try parse(arguments)
-        } catch {
-            Console.usageError("\(error)", help: "feedcrawl manifest")
-        }
+        let options = Console.orUsageError(help: "feedcrawl manifest") { try parse(arguments) }
         if options.help {
             Console.out(HelpText.manifest)
-            leave(0)
+            leave(.success)
         }
         // One path whatever the store: an OUT in object storage is read from a local copy of
         // its manifest and journal.
@@ -134,8 +131,7 @@ enum ManifestCommand {
         do {
             reader = try ArchiveReader(outDirectory: options.outDirectory, objectStore: objectStore, network: .init())
         } catch {
-            Console.err("feedcrawl: error: cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
-            leave(ExitStatus.itemsFailed.rawValue)
+            leave(.itemsFailed, error: "cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
         }
         archive = reader
         let directory = reader.directory
@@ -147,14 +143,11 @@ enum ManifestCommand {
         } catch .damaged(let damage) {
             damaged(damage)
         } catch .notFound where reader.isCopy {
-            Console.err("feedcrawl: error: no manifest at \(reader.manifestPath) (has feedcrawl run with this --out?)")
-            leave(ExitStatus.usage.rawValue)
+            leave(.usage, error: "no manifest at \(reader.manifestPath) (has feedcrawl run with this --out?)")
         } catch .notFound(let path) where running != nil {
-            Console.err("feedcrawl: error: no manifest at \(TerminalText.sanitize(path)) yet: the first run (pid \(running ?? 0)) is in progress and has finished no item; look again later")
-            leave(ExitStatus.usage.rawValue)
+            leave(.usage, error: "no manifest at \(TerminalText.sanitize(path)) yet: the first run (pid \(running ?? 0)) is in progress and has finished no item; look again later")
         } catch {
-            Console.err("feedcrawl: error: \(TerminalText.sanitize(error.description))")
-            leave(ExitStatus.usage.rawValue)
+            leave(.usage, error: TerminalText.sanitize(error.description))
         }
         if snapshot.journalItems > 0 {
             if let running {
@@ -179,26 +172,28 @@ enum ManifestCommand {
                 let unknown = options.filter.sources.subtracting(written.sources).sorted()
                 if !unknown.isEmpty {
                     let names = written.sources.sorted()
-                    Console.err("feedcrawl: error: no source \(unknown.map { "'\(TerminalText.sanitize($0))'" }.joined(separator: ", ")) "
+                    leave(.usage, error: "no source \(unknown.map { "'\(TerminalText.sanitize($0))'" }.joined(separator: ", ")) "
                         + "in this archive; its sources: " + (names.isEmpty ? "none yet" : names.map(TerminalText.sanitize).joined(separator: ", ")))
-                    leave(ExitStatus.usage.rawValue)
                 }
             } else {
                 Console.write(try ManifestSummary(snapshot).render(
                     options.format, manifestPath: reader.isCopy ? reader.manifestPath : snapshot.layout.manifestPath))
             }
         } catch {
-            if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
-            Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
-            leave(ExitStatus.itemsFailed.rawValue)
+            failed(error, reading: snapshot)
         }
-        leave(0)
+        leave(.success)
     }
 
     /// Reports a damaged manifest (the file, what was lost, how to recover) and exits 65.
     static func damaged(_ damage: DamagedManifest) -> Never {
-        Console.err("feedcrawl: error: \(TerminalText.sanitize(damage.description))")
-        leave(ExitStatus.damagedManifest.rawValue)
+        leave(.damagedManifest, error: TerminalText.sanitize(damage.description))
+    }
+
+    /// Reports an error met reading `snapshot`: a damaged manifest as `damaged`, else exit 1.
+    static func failed(_ error: any Error, reading snapshot: ManifestSnapshot) -> Never {
+        if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
+        leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
     }
 
     /// Verifies under the run lock, so no run changes the cache meanwhile; with `repair`, then
@@ -208,27 +203,22 @@ enum ManifestCommand {
     private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat, repair: Bool) -> Never {
         // The archive's own lock: a lock file on disk, the run lease in object storage (both
         // released by `leave`).
-        guard let reader = archive else { leave(ExitStatus.itemsFailed.rawValue) }
+        guard let reader = archive else { leave(.itemsFailed) }
         do {
             try reader.lock()
         } catch Crawler.SetupError.locked(let path) {
             let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
-            Console.err("feedcrawl: error: a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
-            leave(ExitStatus.locked.rawValue)
+            leave(.locked, error: "a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
         } catch Crawler.SetupError.leaseHeld(let message) {
-            Console.err("feedcrawl: error: \(TerminalText.sanitize(message))")
-            leave(ExitStatus.locked.rawValue)
+            leave(.locked, error: TerminalText.sanitize(message))
         } catch {
-            Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
-            leave(ExitStatus.itemsFailed.rawValue)
+            leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
         }
         let result: CacheVerification
         do {
             result = try reader.verify(snapshot)
         } catch {
-            if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
-            Console.err("feedcrawl: error: \(TerminalText.sanitize("\(error)"))")
-            leave(ExitStatus.itemsFailed.rawValue)
+            failed(error, reading: snapshot)
         }
         let (removed, notRemoved) = !repair ? ([], []) : reader.repair(result, in: snapshot)
         report(result, removed: removed, notRemoved: notRemoved, format: format, repair: repair)
@@ -248,6 +238,6 @@ enum ManifestCommand {
                 Console.err("feedcrawl: error: --repair could not remove \(TerminalText.sanitize(file))")
             }
         }
-        leave(result.isClean ? ExitStatus.success.rawValue : ExitStatus.itemsFailed.rawValue)
+        leave(result.isClean ? .success : .itemsFailed)
     }
 }

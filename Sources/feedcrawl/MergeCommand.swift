@@ -15,22 +15,15 @@ enum MergeCommand {
         var environment = ProcessInfo.processInfo.environment
         // Source options are accepted and ignored: no key is needed to merge.
         if (environment["PIXABAY_KEY"] ?? "").isEmpty { environment["PIXABAY_KEY"] = "unused-by-merge" }
-        let options: CommandLineOptions
-        do {
-            options = try LoadedConfiguration.load(arguments: arguments, environment: environment).options
-        } catch {
-            Console.usageError("\(error)", help: "feedcrawl manifest merge")
+        let options = Console.orUsageError(help: "feedcrawl manifest merge") {
+            try LoadedConfiguration.load(arguments: arguments, environment: environment).options
         }
-        var merge = ShardMerge(outDirectory: options.outDirectory)
-        merge.cacheMaxBytes = options.cacheMaxBytes
-        do {
-            merge.objectStore = try options.objectStoreTarget(environment: environment)
-        } catch {
-            Console.usageError("\(error)", help: "feedcrawl manifest merge")
+        var merge = ShardMerge(outDirectory: options.crawl.outDirectory)
+        merge.cacheMaxBytes = options.crawl.cacheMaxBytes
+        merge.objectStore = Console.orUsageError(help: "feedcrawl manifest merge") {
+            try options.objectStoreTarget(environment: environment)
         }
-        merge.network = HTTPEngine.Configuration(
-            maxConcurrentTransfers: 1, caInfo: options.caFile, proxy: options.proxy, noProxy: options.noProxy)
-        if let userAgent = options.userAgent { merge.network.userAgent = userAgent }
+        merge.network = options.network()
         let report: ShardMerge.Report
         do {
             report = try merge.run()

@@ -61,12 +61,16 @@ final class SignalWatcher: @unchecked Sendable {
     /// them, so unless the main thread, which lives as long as the process, takes them they stay
     /// pending for ever and the watcher never hears of them.
     static func unblockOnThisThread() {
+        var signals = set([SIGINT, SIGTERM, SIGWINCH])
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
+    /// The set of the signals `numbers`.
+    static func set(_ numbers: [Int32]) -> sigset_t {
         var signals = sigset_t()
         sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        sigaddset(&signals, SIGWINCH)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        for number in numbers { sigaddset(&signals, number) }
+        return signals
     }
 
     static func status(for signal: Int32) -> Int32 {

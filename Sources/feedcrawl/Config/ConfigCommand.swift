@@ -57,7 +57,7 @@ enum ConfigCommand {
 /// sizes as the help writes them (`24h`, `2G`), and the `sources` a crawl would use in the
 /// file's form (omitted for the demo feed). Secrets never appear: a key is named by its
 /// variable (`keyEnv`), a header from the file by its `{"env": "VARIABLE"}`, and `--header`
-/// values are left out (named on stderr). `--origins` prints `Origins` instead.
+/// values are left out (named on stderr). `--origins` prints `origins` instead.
 struct EffectiveConfiguration: Encodable {
     /// One source as a file's `sources` entry: `type`, `name`, `url`, `pages`, `pageTtl`,
     /// `images`, `headers` (from a file only), and the settings of its type
@@ -72,8 +72,20 @@ struct EffectiveConfiguration: Encodable {
         case string(String)
         case strings([String])
         case object([String: Value])
+        case list([Value])
 
         init(_ text: String?) { self = text.map { .string($0) } ?? .null }
+
+        /// A feed type's setting (`FeedSource.shown`, `settings`), or `.null` for nil.
+        init(_ setting: FeedSetting?) {
+            switch setting {
+            case nil: self = .null
+            case .bool(let flag)?: self = .bool(flag)
+            case .int(let number)?: self = .int(number)
+            case .string(let text)?: self = .string(text)
+            case .strings(let list)?: self = .strings(list)
+            }
+        }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
@@ -84,26 +96,8 @@ struct EffectiveConfiguration: Encodable {
             case .string(let s): try container.encode(s)
             case .strings(let list): try container.encode(list)
             case .object(let fields): try container.encode(fields)
+            case .list(let values): try container.encode(values)
             }
-        }
-    }
-
-    /// Where the configuration came from (`config --origins`): the file read (null: none),
-    /// whether the crawl would use the demo feed, for every key a file may set the layer its
-    /// value came from (`default`, `file`, `environment` or `flag`), and for each variable the
-    /// sources read a secret from whether it is set.
-    struct Origins: Encodable {
-        var configFile: String?
-        var demo: Bool
-        var from: [String: String]
-        var secrets: [String: String]
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(configFile.map { Value.string($0) } ?? .null, forKey: Key("configFile"))
-            try container.encode(demo, forKey: Key("demo"))
-            try container.encode(from, forKey: Key("from"))
-            try container.encode(secrets, forKey: Key("secrets"))
         }
     }
 
@@ -111,76 +105,27 @@ struct EffectiveConfiguration: Encodable {
     var settings: [String: Value]
     /// The sources, nil for the demo feed.
     var sources: [Source]?
-    var origins: Origins
+    /// Where the configuration came from (`config --origins`): the file read (`configFile`,
+    /// null: none), whether the crawl would use the demo feed (`demo`), for every key a file may
+    /// set the layer its value came from (`from`: `default`, `file`, `environment` or `flag`),
+    /// and for each variable the sources read a secret from whether it is set (`secrets`).
+    var origins: Value
     /// The names of `--header`s not printed (their values are secrets).
     var unprintedHeaders: [String] = []
 
-    fileprivate struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        for (key, value) in settings where value != .null { try container.encode(value, forKey: Key(key)) }
-        if let sources { try container.encode(sources, forKey: Key("sources")) }
+        var fields = settings.filter { $0.value != .null }
+        if let sources { fields["sources"] = .list(sources.map(Value.object)) }
+        try Value.object(fields).encode(to: encoder)
     }
 
-    /// The effective value of option `name` (a long name); nil for a name this view does not
-    /// know, which the test that every file key is printed catches.
+    /// The effective value of option `name` (a long name), as its declaration shows it; nil for
+    /// a name this view does not know, which the test that every file key is printed catches.
     static func value(of name: String, in options: CommandLineOptions) -> Value? {
-        let ux = options.ux
         if let type = FeedSources.type(declaring: name) {
-            switch type.shown(option: name, in: options.feedCommandLine()) {
-            case nil: return .null
-            case .bool(let flag)?: return .bool(flag)
-            case .int(let number)?: return .int(number)
-            case .string(let text)?: return .string(text)
-            case .strings(let list)?: return .strings(list)
-            }
+            return Value(type.shown(option: name, in: options.feedCommandLine()))
         }
-        switch name {
-        case "--pages": return .int(options.pages)
-        case "--per-page": return .int(options.perPage)
-        case "--out": return .string(options.outDirectory)
-        case "--s3-endpoint": return Value(options.s3Endpoint)
-        case "--public-url": return Value(options.publicURL)
-        case "--concurrency": return .int(options.concurrency)
-        case "--per-host": return .int(options.perHost)
-        case "--retries": return .int(options.retries)
-        case "--ttl": return .string(duration(options.ttlSeconds))
-        case "--max-image-bytes": return .string(ByteSize.exact(options.maxImageBytes))
-        case "--max-page-bytes": return .string(ByteSize.exact(options.maxPageBytes))
-        case "--cacert": return Value(options.caFile)
-        case "--shard": return Value(options.shard.map { "\($0)" })
-        case "--metrics-file": return Value(options.metricsFile)
-        case "--metrics-push": return Value(options.metricsPush)
-        case "--page-ttl": return Value(options.pageTTLSeconds.map(duration))
-        case "--refresh": return .bool(options.refreshPages)
-        case "--record": return Value(options.recordDirectory)
-        case "--replay": return Value(options.replayDirectory)
-        case "--deadline": return Value(options.deadlineSeconds.map(duration))
-        case "--max-retry-wait": return .string(duration(options.maxRetryWaitSeconds))
-        case "--max-time": return .string(duration(options.maxTransferSeconds))
-        case "--connect-timeout": return .string(duration(options.connectTimeoutSeconds))
-        case "--allow-private-addresses": return .bool(options.allowPrivateAddresses)
-        case "--user-agent": return Value(options.userAgent)  // unset: the running version's
-        case "--proxy": return Value(options.proxy.map { SecretRedactor(secrets: []).redactURL($0) })
-        case "--noproxy": return Value(options.noProxy)
-        case "--cache-max": return .string(ByteSize.exact(options.cacheMaxBytes))
-        case "--progress": return .string(ux.progress.rawValue)
-        case "--no-progress": return .bool(ux.progress == .never)
-        case "--progress-interval": return .string(duration(ux.progressInterval))
-        case "--quiet": return .bool(ux.quiet)
-        case "--verbose": return .bool(ux.verbose)
-        case "--log-format": return .string(ux.logFormat.rawValue)
-        case "--log-file": return Value(ux.logFile)
-        case "--json": return .bool(ux.json)
-        default: return nil
-        }
+        return CommandLineOptions.declared.first { $0.name == name }?.binding?.shown(options)
     }
 
     /// Options that set the same value as another: either one's layer counts for both.
@@ -232,18 +177,12 @@ struct EffectiveConfiguration: Encodable {
             for header in options.headers where !unprintedHeaders.contains(header.name) {
                 unprintedHeaders.append(header.name)
             }
-            for (key, value) in source.feed.settings(redactor) {
-                switch value {
-                case .bool(let flag): printed[key] = .bool(flag)
-                case .int(let number): printed[key] = .int(number)
-                case .string(let text): printed[key] = .string(text)
-                case .strings(let list): printed[key] = .strings(list)
-                }
-            }
+            for (key, value) in source.feed.settings(redactor) { printed[key] = Value(value) }
             sources.append(printed)
         }
         self.sources = sources.isEmpty ? nil : sources
-        origins = Origins(configFile: loaded.file?.path, demo: sources.isEmpty, from: from, secrets: secrets)
+        origins = .object(["configFile": Value(loaded.file?.path), "demo": .bool(sources.isEmpty),
+                           "from": .object(from.mapValues(Value.string)), "secrets": .object(secrets.mapValues(Value.string))])
     }
 
     /// Seconds as an exact duration text as the help writes them: `24h`, `5m`, `10s`, `0.5s`;

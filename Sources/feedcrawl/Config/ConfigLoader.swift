@@ -11,20 +11,17 @@ struct LoadedConfiguration {
     var options: CommandLineOptions
     /// The file read, if any.
     var file: ConfigFile?
-    /// Options given on the command line or in the environment (e.g. `--pages`).
-    var explicit: Set<String>
     /// Where each option that is not at its default was set, by long name (`--pages`); the
     /// highest layer wins. Options not here have their default.
     var origins: [String: Origin] = [:]
 
     /// The layer an option's value came from.
-    enum Origin: String, Comparable {
+    enum Origin: String, CaseIterable, Comparable {
         case `default`, file, environment, flag
 
         static func < (a: Origin, b: Origin) -> Bool {
             allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
         }
-        static let allCases: [Origin] = [.default, .file, .environment, .flag]
     }
 
     /// Where option `name` (a long name) got its value: `default` when no layer set it.
@@ -37,7 +34,7 @@ struct LoadedConfiguration {
         return try sources.enumerated().map { index, source in
             try source.configuration(
                 pages: options.pages, perPage: options.perPage,
-                overridePages: explicit.contains("--pages"), overridePerPage: explicit.contains("--per-page"),
+                overridePages: origin(of: "--pages") > .file, overridePerPage: origin(of: "--per-page") > .file,
                 headers: options.headers, environment: environment, index: index, path: file.path)
         }
     }
@@ -65,15 +62,11 @@ struct LoadedConfiguration {
     static func load(arguments: [String], environment: [String: String]) throws -> LoadedConfiguration {
         let environmentArguments = try EnvironmentOptions.arguments(environment)
         let first = try CommandLineOptions.parse(environmentArguments + arguments, environment: environment)
-        let explicit = Set((environmentArguments + arguments).compactMap { argument -> String? in
-            guard argument.hasPrefix("--") else { return nil }
-            return String(argument.prefix { $0 != "=" })
-        })
         var origins: [String: Origin] = [:]
         for name in CommandLineOptions.optionNames(in: environmentArguments) { origins[name] = .environment }
         for name in CommandLineOptions.optionNames(in: arguments) { origins[name] = .flag }
         guard first.action == .crawl else {
-            return LoadedConfiguration(options: first, file: nil, explicit: explicit, origins: origins)
+            return LoadedConfiguration(options: first, file: nil, origins: origins)
         }
 
         let path: String
@@ -81,9 +74,9 @@ struct LoadedConfiguration {
         if let named = first.ux.configPath {
             path = named
         } else {
-            let candidate = first.outDirectory + "/" + ConfigFile.fileName
+            let candidate = first.crawl.outDirectory + "/" + ConfigFile.fileName
             guard FileIO.exists(candidate) else {
-                return LoadedConfiguration(options: first, file: nil, explicit: explicit, origins: origins)
+                return LoadedConfiguration(options: first, file: nil, origins: origins)
             }
             path = candidate
             foundInOut = true
@@ -92,7 +85,7 @@ struct LoadedConfiguration {
         var fileArguments: [String] = []
         for option in file.options {
             let tokens = try Self.arguments(for: option, file: file)
-            if foundInOut, option.optionName == "--out", tokens.last != first.outDirectory {
+            if foundInOut, option.optionName == "--out", tokens.last != first.crawl.outDirectory {
                 throw ConfigError(path: path, key: option.key,
                                   problem: "a \(ConfigFile.fileName) found in the output folder cannot name another one; use --config PATH")
             }
@@ -100,7 +93,7 @@ struct LoadedConfiguration {
             if origins[option.optionName] == nil { origins[option.optionName] = .file }
         }
         let options = try CommandLineOptions.parse(fileArguments + environmentArguments + arguments, environment: environment)
-        return LoadedConfiguration(options: options, file: file, explicit: explicit, origins: origins)
+        return LoadedConfiguration(options: options, file: file, origins: origins)
     }
 
     /// The arguments one top-level file option stands for, checked on its own so that an error

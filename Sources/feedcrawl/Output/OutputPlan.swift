@@ -10,18 +10,18 @@ import FeedCrawlKit
 /// - Log records go to `--log-file` (appended) or to stderr, at `info` and up (`debug` with
 ///   `--verbose`). With a log file, stderr still gets warnings, errors and the summary as text.
 /// - `--quiet`: nothing on stderr unless the run fails; then its warnings, errors and the summary.
+@dynamicMemberLookup
 struct OutputPlan: Equatable {
+    /// The options it was decided from; their values read as the plan's own (`plan.quiet`).
+    var ux: UXOptions
     var live: Bool
     var progressRecords: Bool
-    var progressInterval: Double
-    var logFormat: LogFormat
-    var logFile: String?
     var threshold: LogLevel
-    var quiet: Bool
-    var verbose: Bool
-    var json: Bool
+
+    subscript<T>(dynamicMember key: KeyPath<UXOptions, T>) -> T { ux[keyPath: key] }
 
     init(_ ux: UXOptions, stderrIsTerminal: Bool) {
+        self.ux = ux
         let jsonOnStderr = ux.logFormat == .json && ux.logFile == nil
         switch ux.progress {
         case .always: live = !ux.quiet
@@ -29,12 +29,6 @@ struct OutputPlan: Equatable {
         case .never: live = false
         }
         progressRecords = ux.progress != .never && (!live || ux.logFile != nil)
-        progressInterval = ux.progressInterval
-        logFormat = ux.logFormat
-        logFile = ux.logFile
         threshold = ux.verbose ? .debug : .info
-        quiet = ux.quiet
-        verbose = ux.verbose
-        json = ux.json
     }
 }
