@@ -20,17 +20,10 @@ public struct CacheVerification: Sendable, Equatable, Codable {
         public var kind: Kind
         /// The file, relative to OUT.
         public var file: String
-        /// The items that reference it, as `source/id` (empty for orphans).
-        public var items: [String]
+        /// The items that reference it, as `source/id` (empty for orphans, the default).
+        public var items: [String] = []
         /// Details, e.g. `sha256 differs` or `size 100, manifest says 120`.
         public var detail: String?
-
-        public init(kind: Kind, file: String, items: [String] = [], detail: String? = nil) {
-            self.kind = kind
-            self.file = file
-            self.items = items
-            self.detail = detail
-        }
     }
 
     /// Distinct files the manifest references that were read and hashed.
@@ -39,12 +32,6 @@ public struct CacheVerification: Sendable, Equatable, Codable {
     public var checkedBytes: Int64 = 0
     /// Everything wrong, sorted by kind then file.
     public var problems: [Problem] = []
-
-    public init(checkedFiles: Int = 0, checkedBytes: Int64 = 0, problems: [Problem] = []) {
-        self.checkedFiles = checkedFiles
-        self.checkedBytes = checkedBytes
-        self.problems = problems
-    }
 
     /// Whether nothing is wrong.
     public var isClean: Bool { problems.isEmpty }

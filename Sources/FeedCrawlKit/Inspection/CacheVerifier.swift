@@ -1,6 +1,6 @@
 /// Re-hashes every file the manifest references and looks for files it does not reference.
 public enum CacheVerifier {
-    /// Checks the cache under `snapshot.layout` against the snapshot's items, read once:
+    /// Checks the cache `store` holds against the snapshot's items, read once:
     /// - each referenced file must exist (`missing`), be a valid cache path (`invalid-path`),
     ///   have the size and SHA-256 each referencing image records (`corrupt`), and be one whole
     ///   image of its format (`incomplete`: the structure check downloads pass, so archives
@@ -10,11 +10,6 @@ public enum CacheVerifier {
     ///
     /// A file is hashed once; a file several images reference is one problem that names
     /// every item referencing it. Changes nothing.
-    public static func verify(_ snapshot: ManifestSnapshot) throws -> CacheVerification {
-        try verify(snapshot, store: LocalCacheStore(layout: snapshot.layout))
-    }
-
-    /// `verify(_:)` over the entries of `store`.
     static func verify(_ snapshot: ManifestSnapshot, store: any CacheStore) throws -> CacheVerification {
         var result = CacheVerification()
         var referenced = CacheFiles()
@@ -93,18 +88,11 @@ public enum CacheVerifier {
         return result
     }
 
-    /// Removes every `corrupt`, `incomplete` and `orphaned` file `result` found in the cache of
-    /// `snapshot` (`manifest --verify --repair`), so that the next run fetches those images again
+    /// Removes every `corrupt`, `incomplete` and `orphaned` file `result` found in `store`, the
+    /// cache of `snapshot` (`manifest --verify --repair`), so that the next run fetches those images again
     /// (it fetches what the cache does not hold). Only names inside the cache are removed: a
     /// manifest's `file` values are untrusted text. Returns the names removed (or already gone),
     /// and those not removed with the reason. Call it under the run lock, as `verify`.
-    public static func repair(
-        _ result: CacheVerification, in snapshot: ManifestSnapshot
-    ) -> (removed: [String], notRemoved: [String]) {
-        repair(result, in: snapshot, store: LocalCacheStore(layout: snapshot.layout))
-    }
-
-    /// `repair(_:in:)` of the entries of `store`.
     static func repair(
         _ result: CacheVerification, in snapshot: ManifestSnapshot, store: any CacheStore
     ) -> (removed: [String], notRemoved: [String]) {

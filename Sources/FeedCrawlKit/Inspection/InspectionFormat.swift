@@ -36,16 +36,17 @@ struct TextTable {
                 widths[index] = max(widths[index], cell.count)
             }
         }
-        var out = ""
-        for row in all {
-            var cells: [String] = []
-            for (index, cell) in row.enumerated() where index < widths.count {
-                let pad = String(repeating: " ", count: widths[index] - cell.count)
-                let last = index == row.count - 1
-                cells.append(numeric.contains(index) ? pad + cell : (last ? cell : cell + pad))
-            }
-            out += cells.joined(separator: "  ") + "\n"
+        return all.map { Self.line($0, widths: widths, numeric: numeric) }.joined()
+    }
+
+    /// One line of `row`: each cell padded to its column's width, but the last (unless numeric).
+    static func line(_ row: [String], widths: [Int], numeric: Set<Int> = []) -> String {
+        var cells: [String] = []
+        for (index, cell) in row.enumerated() where index < widths.count {
+            let pad = String(repeating: " ", count: widths[index] - cell.count)
+            let last = index == row.count - 1
+            cells.append(numeric.contains(index) ? pad + cell : (last ? cell : cell + pad))
         }
-        return out
+        return cells.joined(separator: "  ") + "\n"
     }
 }

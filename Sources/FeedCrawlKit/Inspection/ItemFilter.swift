@@ -84,9 +84,4 @@ public struct ItemFilter: Sendable, Equatable {
         }
         return true
     }
-
-    /// The matching items of `manifest`, in the manifest's stable order.
-    public func apply(to manifest: Manifest) -> [ManifestItem] {
-        manifest.sortedItems.filter(matches)
-    }
 }

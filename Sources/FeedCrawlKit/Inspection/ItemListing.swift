@@ -58,7 +58,8 @@ public struct ItemListing: Sendable {
                 ]) + "\n"
             }.joined()
         case .table:
-            return (index == 0 ? line(Self.tableHeader) : "") + line(Self.tableCells(item))
+            return (index == 0 ? TextTable.line(Self.tableHeader, widths: widths) : "")
+                + TextTable.line(Self.tableCells(item), widths: widths)
         }
     }
 
@@ -118,15 +119,6 @@ public struct ItemListing: Sendable {
         let url = (item.firstStoredImage ?? item.images.first)?.url ?? ""
         return [clean(item.source, 20), clean(item.id, 24), item.status.rawValue, clean(detail, 80),
                 clean(item.title, 60), clean(url, 100)]
-    }
-
-    private func line(_ cells: [String]) -> String {
-        var out = ""
-        for (index, cell) in cells.enumerated() {
-            out += cell
-            if index < cells.count - 1 { out += String(repeating: " ", count: widths[index] - cell.count + 2) }
-        }
-        return out + "\n"
     }
 
     static func clean(_ text: String, _ limit: Int) -> String {

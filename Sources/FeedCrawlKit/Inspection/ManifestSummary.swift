@@ -34,21 +34,6 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
     /// Errors by frequency, most common first (ties by text), at most `errorLimit`.
     public var commonErrors: [ErrorCount]
 
-    /// Summarises `manifest`, keeping the `errorLimit` (default 5) most common errors.
-    public init(_ manifest: Manifest, errorLimit: Int = 5) {
-        var builder = Builder()
-        for item in manifest.sortedItems { builder.add(item) }
-        self = builder.summary(generatedAt: manifest.generatedAt, run: manifest.run, errorLimit: errorLimit)
-    }
-
-    /// Summarises a snapshot, reading its items once.
-    public init(_ snapshot: ManifestSnapshot, errorLimit: Int = 5) throws {
-        var builder = Builder()
-        let header = try snapshot.forEachItem { builder.add($0) }
-        self = builder.summary(
-            generatedAt: snapshot.hasManifest ? header.generatedAt : nil, run: header.run, errorLimit: errorLimit)
-    }
-
     /// Counts items one at a time (files by their key, errors by text).
     struct Builder {
         var bySource: [String: [String: Int]] = [:]
@@ -88,22 +73,25 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
         }
     }
 
-    init(
-        generatedAt: Date?, items: Int, sources: [SourceCounts], totals: SourceCounts, files: Int, bytesOnDisk: Int64,
-        lastRun: RunRecord?, commonErrors: [ErrorCount]
-    ) {
-        self.generatedAt = generatedAt
-        self.items = items
-        self.sources = sources
-        self.totals = totals
-        self.files = files
-        self.bytesOnDisk = bytesOnDisk
-        self.lastRun = lastRun
-        self.commonErrors = commonErrors
-    }
-
     /// Statuses that occur, in `ItemStatus` order.
     public var statusesPresent: [ItemStatus] {
         ItemStatus.allCases.filter { totals.counts[$0.rawValue, default: 0] > 0 }
+    }
+}
+
+extension ManifestSummary {
+    /// Summarises `manifest`, keeping the `errorLimit` (default 5) most common errors.
+    public init(_ manifest: Manifest, errorLimit: Int = 5) {
+        var builder = Builder()
+        for item in manifest.sortedItems { builder.add(item) }
+        self = builder.summary(generatedAt: manifest.generatedAt, run: manifest.run, errorLimit: errorLimit)
+    }
+
+    /// Summarises a snapshot, reading its items once.
+    public init(_ snapshot: ManifestSnapshot, errorLimit: Int = 5) throws {
+        var builder = Builder()
+        let header = try snapshot.forEachItem { builder.add($0) }
+        self = builder.summary(
+            generatedAt: snapshot.hasManifest ? header.generatedAt : nil, run: header.run, errorLimit: errorLimit)
     }
 }

@@ -11,15 +11,9 @@ public enum LogLevel: String, Sendable, Comparable, CaseIterable {
     /// A source or the run failed.
     case error
 
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
-
-    private var rank: Int {
-        switch self {
-        case .debug: 0
-        case .info: 1
-        case .warning: 2
-        case .error: 3
-        }
+    /// In declaration order.
+    public static func < (a: LogLevel, b: LogLevel) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
 }
 

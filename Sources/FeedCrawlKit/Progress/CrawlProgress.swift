@@ -48,13 +48,8 @@ public final class CrawlProgress: @unchecked Sendable {
     /// The counters now, with `elapsed` measured to `now` (default: the current time).
     public func snapshot(now: ContinuousClock.Instant = .now) -> ProgressSnapshot {
         var copy = lock.withLock { state }
-        copy.elapsed = Self.seconds(now - started)
+        copy.elapsed = RetryPolicy.seconds(now - started)
         return copy
-    }
-
-    /// A duration in seconds.
-    public static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private func indexLocked(_ name: String) -> Int {

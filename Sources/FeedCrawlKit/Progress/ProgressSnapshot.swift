@@ -24,6 +24,8 @@ public struct ProgressSnapshot: Sendable, Equatable {
 
         /// Items that have their outcome.
         public var finished: Int { counts.values.reduce(0, +) }
+        /// Items that ended badly: failed, rejected or cancelled.
+        public var problems: Int { [ItemStatus.failed, .rejected, .cancelled].reduce(0) { $0 + counts[$1, default: 0] } }
     }
 
     /// Sources in configuration order; sources first seen in an event are appended.
@@ -58,10 +60,7 @@ public struct ProgressSnapshot: Sendable, Equatable {
         return [ItemStatus.downloaded, .fresh, .revalidated, .noImage].reduce(0) { $0 + counts[$1, default: 0] }
     }
     /// Items that ended badly: failed, rejected or cancelled.
-    public var problems: Int {
-        let counts = counts
-        return [ItemStatus.failed, .rejected, .cancelled].reduce(0) { $0 + counts[$1, default: 0] }
-    }
+    public var problems: Int { sources.reduce(0) { $0 + $1.problems } }
     /// Items listed but without an outcome yet (queued or in flight).
     public var queued: Int { max(0, listed - sources.reduce(0) { $0 + $1.finished }) }
 }

@@ -31,9 +31,9 @@ public enum ProgressText {
                 : source.name + String(repeating: " ", count: nameWidth - source.name.count)
             var fields = [
                 Field(name, keep: 0, name: true), Field(pages(source), keep: 5),
-                Field(pad(source.listed, 6) + " listed", keep: 6), Field(pad(source.finished - problems(source), 6) + " done", keep: 1),
+                Field(pad(source.listed, 6) + " listed", keep: 6), Field(pad(source.finished - source.problems, 6) + " done", keep: 1),
             ]
-            let bad = problems(source)
+            let bad = source.problems
             if bad > 0 { fields.append(Field("\(bad) failed", keep: 2)) }
             if source.failed { fields.append(Field("SOURCE FAILED", keep: 1)) }
             return fit(fields, separator: "  ", limit: limit, ellipsis: ellipsis)
@@ -80,7 +80,7 @@ public enum ProgressText {
         var fields = fields
         func length() -> Int { fields.reduce(0) { $0 + $1.text.count } + max(0, fields.count - 1) * separator.count }
         // First the padding that lines the columns up goes, then whole fields.
-        if length() > limit { fields = fields.map { Field($0.text.trimmingSpaces(), keep: $0.keep, name: $0.name) } }
+        if length() > limit { fields = fields.map { Field(String($0.text.trimmingASCIIWhitespace()), keep: $0.keep, name: $0.name) } }
         while length() > limit, fields.count > 1 {
             let drop = fields.indices.max { a, b in fields[a].keep != fields[b].keep ? fields[a].keep < fields[b].keep : a < b }!
             fields.remove(at: drop)
@@ -90,7 +90,9 @@ public enum ProgressText {
             return String(only.text.prefix(limit - ellipsis.count)) + ellipsis
         }
         // Padding a name to line up the columns is worth nothing at the end of a line.
-        return fields.map(\.text).joined(separator: separator).trimmingTrailing(" ")
+        var line = fields.map(\.text).joined(separator: separator)
+        while line.last == " " { line.removeLast() }
+        return line
     }
 
     /// One line for logs:
@@ -113,10 +115,6 @@ public enum ProgressText {
         source.pagesPlanned > 0 ? "page \(source.pagesFetched)/\(source.pagesPlanned)" : "page \(source.pagesFetched)"
     }
 
-    static func problems(_ source: ProgressSnapshot.Source) -> Int {
-        [ItemStatus.failed, .rejected, .cancelled].reduce(0) { $0 + source.counts[$1, default: 0] }
-    }
-
     static func pad(_ number: Int, _ width: Int) -> String {
         let text = String(number)
         return text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
@@ -137,19 +135,3 @@ public enum ProgressText {
     }
 }
 
-extension String {
-    /// The string without `character` at its end.
-    fileprivate func trimmingTrailing(_ character: Character) -> String {
-        var text = Substring(self)
-        while text.last == character { text = text.dropLast() }
-        return String(text)
-    }
-
-    /// The string without spaces at either end.
-    fileprivate func trimmingSpaces() -> String {
-        var text = Substring(self)
-        while text.last == " " { text = text.dropLast() }
-        while text.first == " " { text = text.dropFirst() }
-        return String(text)
-    }
-}

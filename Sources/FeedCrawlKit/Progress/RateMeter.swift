@@ -1,6 +1,6 @@
 /// Download rate over a sliding window: feed it (time, total bytes) samples, ask for bytes per
 /// second over the last `window` seconds. Pure state; the caller supplies the clock.
-public struct RateMeter: Sendable, Equatable {
+public struct RateMeter: Sendable {
     /// Width of the window in seconds; default 3.
     public var window: Double
     private var samples: [(time: Double, bytes: Int64)] = []
@@ -21,9 +21,5 @@ public struct RateMeter: Sendable, Equatable {
     public var bytesPerSecond: Double? {
         guard let first = samples.first, let last = samples.last, last.time - first.time >= 0.2 else { return nil }
         return Double(max(0, last.bytes - first.bytes)) / (last.time - first.time)
-    }
-
-    public static func == (a: RateMeter, b: RateMeter) -> Bool {
-        a.window == b.window && a.samples.elementsEqual(b.samples) { $0.time == $1.time && $0.bytes == $1.bytes }
     }
 }

@@ -89,66 +89,27 @@ extension ContactSheet {
         return counts
     }
 
-    /// The files of a sheet being written: one `ChunkedFileWriter` a page, opened when its first
-    /// text comes. Each later page is renamed into place when the next one starts; the first
-    /// (`index.html`) only at `commit`, after all the others, and only then are the pages of an
-    /// earlier, larger sheet removed. So a run killed at any point leaves the old first page,
-    /// whose links all work (pages it links are old or new, none missing), or the new sheet
-    /// whole; a stale page is linked from none of the new pages.
-    final class PageFiles {
-        private let directory: String
-        private var first: ChunkedFileWriter?
-        private var current: (page: Int, writer: ChunkedFileWriter)?
-        private var failure: FileSystemError?
-        private var pages = 0
-
-        init(directory: String) {
-            self.directory = directory
-        }
-
-        /// Appends `text` to page `page`; pages come in order.
-        func append(page: Int, _ text: String) {
-            guard failure == nil else { return }
-            if page == 1 {
-                if first == nil { first = open(1) }
-                first?.append(text)
-                return
-            }
-            if current?.page != page {
-                finishCurrent()
-                guard failure == nil, let writer = open(page) else { return }
-                current = (page, writer)
-            }
-            current?.writer.append(text)
-        }
-
-        /// Renames the last later page and then the first into place, and removes the pages
-        /// after the last; throws the first error (nothing more is renamed after it).
-        func commit() throws(FileSystemError) {
-            finishCurrent()
-            if let failure { throw failure }
-            guard let first else { return }
-            try first.commit()
-            for name in ContactSheet.stalePages(ContactSheet.pageNames(in: directory), pages: max(pages, 1)) {
-                _ = unlink(directory + "/" + name)
+    /// Writes the pages of `layout` into `directory`, taking the tiles from `tiles`: each page
+    /// atomically (`AtomicFile.stream`, not fsynced: the sheet can always be rebuilt from the
+    /// manifest), the first (`index.html`) renamed last, after all the others, and only then are
+    /// the pages of an earlier, larger sheet removed. So a run killed at any point leaves the old
+    /// first page, whose links all work (pages it links are old or new, none missing), or the new
+    /// sheet whole; a stale page is linked from none of the new pages. Throws the first error;
+    /// nothing more is renamed after it.
+    func write(_ layout: Layout, tiles: inout some IteratorProtocol<String>, to directory: String) throws(FileSystemError) {
+        func writePage(_ page: Int) throws(FileSystemError) {
+            let path = directory + "/" + Self.fileName(page: page)
+            try AtomicFile.stream(to: path, durable: false) { (out: inout AtomicFileStream) throws(FileSystemError) in
+                try render(page: page, of: layout, tiles: &tiles) { (text: String) throws(FileSystemError) in
+                    try out.write(Array(text.utf8))
+                }
+                // Inside the first page's write: it is renamed last, once every other page is in place.
+                if page == 1 { for later in layout.pieces.indices.dropFirst() { try writePage(later + 1) } }
             }
         }
-
-        private func open(_ page: Int) -> ChunkedFileWriter? {
-            do throws(FileSystemError) {
-                pages = max(pages, page)
-                return try ChunkedFileWriter(path: directory + "/" + ContactSheet.fileName(page: page))
-            } catch {
-                failure = error
-                return nil
-            }
-        }
-
-        private func finishCurrent() {
-            guard let (_, writer) = current else { return }
-            current = nil
-            guard failure == nil else { return }
-            do throws(FileSystemError) { try writer.commit() } catch { failure = error }
+        try writePage(1)
+        for name in Self.stalePages(Self.pageNames(in: directory), pages: layout.pieces.count) {
+            _ = unlink(directory + "/" + name)
         }
     }
 }

@@ -55,26 +55,14 @@ public struct ContactSheet {
     /// Every page for `manifest`, as strings, pages of at most `pageItems` items (default
     /// `itemsPerPage`) and `pageBytes` bytes of tiles (default `tileBytesPerPage`).
     static func pages(_ manifest: Manifest, pageItems: Int = itemsPerPage, pageBytes: Int = tileBytesPerPage) -> [String] {
-        let sheet = ContactSheet(generatedAt: manifest.generatedAt, run: manifest.run, pageItems: pageItems, pageBytes: pageBytes)
-        // The order `write` reads the items in (`ItemSorter.Order.page`): sources by their bytes.
-        let items = manifest.sortedItems.sorted { a, b in
-            if let order = ManifestItem.compareBytes(a.source.utf8, b.source.utf8), order != 0 { return order < 0 }
-            if a.page != b.page { return a.page < b.page }
-            return ManifestItem.compareIDs(a.id, b.id) < 0
+        let index = Index(spill: nil, run: manifest.run, pageItems: pageItems, pageBytes: pageBytes)
+        manifest.sortedItems.forEach(index.add)
+        var (sheet, layout, tiles) = index.layout(generatedAt: manifest.generatedAt, run: manifest.run)
+        return (1...layout.pieces.count).map { page in
+            var out = ""
+            sheet.render(page: page, of: layout, tiles: &tiles) { out += $0 }
+            return out
         }
-        let earlier = manifest.run.map { run in items.filter { !run.listed($0) }.count } ?? 0
-        let tiles = items.map { item in
-            var tile = ""
-            sheet.figure(item, into: &tile)
-            return tile
-        }
-        let outline = Outline(keys: items.lazy.map { ($0.source, $0.page) }, earlier: earlier)
-        var out: [String] = []
-        sheet.render(outline: outline, paging: sheet.paging(outline, sizes: tiles.lazy.map(\.utf8.count)), tiles: tiles) { page, text in
-            if out.count < page { out.append("") }
-            out[page - 1] += text
-        }
-        return out
     }
 
     /// The sheet of a manifest being written, gathered as it is written (`add`, once per item):
@@ -82,8 +70,8 @@ public struct ContactSheet {
     /// page in an `ItemSorter` (runs in `spill`), the (source, page) groups, and when each item
     /// was last seen. So `write` decodes no item: it copies the tiles in page order.
     final class Index {
-        fileprivate let sorter: ItemSorter
-        fileprivate let tiles: TileStore
+        private let sorter: ItemSorter
+        private let tiles: TileStore
         /// Renders the tiles; `run` is the run (or merge) whose manifest is being written.
         private let sheet: ContactSheet
         private var buffer = ""
@@ -109,15 +97,6 @@ public struct ContactSheet {
         /// `linkBase` as given (the sheet keeps it escaped).
         private let publicURL: String
 
-        /// The base of every link (`ContactSheet.linkBase`).
-        var linkBase: String { sheet.linkBase }
-
-        /// The sheet for the manifest's header: its time and run, this index's links and page bounds.
-        fileprivate func sheet(generatedAt: Date, run: RunRecord?) -> ContactSheet {
-            ContactSheet(generatedAt: generatedAt, run: run, linkBase: publicURL, pageItems: sheet.pageItems,
-                         pageBytes: sheet.pageBytes)
-        }
-
         /// Renders and records the tile of `item`.
         func add(_ item: ManifestItem) {
             buffer.removeAll(keepingCapacity: true)
@@ -128,20 +107,25 @@ public struct ContactSheet {
             seen[item.lastSeen?.wholeSeconds ?? .distantPast, default: 0] += 1
         }
 
-        /// The groups in the order the sorter gives the items (sources by their bytes, then
-        /// pages), and how many items `run` did not list (`RunRecord.listed`).
-        fileprivate func outline(run: RunRecord?) -> Outline {
+        /// For the manifest whose header has `generatedAt` and `run`: the sheet (this index's links
+        /// and page bounds), where the tiles go (the groups in the order the sorter gives the
+        /// items, and how many items `run` did not list), and the tiles in page order. The sorted
+        /// keys are read twice (once for the tiles' sizes, which bound the pages), the tiles once.
+        func layout(generatedAt: Date, run: RunRecord?) -> (ContactSheet, Layout, some IteratorProtocol<String>) {
+            let sheet = ContactSheet(generatedAt: generatedAt, run: run, linkBase: publicURL, pageItems: self.sheet.pageItems,
+                                     pageBytes: self.sheet.pageBytes)
             let earlier = run.map { run in seen.filter { $0.key < run.listedSince }.values.reduce(0, +) } ?? 0
             var outline = Outline(keys: [(String, Int)](), earlier: earlier)
             for key in pages.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 guard let (source, counts) = pages[key] else { continue }
                 for page in counts.keys.sorted() { outline.add(source: source, page: page, count: counts[page] ?? 0) }
             }
-            return outline
+            let layout = Layout(outline, paging: sheet.paging(outline, sizes: sorter.sorted().lazy.map(\.location.length)))
+            return (sheet, layout, sorter.sorted().lazy.map(tile).makeIterator())
         }
 
         /// The tile of the item `entry` names, or a placeholder saying it was lost.
-        fileprivate func tile(_ entry: ItemSorter.Entry) -> String {
+        private func tile(_ entry: ItemSorter.Entry) -> String {
             if let text = tiles.read(entry.location) { return text }
             var out = ""
             sheet.figure(ManifestItem(source: entry.source, id: entry.id, page: entry.page,
@@ -216,21 +200,11 @@ public struct ContactSheet {
 
     /// Writes the sheet's pages (`OUT/index.html`, `OUT/index-2.html`, …) for the manifest at
     /// `manifestPath`, whose items `index` gathered as it was written: the header from the
-    /// manifest's, then the tiles in page order. The sorted keys are read twice (once for the
-    /// tiles' sizes, which bound the pages), the tiles once. Each page is atomic (temporary file,
-    /// rename), `index.html` renamed last and the pages of an earlier, larger sheet removed after
-    /// it (`PageFiles`); not fsynced: the sheet can always be rebuilt from the manifest. Without a
-    /// manifest nothing is written.
+    /// manifest's, then the tiles in page order. Without a manifest nothing is written.
     static func write(index: Index, manifestPath: String, outDirectory: String) throws {
         guard let header = try ManifestReader.header(path: manifestPath) else { return }
-        let outline = index.outline(run: header.run)
-        let sheet = index.sheet(generatedAt: header.generatedAt, run: header.run)
-        let paging = sheet.paging(outline, sizes: index.sorter.sorted().lazy.map(\.location.length))
-        let files = PageFiles(directory: outDirectory)
-        sheet.render(outline: outline, paging: paging, tiles: index.sorter.sorted().lazy.map(index.tile)) { page, text in
-            files.append(page: page, text)
-        }
-        try files.commit()
+        var (sheet, layout, tiles) = index.layout(generatedAt: header.generatedAt, run: header.run)
+        try sheet.write(layout, tiles: &tiles, to: outDirectory)
     }
 
     /// The sizes of the pages for `outline`'s items, whose tiles have `sizes` bytes in order
@@ -242,92 +216,81 @@ public struct ContactSheet {
         return Self.paging(sizes: sizes, itemsPerPage: pageItems, bytesPerPage: pageBytes, firstPageReserve: reserve)
     }
 
-    /// Renders the pages in pieces, in order, each piece with its page (1-based): the `tiles`
-    /// of the items sorted by source, page and id, as `outline` describes them, `paging[k]` of
-    /// them on page k + 1. A source or feed page that goes on to the next page is headed there
-    /// again ("continued"); the ids the first page's links point to are where each starts.
-    func render<Tiles: Sequence<String>>(outline: Outline, paging: [Int], tiles: Tiles, _ emit: (Int, String) -> Void) {
-        let pages = max(1, paging.count)
-        let starts = Self.starts(outline, paging: paging)
-        var page = 1
-        var left = paging.first ?? 0
-        var iterator = tiles.makeIterator()
-        func open() {
-            emit(page, head(page: page, of: pages))
-            emit(page, header(outline, page: page, of: pages, starts: starts))
-            emit(page, "<main>\n")
+    /// Where `outline`'s items go when `paging[k]` of them are on page k + 1: by page, the
+    /// pieces (the tiles of one feed page on one page of the sheet), and the page each source
+    /// (`s<index>`) and each of its feed pages (`s<index>p<page>`) starts on. The last page takes
+    /// what is left.
+    struct Layout {
+        /// `count` tiles of feed page `outline.groups[source].pages[feedPage]` on sheet page `page`.
+        struct Piece {
+            var page, source, feedPage, count: Int
         }
-        func close() {
-            if pages > 1 { emit(page, "<footer>" + pager(page: page, of: pages) + "</footer>\n") }
-            emit(page, "</main>\n</body>\n</html>\n")
-        }
-        open()
-        for (sourceIndex, group) in outline.groups.enumerated() {
-            let count = group.pages.reduce(0) { $0 + $1.count }
-            var section = false, sourceStarted = false
-            for feedPage in group.pages {
-                var remaining = feedPage.count, pageStarted = false
-                while remaining > 0 {
-                    if left == 0, page < pages {
-                        if section { emit(page, "</section>\n") }
-                        close()
-                        page += 1
-                        left = paging[page - 1]
-                        section = false
-                        open()
-                        continue
+
+        let outline: Outline
+        /// The pieces of each page, at least one page.
+        var pieces: [[Piece]]
+        var starts: [String: Int] = [:]
+
+        init(_ outline: Outline, paging: [Int]) {
+            self.outline = outline
+            pieces = Array(repeating: [], count: max(1, paging.count))
+            var page = 1, left = paging.first ?? 0
+            for (source, group) in outline.groups.enumerated() {
+                for (feedPage, counted) in group.pages.enumerated() {
+                    var remaining = counted.count
+                    while remaining > 0 {
+                        if left == 0, page < paging.count {
+                            page += 1
+                            left = paging[page - 1]
+                            continue
+                        }
+                        if starts["s\(source)"] == nil { starts["s\(source)"] = page }
+                        if remaining == counted.count { starts["s\(source)p\(counted.page)"] = page }
+                        let n = page < paging.count ? min(remaining, left) : remaining
+                        pieces[page - 1].append(Piece(page: page, source: source, feedPage: feedPage, count: n))
+                        remaining -= n
+                        left -= n
                     }
-                    if !section {
-                        let id = sourceStarted ? "" : " id=\"s\(sourceIndex)\""
-                        let more = sourceStarted ? " (continued)" : ""
-                        emit(page, "<section\(id)><h2>\(HTMLText.escape(group.source, limit: 80))\(more) <small>\(Self.count(count, "item"))</small></h2>\n")
-                        section = true
-                        sourceStarted = true
-                    }
-                    let id = pageStarted ? "" : " id=\"s\(sourceIndex)p\(feedPage.page)\""
-                    let more = pageStarted ? " (continued)" : ""
-                    emit(page, "<h3\(id)>page \(feedPage.page)\(more) <small>\(Self.count(feedPage.count, "item"))</small></h3>\n<div class=\"grid\">\n")
-                    pageStarted = true
-                    // The last page takes what is left (tiles `paging` did not count).
-                    let n = page < pages ? min(remaining, left) : remaining
-                    for _ in 0..<n {
-                        guard let tile = iterator.next() else { break }
-                        emit(page, tile)
-                    }
-                    emit(page, "</div>\n")
-                    remaining -= n
-                    left -= n
                 }
             }
-            if section { emit(page, "</section>\n") }
         }
-        if outline.count == 0 { emit(page, "<p class=\"empty\">The manifest lists no items yet.</p>\n") }
-        close()
     }
 
-    /// The page each source (`s<index>`) and each of its feed pages (`s<index>p<page>`) starts
-    /// on, as `render` places them.
-    static func starts(_ outline: Outline, paging: [Int]) -> [String: Int] {
-        var starts: [String: Int] = [:]
-        var page = 1, left = paging.first ?? 0
-        for (sourceIndex, group) in outline.groups.enumerated() {
-            for feedPage in group.pages {
-                var remaining = feedPage.count
-                while remaining > 0 {
-                    if left == 0, page < paging.count {
-                        page += 1
-                        left = paging[page - 1]
-                        continue
-                    }
-                    if starts["s\(sourceIndex)"] == nil { starts["s\(sourceIndex)"] = page }
-                    if remaining == feedPage.count { starts["s\(sourceIndex)p\(feedPage.page)"] = page }
-                    let n = page < paging.count ? min(remaining, left) : remaining
-                    remaining -= n
-                    left -= n
-                }
+    /// Renders page `page` (1-based) of `layout` in pieces, taking its tiles from `tiles`. A
+    /// source or feed page that goes on from the page before is headed again ("continued").
+    func render<E: Error>(
+        page: Int, of layout: Layout, tiles: inout some IteratorProtocol<String>, _ emit: (String) throws(E) -> Void
+    ) throws(E) {
+        let pages = layout.pieces.count, outline = layout.outline
+        try emit(head(page: page, of: pages))
+        try emit(header(outline, page: page, of: pages, starts: layout.starts))
+        try emit("<main>\n")
+        var previous = page > 1 ? layout.pieces[page - 2].last : nil
+        for piece in layout.pieces[page - 1] {
+            let group = outline.groups[piece.source], feedPage = group.pages[piece.feedPage]
+            let sameSource = previous?.source == piece.source
+            if !sameSource || previous?.page != page {
+                if previous?.page == page { try emit("</section>\n") }
+                let id = sameSource ? "" : " id=\"s\(piece.source)\""
+                let more = sameSource ? " (continued)" : ""
+                let count = group.pages.reduce(0) { $0 + $1.count }
+                try emit("<section\(id)><h2>\(HTMLText.escape(group.source, limit: 80))\(more) <small>\(Self.count(count, "item"))</small></h2>\n")
             }
+            let continued = sameSource && previous?.feedPage == piece.feedPage
+            let id = continued ? "" : " id=\"s\(piece.source)p\(feedPage.page)\""
+            let more = continued ? " (continued)" : ""
+            try emit("<h3\(id)>page \(feedPage.page)\(more) <small>\(Self.count(feedPage.count, "item"))</small></h3>\n<div class=\"grid\">\n")
+            for _ in 0..<piece.count {
+                guard let tile = tiles.next() else { break }
+                try emit(tile)
+            }
+            try emit("</div>\n")
+            previous = piece
         }
-        return starts
+        if previous?.page == page { try emit("</section>\n") }
+        if outline.count == 0 { try emit("<p class=\"empty\">The manifest lists no items yet.</p>\n") }
+        if pages > 1 { try emit("<footer>" + pager(page: page, of: pages) + "</footer>\n") }
+        try emit("</main>\n</body>\n</html>\n")
     }
 
     struct PageGroup: Equatable {

@@ -35,7 +35,7 @@ import FoundationEssentials
 /// `MetricsPush` (`--metrics-push URL`) pushes the same metrics to a Prometheus Pushgateway.
 public struct MetricsFile: Sendable {
     /// One sample: a metric name, its labels (in order) and a value.
-    public struct Sample: Sendable, Equatable {
+    public struct Sample: Sendable {
         public var name: String
         public var labels: [(String, String)]
         public var value: Double
@@ -44,11 +44,6 @@ public struct MetricsFile: Sendable {
             self.name = name
             self.labels = labels
             self.value = value
-        }
-
-        public static func == (a: Sample, b: Sample) -> Bool {
-            a.name == b.name && a.value == b.value && a.labels.map(\.0) == b.labels.map(\.0)
-                && a.labels.map(\.1) == b.labels.map(\.1)
         }
     }
 
@@ -202,9 +197,6 @@ extension MetricsFile {
             let outcome = report.sources.first { $0.name == source }
             file.samples.append(Sample(
                 "feedcrawl_source_failed", [("source", source)] + labels, outcome?.failure != nil ? 1 : 0))
-        }
-        for source in sources {
-            let outcome = report.sources.first { $0.name == source }
             file.samples.append(Sample(
                 "feedcrawl_source_failed_pages", [("source", source)] + labels, Double(outcome?.failedPages ?? 0)))
         }

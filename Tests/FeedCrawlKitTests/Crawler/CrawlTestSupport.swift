@@ -108,7 +108,8 @@ extension ManifestItem {
 /// `feedcrawl manifest --verify` of `out`: every referenced file present with its recorded
 /// size and SHA-256, no file unreferenced.
 func verifyCache(_ out: String) throws -> CacheVerification {
-    try CacheVerifier.verify(ManifestSnapshot.load(outDirectory: out))
+    let snapshot = try ManifestSnapshot.load(outDirectory: out)
+    return try CacheVerifier.verify(snapshot, store: LocalCacheStore(layout: snapshot.layout))
 }
 
 /// Feed bodies built the way the real services shape them (see the samples' notes).

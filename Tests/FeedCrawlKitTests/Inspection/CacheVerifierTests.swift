@@ -30,7 +30,8 @@ struct CacheVerifierTests {
     }
 
     static func verify(_ dir: TestDirectory) throws -> CacheVerification {
-        try CacheVerifier.verify(ManifestSnapshot.load(outDirectory: dir.path))
+        let snapshot = try ManifestSnapshot.load(outDirectory: dir.path)
+        return try CacheVerifier.verify(snapshot, store: LocalCacheStore(layout: snapshot.layout))
     }
 
     @Test func aConsistentCacheIsClean() throws {

@@ -50,10 +50,10 @@ struct InspectionTests {
             // One failed variant makes the item failed.
             Self.item("a", "4", [Self.image("preview", .fresh), Self.image("large", .failed)]),
         ])
-        #expect(ItemFilter(statuses: [.failed]).apply(to: manifest).map(\.id) == ["3", "4", "10", "2"])
-        #expect(ItemFilter(statuses: [.failed], sources: ["a"]).apply(to: manifest).map(\.id) == ["3", "4", "10"])
-        #expect(ItemFilter(statuses: [.fresh]).apply(to: manifest).isEmpty)
-        #expect(ItemFilter().apply(to: manifest).count == 5)
+        #expect(manifest.sortedItems.filter(ItemFilter(statuses: [.failed]).matches).map(\.id) == ["3", "4", "10", "2"])
+        #expect(manifest.sortedItems.filter(ItemFilter(statuses: [.failed], sources: ["a"]).matches).map(\.id) == ["3", "4", "10"])
+        #expect(manifest.sortedItems.filter(ItemFilter(statuses: [.fresh]).matches).isEmpty)
+        #expect(manifest.sortedItems.filter(ItemFilter().matches).count == 5)
     }
 
     @Test func summaryCountsItemsFilesOnceAndErrorsPerImage() throws {

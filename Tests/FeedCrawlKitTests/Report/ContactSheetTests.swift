@@ -222,7 +222,8 @@ struct ContactSheetTests {
             return tile
         }
         let outline = ContactSheet.Outline(keys: sorted.map { ($0.source, $0.page) }, earlier: 0)
-        sheet.render(outline: outline, paging: [outline.count], tiles: tiles) { _, text in
+        var iterator = tiles.makeIterator()
+        sheet.render(page: 1, of: ContactSheet.Layout(outline, paging: [outline.count]), tiles: &iterator) { text in
             bytes += text.utf8.count
             pieces += 1
         }
