@@ -26,7 +26,7 @@ let package = Package(
         ),
         .target(
             name: "DemoFeed",
-            dependencies: []
+            dependencies: ["FeedCrawlKit"]
         ),
         .executableTarget(
             name: "feedcrawl",
@@ -38,7 +38,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DemoFeedTests",
-            dependencies: ["DemoFeed"]
+            dependencies: ["DemoFeed", "FeedCrawlKit"]
         ),
         .testTarget(
             name: "feedcrawlTests",

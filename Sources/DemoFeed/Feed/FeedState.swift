@@ -1,3 +1,4 @@
+import FeedCrawlKit
 import Glibc
 
 /// The demo feed's request handler: fault injection, routing, counters (thread-safe).
