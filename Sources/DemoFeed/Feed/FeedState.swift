@@ -110,12 +110,6 @@ final class FeedState: @unchecked Sendable {
         return r
     }
 
-    private func graphql(_ request: ServerRequest) -> ServerResponse {
-        let executor = GraphQLExecutor(dataset: dataset, base: base)
-        let (status, json) = executor.respond(to: request.body)
-        return .json(json.bytes(), status: status)
-    }
-
     private func record(_ route: Route, _ response: ServerResponse, injected: Bool, truncated: Bool) {
         lock.withLock {
             switch route {
