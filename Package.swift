@@ -21,7 +21,7 @@ let package = Package(
         ),
         .target(
             name: "DemoFeed",
-            dependencies: []
+            dependencies: ["FeedCrawlKit"]
         ),
         .executableTarget(
             name: "feedcrawl",
@@ -33,7 +33,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DemoFeedTests",
-            dependencies: ["DemoFeed"]
+            dependencies: ["DemoFeed", "FeedCrawlKit"]
         ),
         .testTarget(
             name: "feedcrawlTests",

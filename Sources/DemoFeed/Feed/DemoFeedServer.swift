@@ -1,5 +1,6 @@
 /// The in-process demo feed on 127.0.0.1 (port chosen by the OS unless given), modelled on the benchmark's
-/// `feedserver.py`: `GET /api/` (Pixabay-style), `POST /graphql` (launches), `GET /img/...`
+/// `feedserver.py`: `GET /api/` (Pixabay-style), `POST /graphql` (launches: feedcrawl's `LaunchList`
+/// and `LaunchDetails` documents only), `GET /img/...`
 /// (generated JPEG/PNG with ETag/Last-Modified/304/Range), `GET /expected`, `GET /stats`,
 /// `POST /stats/reset`. Faults (failRate, truncateRate, rateLimit, latencyMs) apply to
 /// `/api/`, `/graphql` and `/img/` only, and depend on seed, request and attempt number.

@@ -50,14 +50,11 @@ struct FeedDataset: Sendable {
         return index
     }
 
-    struct Dimensions: Equatable {
+    struct Dimensions {
         var image: (w: Int, h: Int)
         var preview: (w: Int, h: Int)
         var web: (w: Int, h: Int)
         var large: (w: Int, h: Int)
-        static func == (a: Self, b: Self) -> Bool {
-            a.image == b.image && a.preview == b.preview && a.web == b.web && a.large == b.large
-        }
     }
 
     /// Original size and the sizes of the 150/640/1280-px renditions.
@@ -114,17 +111,13 @@ struct FeedDataset: Sendable {
 
     // MARK: Launches
 
-    struct Launch: Equatable {
+    struct Launch {
         var id: Int
         var site: String
         var rocket: (id: String, name: String, type: String)
         var missionName: String
         /// Id of the mission patch image, nil when the launch has none.
         var patchID: Int?
-        static func == (a: Self, b: Self) -> Bool {
-            a.id == b.id && a.site == b.site && a.rocket == b.rocket
-                && a.missionName == b.missionName && a.patchID == b.patchID
-        }
     }
 
     /// Opaque cursor of a launch (a fake unix launch time).

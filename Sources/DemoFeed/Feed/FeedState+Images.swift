@@ -1,3 +1,5 @@
+import FeedCrawlKit
+
 /// `GET /img/...`: generated images with validators, conditional requests and single ranges.
 extension FeedState {
     /// Returns the response and whether its body was cut short (`truncate`).
@@ -44,14 +46,15 @@ extension FeedState {
         return tag
     }
 
-    /// If-None-Match (weak comparison, "*" matches) wins over If-Modified-Since.
+    /// If-None-Match (weak comparison, "*" matches) wins over If-Modified-Since (any of the three
+    /// HTTP date forms).
     static func isFresh(_ request: ServerRequest, etag: String, lastModified: Int) -> Bool {
         if let inm = request.header("if-none-match") {
             let tags = inm.split(separator: ",").map { $0.trimmingSpaces() }
             return tags.contains { $0 == "*" || $0 == etag || $0 == "W/" + etag }
         }
-        if let ims = request.header("if-modified-since"), let since = HTTPDate.parse(ims) {
-            return since >= lastModified
+        if let ims = request.header("if-modified-since"), let since = ObjectLease.httpDate(ims) {
+            return since >= Int64(lastModified)
         }
         return false
     }

@@ -1,3 +1,4 @@
+import FeedCrawlKit
 import Glibc
 
 /// The demo feed's request handler: fault injection, routing, counters (thread-safe).
@@ -107,12 +108,6 @@ final class FeedState: @unchecked Sendable {
         var r = ServerResponse.text("405: Method Not Allowed", status: 405)
         r.headers.append(("Allow", allowed))
         return r
-    }
-
-    private func graphql(_ request: ServerRequest) -> ServerResponse {
-        let executor = GraphQLExecutor(dataset: dataset, base: base)
-        let (status, json) = executor.respond(to: request.body)
-        return .json(json.bytes(), status: status)
     }
 
     private func record(_ route: Route, _ response: ServerResponse, injected: Bool, truncated: Bool) {

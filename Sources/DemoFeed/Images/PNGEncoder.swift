@@ -1,3 +1,5 @@
+import FeedCrawlKit
+
 /// Writes valid PNGs: 1-bit palette images (a disc on a background), zlib with stored deflate
 /// blocks, CRC-32 per chunk, Adler-32, optional tEXt padding up to a target size.
 enum PNGEncoder {
@@ -37,7 +39,7 @@ enum PNGEncoder {
     /// One PNG chunk: length, type, data, CRC-32 over type+data.
     static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let typeBytes = Array(type.utf8)
-        return be32(UInt32(data.count)) + typeBytes + data + be32(crc32(typeBytes + data))
+        return be32(UInt32(data.count)) + typeBytes + data + be32(CRC32.checksum(typeBytes + data))
     }
 
     /// zlib stream (no compression) made of stored deflate blocks.
@@ -52,19 +54,6 @@ enum PNGEncoder {
             i += n
         } while i < data.count
         return out + be32(adler32(data))
-    }
-
-    private static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    /// CRC-32 (ISO 3309 / PNG).
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for b in bytes { c = crcTable[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
-        return c ^ 0xFFFF_FFFF
     }
 
     /// Adler-32 (zlib).

@@ -4,10 +4,6 @@ struct SeededRandom {
     private var state: UInt64
 
     /// A generator for `seed` and the given parts (order matters).
-    init(_ seed: UInt64, _ parts: String...) {
-        self.init(seed: seed, parts: parts)
-    }
-
     init(seed: UInt64, parts: [String]) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
         for part in parts {

@@ -1,3 +1,4 @@
+import FeedCrawlKit
 import Glibc
 
 /// The listener, accept thread and connection registry behind `HTTPServer`.
@@ -10,6 +11,8 @@ final class ServerCore: @unchecked Sendable {
     let handler: HTTPServer.Handler
     private let listenFD: Int32
     let lock = Lock()
+    /// Signalled when `stop` has finished.
+    private let stoppedCondition = Condition()
 
     // Guarded by `lock`.
     private var stopped = false
@@ -128,7 +131,7 @@ final class ServerCore: @unchecked Sendable {
         }
         guard let accept else {
             // Another caller is (or was) stopping; wait for it to finish.
-            lock.withLock { while !stopFinished { lock.wait() } }
+            lock.withLock { while !stopFinished { stoppedCondition.wait(lock) } }
             return
         }
         Threads.join(accept)
@@ -142,7 +145,7 @@ final class ServerCore: @unchecked Sendable {
         for tid in remaining { Threads.join(tid) }
         lock.withLock {
             stopFinished = true
-            lock.broadcast()
+            stoppedCondition.broadcast()
         }
     }
 }

@@ -44,10 +44,10 @@ public final class Lock: @unchecked Sendable {
 
 /// A condition variable to wait on while holding a `Lock` (`pthread_cond_t`, on the monotonic
 /// clock for timed waits).
-final class Condition: @unchecked Sendable {
+public final class Condition: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
-    init() {
+    public init() {
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         var attributes = pthread_condattr_t()
@@ -65,7 +65,7 @@ final class Condition: @unchecked Sendable {
     }
 
     /// Waits for a signal; `lock` must be held, and is held again on return.
-    func wait(_ lock: Lock) {
+    public func wait(_ lock: Lock) {
         pthread_cond_wait(condition, lock.mutex)
     }
 
@@ -82,7 +82,7 @@ final class Condition: @unchecked Sendable {
     }
 
     /// Wakes every waiter.
-    func broadcast() {
+    public func broadcast() {
         pthread_cond_broadcast(condition)
     }
 }

@@ -1,10 +1,12 @@
+import FeedCrawlKit
 import Foundation
 import Testing
 @testable import DemoFeed
 
 @Suite("Demo feed: /graphql")
 struct GraphQLRouteTests {
-    static let launchList = """
+    /// The tutorial's `LaunchList` laid out over several lines, as a person would write it.
+    static let multiLineList = """
         query LaunchList($cursor: String) {
           launches(after: $cursor) {
             hasMore
@@ -13,15 +15,17 @@ struct GraphQLRouteTests {
           }
         }
         """
-    static let launchDetails = """
-        query LaunchDetails($launchId: ID!) {
-          launch(id: $launchId) { id site mission { name missionPatch(size: LARGE) } rocket { name type } isBooked }
-        }
-        """
 
     func launches(_ body: [String: Any]) throws -> [String: Any] {
         let data = try #require(body["data"] as? [String: Any])
         return try #require(data["launches"] as? [String: Any])
+    }
+
+    func list(_ feed: DemoFeedServer, cursor: String? = nil, pageSize: Int? = nil,
+              variants: [LaunchesQuery.PatchSize] = [.small]) throws -> [String: Any] {
+        let (status, body) = try FeedClient.graphql(feed, LaunchesQuery.listBody(cursor: cursor, pageSize: pageSize, variants: variants))
+        #expect(status == 200)
+        return try launches(body)
     }
 
     @Test func pagesToTheEndFollowingCursors() async throws {
@@ -33,16 +37,13 @@ struct GraphQLRouteTests {
             var cursors: [String] = []
             var patches: [String?] = []
             for _ in 0..<10 {
-                let (status, body) = try FeedClient.graphql(feed, Self.launchList,
-                                                            variables: cursor.map { ["cursor": $0] } ?? [:])
-                #expect(status == 200)
-                let conn = try launches(body)
+                let conn = try list(feed, cursor: cursor)
                 let items = try #require(conn["launches"] as? [[String: Any]])
                 ids += items.compactMap { ($0["id"] as? String).flatMap { Int($0) } }
                 for item in items {
                     let mission = try #require(item["mission"] as? [String: Any])
                     patches.append(mission["missionPatch"] as? String)
-                    #expect(item["__typename"] == nil)
+                    #expect(item["site"] is String && mission["name"] is String)
                 }
                 let next = try #require(conn["cursor"] as? String)
                 cursors.append(next)
@@ -60,53 +61,62 @@ struct GraphQLRouteTests {
         }
     }
 
-    @Test func unknownCursorRestartsAndPageSizeVariable() async throws {
+    @Test func unknownCursorRestartsPageSizeAndLayout() async throws {
         try await withDemoFeed { feed in
-            let first = try launches(try FeedClient.graphql(feed, Self.launchList).body)
-            let stale = try launches(try FeedClient.graphql(feed, Self.launchList, variables: ["cursor": "garbage"]).body)
+            let first = try list(feed)
+            let stale = try list(feed, cursor: "garbage")
             #expect((first["launches"] as? [[String: Any]])?.count == 20)
             #expect(first["cursor"] as? String == stale["cursor"] as? String)
-            let q = "query P($n: Int, $c: String) { launches(pageSize: $n, after: $c) { cursor hasMore launches { id } } }"
-            let big = try launches(try FeedClient.graphql(feed, q, variables: ["n": 100]).body)
+            let big = try list(feed, pageSize: 100)
             #expect((big["launches"] as? [Any])?.count == 100)
             #expect(big["hasMore"] as? Bool == false)
-            let literal = try launches(try FeedClient.graphql(feed, "{ launches(pageSize: 7) { launches { id } } }").body)
-            #expect((literal["launches"] as? [Any])?.count == 7)
-            #expect(literal.keys.sorted() == ["launches"]) // only selected fields
+            let small = try list(feed, pageSize: 7)
+            #expect((small["launches"] as? [Any])?.count == 7)
+            #expect(small.keys.sorted() == ["cursor", "hasMore", "launches"])
+            // Only whitespace differs from feedcrawl's document: the same page.
+            let spread = try FeedClient.graphql(feed, Array(try JSONSerialization.data(withJSONObject: ["query": Self.multiLineList])))
+            #expect(try launches(spread.body)["cursor"] as? String == first["cursor"] as? String)
+        }
+    }
+
+    @Test func bothPatchSizesAreAliasedInTheOrderAsked() async throws {
+        try await withDemoFeed { feed in
+            let r = try FeedClient.post(feed, "/graphql", body: LaunchesQuery.listBody(cursor: nil, pageSize: 3, variants: [.large, .small]))
+            let items = try #require(try launches(FeedClient.object(r))["launches"] as? [[String: Any]])
+            #expect(items.count == 3)
+            for item in items {
+                let mission = try #require(item["mission"] as? [String: Any])
+                #expect(mission.keys.sorted() == ["large", "name", "small"])
+                if let large = mission["large"] as? String, let small = mission["small"] as? String {
+                    #expect(large.hasSuffix("-large.png") && small.hasSuffix("-small.png"))
+                }
+            }
+            let text = r.text
+            #expect(try #require(text.range(of: #""large":"#)).lowerBound < #require(text.range(of: #""small":"#)).lowerBound)
+            let large = try #require(try list(feed, pageSize: 20, variants: [.large])["launches"] as? [[String: Any]])
+            let patches = large.compactMap { ($0["mission"] as? [String: Any])?["missionPatch"] as? String }
+            #expect(!patches.isEmpty && patches.allSatisfy { $0.hasSuffix("-large.png") })
         }
     }
 
     @Test func launchDetailsAndUnknownID() async throws {
         try await withDemoFeed { feed in
-            let (status, body) = try FeedClient.graphql(feed, Self.launchDetails, variables: ["launchId": "14"])
+            let (status, body) = try FeedClient.graphql(feed, LaunchesQuery.detailsBody(launchId: "14"))
             #expect(status == 200)
             let data = try #require(body["data"] as? [String: Any])
             let launch = try #require(data["launch"] as? [String: Any])
             #expect(launch["id"] as? String == "14")
-            #expect(launch["isBooked"] as? Bool == false)
+            #expect(launch.keys.sorted() == ["id", "rocket", "site"])
             let rocket = try #require(launch["rocket"] as? [String: Any])
             #expect(rocket["name"] is String && rocket["type"] is String)
-            let mission = try #require(launch["mission"] as? [String: Any])
-            #expect((mission["missionPatch"] as? String)?.hasSuffix("-large.png") == true)
-            let missing = try FeedClient.graphql(feed, Self.launchDetails, variables: ["launchId": "99999"])
+            let missing = try FeedClient.graphql(feed, LaunchesQuery.detailsBody(launchId: "99999"))
             #expect(missing.status == 200)
             let missingData = try #require(missing.body["data"] as? [String: Any])
             #expect(missingData["launch"] is NSNull)
         }
     }
 
-    @Test func typenameOnlyWhenAskedAndAliases() async throws {
-        try await withDemoFeed { feed in
-            let q = "query { launches(pageSize: 1) { __typename launches { __typename key: id } } }"
-            let conn = try launches(try FeedClient.graphql(feed, q).body)
-            #expect(conn["__typename"] as? String == "LaunchConnection")
-            let item = try #require((conn["launches"] as? [[String: Any]])?.first)
-            #expect(item["__typename"] as? String == "Launch")
-            #expect(item["key"] as? String == "100")
-        }
-    }
-
-    @Test func invalidRequestsAnswer400WithErrors() async throws {
+    @Test func otherRequestsAnswer400WithErrors() async throws {
         try await withDemoFeed { feed in
             func expectError(_ r: RawClient.Response, code: String) throws {
                 #expect(r.status == 400)
@@ -115,32 +125,16 @@ struct GraphQLRouteTests {
                 #expect(first["message"] is String)
                 #expect((first["extensions"] as? [String: Any])?["code"] as? String == code)
             }
+            let withBooked = LaunchesQuery.detailsDocument.replacing("site", with: "site isBooked")
             try expectError(try FeedClient.post(feed, "/graphql", json: ["query": "{ foo }"]), code: "GRAPHQL_VALIDATION_FAILED")
-            try expectError(try FeedClient.post(feed, "/graphql", json: ["query": "{ launches { mySite } }"]),
+            try expectError(try FeedClient.post(feed, "/graphql", json: ["query": withBooked, "variables": ["launchId": "1"]]),
                             code: "GRAPHQL_VALIDATION_FAILED")
-            try expectError(try FeedClient.post(feed, "/graphql", json: ["query": "{ launches { cursor "]),
-                            code: "GRAPHQL_PARSE_FAILED")
             try expectError(try FeedClient.post(feed, "/graphql", body: Array("not json".utf8)), code: "BAD_REQUEST")
-            try expectError(try FeedClient.post(feed, "/graphql", json: ["query": "{ launches(pageSize: 0) { cursor } }"]),
-                            code: "BAD_USER_INPUT")
+            try expectError(try FeedClient.post(feed, "/graphql", json: ["query": LaunchesQuery.listDocument(withPageSize: true),
+                                                                        "variables": ["pageSize": 0]]), code: "BAD_USER_INPUT")
+            try expectError(try FeedClient.post(feed, "/graphql", json: ["query": LaunchesQuery.detailsDocument]), code: "BAD_USER_INPUT")
             #expect(feed.stats().graphqlErrors == 5)
             #expect(feed.stats().graphql == 5)
         }
-    }
-
-    @Test func parserHandlesFragmentsDirectivesAndComments() throws {
-        let doc = try GraphQLParser.parse("""
-            # comment
-            query Q($c: String = "x", $skip: Boolean!) {
-              a: launches(after: $c) { ...Conn @skip(if: $skip) }
-            }
-            fragment Conn on LaunchConnection { cursor, hasMore }
-            """)
-        #expect(doc.operations.count == 1)
-        #expect(doc.operations[0].variables.map(\.type) == ["String", "Boolean!"])
-        #expect(doc.fragments["Conn"]?.selections.count == 2)
-        #expect(GraphQLSchema.validate(doc.operations[0], in: doc).isEmpty)
-        #expect(throws: GraphQLLexer.SyntaxError.self) { try GraphQLParser.parse("query { a(x: ) }") }
-        #expect(throws: GraphQLLexer.SyntaxError.self) { try GraphQLParser.parse(String(repeating: "{a", count: 100)) }
     }
 }

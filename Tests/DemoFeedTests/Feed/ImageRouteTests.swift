@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import DemoFeed
+import FeedCrawlKit
 
 @Suite("Demo feed: /img/ and /expected")
 struct ImageRouteTests {
@@ -30,8 +31,7 @@ struct ImageRouteTests {
 
     @Test func patchesAreValidPNGs() async throws {
         try await withDemoFeed { feed in
-            let q = "{ launches(pageSize: 10) { launches { mission { small: missionPatch(size: SMALL) large: missionPatch } } } }"
-            let (_, body) = try FeedClient.graphql(feed, q)
+            let (_, body) = try FeedClient.graphql(feed, LaunchesQuery.listBody(cursor: nil, pageSize: 10, variants: [.small, .large]))
             let data = try #require(body["data"] as? [String: Any])
             let items = try #require((data["launches"] as? [String: Any])?["launches"] as? [[String: Any]])
             var checked = 0

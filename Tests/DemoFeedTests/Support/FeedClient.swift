@@ -25,10 +25,9 @@ enum FeedClient {
         return o
     }
 
-    /// Runs a GraphQL query and returns (status, decoded body).
-    static func graphql(_ feed: DemoFeedServer, _ query: String, variables: [String: Any] = [:]) throws
-        -> (status: Int, body: [String: Any]) {
-        let r = try post(feed, "/graphql", json: ["query": query, "variables": variables])
+    /// Posts a GraphQL request body (e.g. `LaunchesQuery.listBody`) and returns (status, decoded body).
+    static func graphql(_ feed: DemoFeedServer, _ body: [UInt8]) throws -> (status: Int, body: [String: Any]) {
+        let r = try post(feed, "/graphql", body: body)
         return (r.status, try object(r))
     }
 

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import DemoFeed
+import FeedCrawlKit
 
 @Suite("Raw test client")
 struct RawClientTests {

@@ -1,6 +1,6 @@
 /// Minimal JSON text writer for request bodies (internal). Output is byte-exact and stable:
 /// keys in the order given, no whitespace.
-enum FeedJSONWriter {
+public enum FeedJSONWriter {
     /// A JSON value to write.
     indirect enum Value {
         case string(String)
@@ -34,7 +34,7 @@ enum FeedJSONWriter {
 
     /// Writes `s` as a JSON string: `"` and `\` escaped, control characters as `\n`, `\t`,
     /// `\r`, `\b`, `\f` or `\u00XX`; everything else as UTF-8.
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         out.append(UInt8(ascii: "\""))
         for byte in s.utf8 {
