@@ -9,35 +9,36 @@ indirect enum JSON {
     case array([JSON])
     case object([(String, JSON)])
 
-    /// Compact UTF-8 serialization (strings escaped as `FeedJSONWriter` does).
+    /// Compact UTF-8 serialization, written by the kit's `JSONText` (strings escaped as the
+    /// manifest's are).
     func bytes() -> [UInt8] {
-        var out: [UInt8] = []
-        write(into: &out)
-        return out
+        var text = JSONText(capacity: 256)
+        write(into: &text)
+        return text.bytes
     }
 
-    private func write(into out: inout [UInt8]) {
+    private func write(into out: inout JSONText) {
         switch self {
-        case .null: out += Array("null".utf8)
-        case .bool(let b): out += Array((b ? "true" : "false").utf8)
-        case .int(let i): out += Array(String(i).utf8)
-        case .string(let s): FeedJSONWriter.writeString(s, into: &out)
+        case .null: out.null()
+        case .bool(let b): out.raw(Array((b ? "true" : "false").utf8))
+        case .int(let i): out.int(i)
+        case .string(let s): out.string(s)
         case .array(let items):
-            out.append(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.beginArray()
+            for item in items {
+                out.element()
                 item.write(into: &out)
             }
-            out.append(UInt8(ascii: "]"))
+            out.endArray()
         case .object(let members):
-            out.append(UInt8(ascii: "{"))
-            for (i, (key, value)) in members.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                FeedJSONWriter.writeString(key, into: &out)
-                out.append(UInt8(ascii: ":"))
+            out.beginObject()
+            for (key, value) in members {
+                out.element()
+                out.string(key)
+                out.raw([UInt8(ascii: ":")])
                 value.write(into: &out)
             }
-            out.append(UInt8(ascii: "}"))
+            out.endObject()
         }
     }
 }

@@ -3,9 +3,8 @@ import FoundationEssentials
 /// The one serialization of a `ManifestItem`: a single line of compact JSON, the same in
 /// `manifest.json` (one item per line) and in the journal.
 ///
-/// `write` is the only writer. `decode` reads a line with a strict scanner and, for anything the
-/// scanner does not accept (escapes it does not expect, repeated keys, other date forms, a
-/// version-1 item), hands the line to `JSONDecoder` (`ManifestItem: Decodable`,
+/// `write` is the only writer. `decode` reads a line with `ItemLineScanner` and, for anything it
+/// does not accept (lone surrogate escapes, repeated keys, other date forms, a version-1 item), hands the line to `JSONDecoder` (`ManifestItem: Decodable`,
 /// `ManifestItemV1`), which also reports errors. Tests hold both to `JSONDecoder`.
 public enum ItemJSON {
     /// Writes `item` as one line of compact JSON (no newline), keys in a fixed order, nil values

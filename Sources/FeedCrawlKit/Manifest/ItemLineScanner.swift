@@ -1,82 +1,65 @@
 import FoundationEssentials
 
-/// Reads a version-2 item line without `JSONDecoder` (internal), for `ItemJSON.decode`: a warm
-/// run reads every item of the archive, and `JSONDecoder` spends about 100,000 instructions on
-/// one. It returns nil, and `JSONDecoder` decides, on anything but strictly valid JSON of the
+/// Reads a version-2 item line with `FeedJSONReader`, not `JSONDecoder` (internal), for
+/// `ItemJSON.decode`: a warm run reads every item of the archive, and `JSONDecoder` spends about
+/// 100,000 instructions on one. It returns nil, and `JSONDecoder` decides, on anything but strictly valid JSON of the
 /// expected types, a repeated key, a date not in the form `ItemJSON` writes, or a line without
 /// `images`; it never decides anything differently from `JSONDecoder`.
 enum ItemLineScanner {
     static func item(_ bytes: UnsafeBufferPointer<UInt8>) -> ManifestItem? {
-        var scanner = StrictJSONScanner(bytes: bytes)
-        scanner.skipWhitespace()
-        guard let item = item(&scanner) else { return nil }
-        scanner.skipWhitespace()
-        return scanner.atEnd ? item : nil
+        try? FeedJSONReader.document(bytes, input: .record, item)
     }
 
-    /// In the order `ItemJSON.write` writes them.
+    /// In the order `ItemJSON.write` writes them (`members` tries the next one first).
     private static let itemKeys: [StaticString] = [
         "source", "id", "page", "status", "title", "author", "pageURL", "lastSeen", "error", "details", "images",
     ]
 
-    private static func item(_ scanner: inout StrictJSONScanner) -> ManifestItem? {
+    private struct Refused: Error {}
+
+    private static func item(_ reader: inout FeedJSONReader) throws -> ManifestItem {
         var item = ManifestItem(source: "", id: "", page: 0)
-        var seen: UInt32 = 0
-        var next = 0
-        let ok = scanner.members { scanner, key in
-            guard let slot = slot(of: key, in: itemKeys, expected: &next, scanner) else { return scanner.skipValue() }
-            guard seen & (1 << slot) == 0 else { return false }
-            seen |= 1 << slot
+        let seen = try reader.members(itemKeys) { reader, slot in
             switch slot {
-            case 0: guard let v = scanner.string() else { return false }; item.source = v
-            case 1: guard let v = scanner.string() else { return false }; item.id = v
-            case 2: guard let v = scanner.int64(), let i = Int(exactly: v) else { return false }; item.page = i
-            case 3:
-                // `status` is derived; JSONDecoder does not read it either, but it must be a string.
-                guard scanner.string() != nil else { return false }
-            case 4: guard let v = scanner.nullableString() else { return false }; item.title = v ?? ""
-            case 5: guard let v = scanner.nullableString() else { return false }; item.author = v
-            case 6: guard let v = scanner.nullableString() else { return false }; item.pageURL = v
-            case 7: guard let v = optionalDate(&scanner) else { return false }; item.lastSeen = v
-            case 8: guard let v = scanner.nullableString() else { return false }; item.error = v
-            case 9: guard let v = details(&scanner) else { return false }; item.details = v
-            default: guard let v = images(&scanner) else { return false }; item.images = v
+            case 0: item.source = try reader.string()
+            case 1: item.id = try reader.string()
+            case 2: guard let i = Int(exactly: try reader.int64()) else { throw Refused() }; item.page = i
+            // `status` is derived; JSONDecoder does not read it either, but it must be a string.
+            case 3: _ = try reader.string()
+            case 4: item.title = try reader.nullable { try $0.string() } ?? ""
+            case 5: item.author = try reader.nullable { try $0.string() }
+            case 6: item.pageURL = try reader.nullable { try $0.string() }
+            case 7: item.lastSeen = try reader.nullable(date)
+            case 8: item.error = try reader.nullable { try $0.string() }
+            case 9: item.details = try reader.nullable(details)
+            default: item.images = try images(&reader)
             }
-            return true
         }
         // source, id, page and images are required here (a line without images may be version 1).
-        guard ok, seen & 0b100_0000_0111 == 0b100_0000_0111 else { return nil }
+        guard seen & 0b100_0000_0111 == 0b100_0000_0111 else { throw Refused() }
         return item
     }
 
-    private static func details(_ scanner: inout StrictJSONScanner) -> LaunchDetails?? {
-        if scanner.literal("null") { return .some(nil) }
+    private static let detailKeys: [StaticString] = ["rocketName", "rocketType", "site", "error"]
+
+    private static func details(_ reader: inout FeedJSONReader) throws -> LaunchDetails {
         var details = LaunchDetails()
-        var seen: UInt8 = 0
-        let keys: [StaticString] = ["rocketName", "rocketType", "site", "error"]
-        let ok = scanner.members { scanner, key in
-            guard let slot = keys.firstIndex(where: { scanner.matches(key, $0) }) else { return scanner.skipValue() }
-            guard seen & (1 << slot) == 0, let value = scanner.nullableString() else { return false }
-            seen |= 1 << slot
+        try reader.members(detailKeys) { reader, slot in
+            let value = try reader.nullable { try $0.string() }
             switch slot {
             case 0: details.rocketName = value
             case 1: details.rocketType = value
             case 2: details.site = value
             default: details.error = value
             }
-            return true
         }
-        return ok ? .some(details) : nil
+        return details
     }
 
-    private static func images(_ scanner: inout StrictJSONScanner) -> [ImageRecord]? {
+    private static func images(_ reader: inout FeedJSONReader) throws -> [ImageRecord] {
         var images: [ImageRecord] = []
-        let ok = scanner.elements { scanner in
-            guard let image = image(&scanner) else { return false }
-            images.append(image)
-            return true
-        }
-        return ok ? images : nil
+        try reader.array { reader, _ in images.append(try image(&reader)) }
+        return images
     }
 
     /// In the order `ItemJSON.write` writes them.
@@ -85,24 +68,19 @@ enum ItemLineScanner {
         "lastModified", "fetchedAt", "error",
     ]
 
-    private static func image(_ scanner: inout StrictJSONScanner) -> ImageRecord? {
+    private static func image(_ reader: inout FeedJSONReader) throws -> ImageRecord {
         var image = ImageRecord(variant: "", url: "", status: .cancelled)
-        var seen: UInt32 = 0
-        var next = 0
-        let ok = scanner.members { scanner, key in
-            guard let slot = slot(of: key, in: imageKeys, expected: &next, scanner) else { return scanner.skipValue() }
-            guard seen & (1 << slot) == 0 else { return false }
-            seen |= 1 << slot
+        let seen = try reader.members(imageKeys) { reader, slot in
             switch slot {
-            case 0: guard let v = scanner.string() else { return false }; image.variant = v
-            case 1: guard let v = scanner.string() else { return false }; image.url = v
-            case 2: guard let v = scanner.string(), let s = ItemStatus(rawValue: v) else { return false }; image.status = s
-            case 4: guard let v = scanner.nullableInt64() else { return false }; image.bytes = v
-            case 7: guard let v = scanner.nullableInt64() else { return false }; image.width = v.flatMap { Int(exactly: $0) }
-            case 8: guard let v = scanner.nullableInt64() else { return false }; image.height = v.flatMap { Int(exactly: $0) }
-            case 11: guard let v = optionalDate(&scanner) else { return false }; image.fetchedAt = v
+            case 0: image.variant = try reader.string()
+            case 1: image.url = try reader.string()
+            case 2: guard let s = ItemStatus(rawValue: try reader.string()) else { throw Refused() }; image.status = s
+            case 4: image.bytes = try reader.nullable { try $0.int64() }
+            case 7: image.width = try reader.nullable { try $0.int64() }.flatMap { Int(exactly: $0) }
+            case 8: image.height = try reader.nullable { try $0.int64() }.flatMap { Int(exactly: $0) }
+            case 11: image.fetchedAt = try reader.nullable(date)
             default:
-                guard let v = scanner.nullableString() else { return false }
+                let v = try reader.nullable { try $0.string() }
                 switch slot {
                 case 3: image.file = v
                 case 5: image.sha256 = v
@@ -112,34 +90,15 @@ enum ItemLineScanner {
                 default: image.error = v
                 }
             }
-            return true
         }
-        guard ok, seen & 0b111 == 0b111 else { return nil }
+        guard seen & 0b111 == 0b111 else { throw Refused() }
         return image
     }
 
-    /// The index of `key` in `keys`, trying `expected` first (then the others in order) and
-    /// setting it to the slot after the one found: the keys are listed in the order `ItemJSON`
-    /// writes them, so a key of its lines is found at the first comparison unless an optional
-    /// key before it was left out.
-    private static func slot(
-        of key: Range<Int>, in keys: [StaticString], expected: inout Int, _ scanner: StrictJSONScanner
-    ) -> Int? {
-        var found: Int?
-        if expected < keys.count, scanner.matches(key, keys[expected]) {
-            found = expected
-        } else {
-            found = keys.firstIndex { scanner.matches(key, $0) }
-        }
-        if let found { expected = found + 1 }
-        return found
-    }
-
-    /// `null` or a date exactly as `ItemJSON` writes it, `YYYY-MM-DDTHH:MM:SSZ` (1583–9999).
-    private static func optionalDate(_ scanner: inout StrictJSONScanner) -> Date?? {
-        if scanner.literal("null") { return .some(nil) }
-        guard let text = scanner.string() else { return nil }
-        return parseDate(text).map { .some($0) }
+    /// A date exactly as `ItemJSON` writes it, `YYYY-MM-DDTHH:MM:SSZ` (1583–9999).
+    private static func date(_ reader: inout FeedJSONReader) throws -> Date {
+        guard let date = parseDate(try reader.string()) else { throw Refused() }
+        return date
     }
 
     /// The date `text` names, for the form `ItemJSON` writes only; nil for anything else.

@@ -7,12 +7,12 @@ import FoundationEssentials
 /// value tree the largest transient allocation.
 public struct JSONText {
     /// The text so far.
-    var bytes: [UInt8] = []
+    public internal(set) var bytes: [UInt8] = []
     /// Whether each open container has a member yet (innermost last).
     private var hasMember: [Bool] = []
 
     /// Creates an empty text with room for `capacity` bytes (default 1024).
-    init(capacity: Int = 1024) {
+    public init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
     }
 
@@ -23,10 +23,10 @@ public struct JSONText {
 
     // MARK: Containers
 
-    mutating func beginObject() { open(UInt8(ascii: "{")) }
-    mutating func endObject() { close(UInt8(ascii: "}")) }
-    mutating func beginArray() { open(UInt8(ascii: "[")) }
-    mutating func endArray() { close(UInt8(ascii: "]")) }
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// Starts an object member: separator, the quoted key and the colon.
     /// `key` must not need escaping (the manifest's keys are ASCII identifiers).
@@ -39,7 +39,7 @@ public struct JSONText {
     }
 
     /// Starts an array element: the separator.
-    mutating func element() {
+    public mutating func element() {
         separate()
     }
 
@@ -62,13 +62,13 @@ public struct JSONText {
 
     // MARK: Values
 
-    mutating func null() {
+    public mutating func null() {
         let word: StaticString = "null"
         bytes.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
     }
 
     /// A signed integer in decimal.
-    mutating func int<T: BinaryInteger & FixedWidthInteger>(_ value: T) {
+    public mutating func int<T: BinaryInteger & FixedWidthInteger>(_ value: T) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
@@ -85,7 +85,7 @@ public struct JSONText {
     }
 
     /// A string, quoted and escaped.
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             // First pass: how many bytes the escapes add (`\"`, `\\`, `\n`: one; `\u00xx`: five).
@@ -194,7 +194,7 @@ public struct JSONText {
     }
 
     /// Appends bytes that are already JSON text (for example another encoder's output).
-    mutating func raw(_ text: [UInt8]) {
+    public mutating func raw(_ text: [UInt8]) {
         bytes.append(contentsOf: text)
     }
 

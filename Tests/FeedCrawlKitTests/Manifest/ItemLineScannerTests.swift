@@ -169,7 +169,7 @@ struct ItemLineScannerTests {
         }
     }
 
-    /// The scanner's integer reader (digits read straight from the bytes) against
+    /// The reader's integer reading for records (digits read straight from the bytes) against
     /// `JSONDecoder`: whatever it reads as a whole document, `JSONDecoder` reads as the same
     /// `Int64`; the extremes, overflow by one, fractions, exponents and leading zeros included.
     @Test func integersMatchJSONDecoder() {
@@ -187,11 +187,7 @@ struct ItemLineScannerTests {
         var accepted = 0
         for text in texts {
             let bytes = Array(text.utf8)
-            let scanned: Int64? = bytes.withUnsafeBufferPointer { buffer in
-                var scanner = StrictJSONScanner(bytes: buffer)
-                guard let value = scanner.int64(), scanner.atEnd else { return nil }
-                return value
-            }
+            let scanned = try? FeedJSONReader.document(bytes, input: .record) { try $0.int64() }
             let decoded = try? JSONDecoder().decode(Int64.self, from: Data(bytes))
             if let scanned {
                 accepted += 1
@@ -204,11 +200,7 @@ struct ItemLineScannerTests {
         }
         #expect(accepted > 1000)
         for rejected in ["9223372036854775808", "-9223372036854775809", "1.5", "1e3", "01", "-"] {
-            let value: Int64? = Array(rejected.utf8).withUnsafeBufferPointer { buffer in
-                var scanner = StrictJSONScanner(bytes: buffer)
-                guard let value = scanner.int64(), scanner.atEnd else { return nil }
-                return value
-            }
+            let value = try? FeedJSONReader.document(Array(rejected.utf8), input: .record) { try $0.int64() }
             #expect(value == nil, "\(rejected)")
         }
     }

@@ -11,99 +11,71 @@ extension FeedExchange {
     /// integers plain, unknown members skipped as `JSONDecoder` skips them. Where it returns an
     /// exchange it is the one `JSONDecoder` returns (`FuzzManifest` and a test check that).
     public static func scannerDecode(_ bytes: [UInt8]) -> FeedExchange? {
-        bytes.withUnsafeBufferPointer { buffer in
-            var scanner = StrictJSONScanner(bytes: buffer)
-            scanner.skipWhitespace()
-            guard let exchange = exchange(&scanner) else { return nil }
-            scanner.skipWhitespace()
-            return scanner.atEnd ? exchange : nil
-        }
+        try? FeedJSONReader.document(bytes, input: .record, exchange)
     }
 
     private static let keys: [StaticString] = [
         "version", "source", "request", "fetchedAt", "headers", "status", "body", "bodyBase64", "error",
     ]
 
-    private static func exchange(_ scanner: inout StrictJSONScanner) -> FeedExchange? {
+    private struct Refused: Error {}
+
+    private static func exchange(_ reader: inout FeedJSONReader) throws -> FeedExchange {
         var exchange = FeedExchange(
             source: "", request: FeedRequestIdentity(method: "", url: "", body: nil), error: "",
             fetchedAt: Date(timeIntervalSince1970: 0))
         exchange.error = nil
-        var seen: UInt32 = 0
-        let ok = scanner.members { scanner, key in
-            guard let slot = keys.firstIndex(where: { scanner.matches(key, $0) }) else { return scanner.skipValue() }
-            guard seen & (1 << slot) == 0 else { return false }
-            seen |= 1 << slot
+        let seen = try reader.members(keys) { reader, slot in
             switch slot {
-            case 0: guard let v = scanner.int64(), let n = Int(exactly: v) else { return false }; exchange.version = n
-            case 1: guard let v = scanner.string() else { return false }; exchange.source = v
-            case 2: guard let v = identity(&scanner) else { return false }; exchange.request = v
-            case 3: guard let (_, text) = scanner.number(), let v = Double(text), v.isFinite else { return false }; exchange.fetchedAt = v
-            case 4: guard let v = headerList(&scanner) else { return false }; exchange.headers = v
+            case 0: guard let n = Int(exactly: try reader.int64()) else { throw Refused() }; exchange.version = n
+            case 1: exchange.source = try reader.string()
+            case 2: exchange.request = try identity(&reader)
+            case 3:
+                guard try reader.kind() == .number else { throw Refused() }
+                switch try reader.value() {
+                case .int(let v): exchange.fetchedAt = Double(v)
+                case .double(let v) where v.isFinite: exchange.fetchedAt = v
+                default: throw Refused()
+                }
+            case 4: exchange.headers = try headerList(&reader)
             case 5:
-                guard let v = scanner.nullableInt64() else { return false }
-                if let v {
-                    guard let n = Int(exactly: v) else { return false }
+                if let v = try reader.nullable({ try $0.int64() }) {
+                    guard let n = Int(exactly: v) else { throw Refused() }
                     exchange.status = n
                 }
-            default:
-                guard let v = scanner.nullableString() else { return false }
-                switch slot {
-                case 6: exchange.body = v
-                case 7: exchange.bodyBase64 = v
-                default: exchange.error = v
-                }
+            case 6: exchange.body = try reader.nullable { try $0.string() }
+            case 7: exchange.bodyBase64 = try reader.nullable { try $0.string() }
+            default: exchange.error = try reader.nullable { try $0.string() }
             }
-            return true
         }
         // version, source, request, fetchedAt and headers are required.
-        guard ok, seen & 0b11111 == 0b11111 else { return nil }
+        guard seen & 0b11111 == 0b11111 else { throw Refused() }
         return exchange
     }
 
-    private static func identity(_ scanner: inout StrictJSONScanner) -> FeedRequestIdentity? {
-        var method: String?, url: String?, body: String?
-        var seen: UInt32 = 0
-        let ok = scanner.members { scanner, key in
-            let slot: UInt32
-            if scanner.matches(key, "method") { slot = 0 } else if scanner.matches(key, "url") { slot = 1 }
-            else if scanner.matches(key, "body") { slot = 2 } else { return scanner.skipValue() }
-            guard seen & (1 << slot) == 0 else { return false }
-            seen |= 1 << slot
+    private static func identity(_ reader: inout FeedJSONReader) throws -> FeedRequestIdentity {
+        var method = "", url = "", body: String?
+        let seen = try reader.members(["method", "url", "body"]) { reader, slot in
             switch slot {
-            case 0: method = scanner.string(); return method != nil
-            case 1: url = scanner.string(); return url != nil
-            default:
-                guard let v = scanner.nullableString() else { return false }
-                body = v
-                return true
+            case 0: method = try reader.string()
+            case 1: url = try reader.string()
+            default: body = try reader.nullable { try $0.string() }
             }
         }
-        guard ok, let method, let url else { return nil }
+        guard seen & 0b11 == 0b11 else { throw Refused() }
         return FeedRequestIdentity(method: method, url: url, body: body)
     }
 
-    private static func headerList(_ scanner: inout StrictJSONScanner) -> [Header]? {
+    private static func headerList(_ reader: inout FeedJSONReader) throws -> [Header] {
         var headers: [Header] = []
-        let ok = scanner.elements { scanner in
-            var name: String?, value: String?
-            let fine = scanner.members { scanner, key in
-                if scanner.matches(key, "name") {
-                    guard name == nil else { return false }
-                    name = scanner.string()
-                    return name != nil
-                }
-                if scanner.matches(key, "value") {
-                    guard value == nil else { return false }
-                    value = scanner.string()
-                    return value != nil
-                }
-                return scanner.skipValue()
+        try reader.array { reader, _ in
+            var name = "", value = ""
+            let seen = try reader.members(["name", "value"]) { reader, slot in
+                if slot == 0 { name = try reader.string() } else { value = try reader.string() }
             }
-            guard fine, let name, let value else { return false }
+            guard seen == 0b11 else { throw Refused() }
             headers.append(Header(name: name, value: value))
-            return true
         }
-        return ok ? headers : nil
+        return headers
     }
 }

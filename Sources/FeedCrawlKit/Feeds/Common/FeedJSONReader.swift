@@ -1,5 +1,6 @@
 /// A forward-only reader of one JSON document (RFC 8259, strictly) over a page body, the one
-/// reader every feed decoder walks (internal).
+/// reader every feed decoder walks (internal); also the configuration file's syntax check
+/// (`JSONSyntaxCheck`) and the fast path for manifest item lines and recorded exchanges.
 ///
 /// It never builds a tree of the document: a decoder asks for the members of an object or the
 /// elements of an array and reads each value as it passes, keeping only what it needs. A page
@@ -10,6 +11,13 @@
 /// byte that is wrong and what was expected there (`line 1, column 80: expected ',' or '}',
 /// found '"'`); strings must be valid UTF-8.
 struct FeedJSONReader {
+    /// What the bytes are, for the rules and words that differ: a feed page; a configuration
+    /// file, where a key given twice in one object is refused (in `skip`) and errors name "the
+    /// file"; or a record (an item line, an exchange) that `JSONDecoder` decides whenever this
+    /// reader refuses it, so a lone surrogate escape is refused, as `JSONDecoder` refuses it,
+    /// and a byte order mark is not skipped.
+    enum Input { case page, file, record }
+
     /// The kind of the value the reader is at.
     enum Kind: Equatable {
         case object, array, string, number, bool, null
@@ -25,6 +33,13 @@ struct FeedJSONReader {
             if let decoded { return decoded.elementsEqual(name.utf8) }
             return plain.elementsEqual(name.utf8)
         }
+
+        /// Whether the key is `name` (compared byte for byte, for the item lines' keys).
+        func matches(_ name: StaticString) -> Bool {
+            let other = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+            if let decoded { return decoded.elementsEqual(other) }
+            return plain.count == other.count && plain.elementsEqual(other)
+        }
     }
 
     /// Deepest nesting accepted: 512 arrays or objects, as `JSONSyntaxCheck` (and Foundation's
@@ -32,32 +47,42 @@ struct FeedJSONReader {
     static let maxDepth = 512
 
     let bytes: UnsafeBufferPointer<UInt8>
+    let input: Input
     private(set) var position = 0
     private var depth = 0
     /// Elements one array may hold (`FeedJSON.maxElements(pageBytes:)`); default no limit.
     private var maxElements = Int.max
 
-    /// A reader at the start of `bytes`, past a UTF-8 byte order mark.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// A reader at the start of `bytes` (default a page), past a UTF-8 byte order mark unless
+    /// they are a record.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, input: Input = .page) {
         self.bytes = bytes
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        self.input = input
+        if input != .record, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
     }
 
     /// Reads the one document in `bytes` with `read`, which must read exactly one value; only
-    /// whitespace may follow it. An empty body throws `FeedDecodeError` "empty body".
+    /// whitespace may follow it. An empty page or record throws `FeedDecodeError` "empty body";
+    /// `input` defaults to a page.
     static func document<T>(
-        _ bytes: [UInt8], maxElements: Int = .max, _ read: (inout FeedJSONReader) throws -> T
+        _ bytes: [UInt8], input: Input = .page, maxElements: Int = .max, _ read: (inout FeedJSONReader) throws -> T
     ) throws -> T {
-        try bytes.withUnsafeBufferPointer { buffer in
-            var reader = FeedJSONReader(buffer)
-            reader.maxElements = maxElements
-            reader.whitespace()
-            guard reader.position < buffer.count else { throw FeedDecodeError(reason: "empty body") }
-            let value = try read(&reader)
-            reader.whitespace()
-            guard reader.position == buffer.count else { throw reader.fail("nothing more after the top-level value") }
-            return value
-        }
+        try bytes.withUnsafeBufferPointer { try document($0, input: input, maxElements: maxElements, read) }
+    }
+
+    /// `document(_:input:maxElements:_:)` over a buffer.
+    static func document<T>(
+        _ buffer: UnsafeBufferPointer<UInt8>, input: Input = .page, maxElements: Int = .max,
+        _ read: (inout FeedJSONReader) throws -> T
+    ) throws -> T {
+        var reader = FeedJSONReader(buffer, input: input)
+        reader.maxElements = maxElements
+        reader.whitespace()
+        guard reader.position < buffer.count || input == .file else { throw FeedDecodeError(reason: "empty body") }
+        let value = try read(&reader)
+        reader.whitespace()
+        guard reader.position == buffer.count else { throw reader.fail("nothing more after the top-level value") }
+        return value
     }
 
     // MARK: Reading values
@@ -86,7 +111,7 @@ struct FeedJSONReader {
         while true {
             whitespace()
             guard current == UInt8(ascii: "\"") else { throw fail("a key in double quotes") }
-            let key = try keyString()
+            let key = try scanString()
             whitespace()
             guard consume(UInt8(ascii: ":")) else { throw fail("':' after the key") }
             whitespace()
@@ -98,6 +123,30 @@ struct FeedJSONReader {
             if consume(UInt8(ascii: "}")) { return close() }
             throw fail("',' or '}'")
         }
+    }
+
+    /// Reads an object, calling `member` with the index in `keys` (at most 64) of each member
+    /// whose key is listed, at the value, the first time that key is met: a repeat is skipped,
+    /// and refused in a record, as is a key with escapes or non-ASCII bytes there. The key after
+    /// the last one found is tried first (records list their keys in the order they are
+    /// written). Returns the indices found, as bits.
+    @discardableResult
+    mutating func members(_ keys: [StaticString], _ member: (inout FeedJSONReader, Int) throws -> Void) throws -> UInt64 {
+        var seen: UInt64 = 0
+        var next = 0
+        try object { reader, key in
+            if reader.input == .record, key.decoded != nil { throw reader.fail("a plain key") }
+            guard let slot = next < keys.count && key.matches(keys[next]) ? next : keys.firstIndex(where: key.matches)
+            else { return }
+            next = slot + 1
+            guard seen & (1 << slot) == 0 else {
+                if reader.input == .record { throw reader.fail("each key once") }
+                return
+            }
+            seen |= 1 << slot
+            try member(&reader, slot)
+        }
+        return seen
     }
 
     /// Reads an array, calling `element` with each element's index while the reader is at it;
@@ -119,6 +168,23 @@ struct FeedJSONReader {
             if consume(UInt8(ascii: "]")) { return close() }
             throw fail("',' or ']'")
         }
+    }
+
+    /// nil for `null` (read), else what `read` reads.
+    mutating func nullable<T>(_ read: (inout FeedJSONReader) throws -> T) throws -> T? {
+        guard try kind() == .null else { return try read(&self) }
+        _ = try value()
+        return nil
+    }
+
+    /// The next value, which must be a plain integer (no fraction or exponent) that fits `Int64`.
+    mutating func int64() throws -> Int64 {
+        let start = position
+        guard try kind() == .number, case .int(let value) = try number() else {
+            position = start
+            throw fail("an integer")
+        }
+        return value
     }
 
     /// The next value as `FeedLooseValue` reads it; an object or array is skipped (checked) and
@@ -149,56 +215,37 @@ struct FeedJSONReader {
     mutating func string() throws -> String {
         whitespace()
         guard current == UInt8(ascii: "\"") else { throw fail("a string in double quotes") }
-        position += 1
-        let start = position
-        // Common case: printable ASCII without escapes, taken as it is.
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                position += 1
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)]), as: UTF8.self)
-            }
-            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\\") { break }
-            position += 1
-        }
-        var out: [UInt8]? = Array(bytes[start..<position])
-        try stringRest(into: &out)
-        return String(decoding: out ?? [], as: UTF8.self)
+        let key = try scanString()
+        return key.decoded.map { String(decoding: $0, as: UTF8.self) } ?? String(decoding: key.plain, as: UTF8.self)
     }
 
     /// Skips the next value of any kind, checking its syntax.
     mutating func skip() throws {
-        // Iterative: the open containers are counted, never recursed into.
-        let base = depth
+        // Iterative: the containers it opens are kept in `containers`, never recursed into.
+        let base = containers.count
         repeat {
-            whitespace()
             switch try kind() {
-            case .object:
-                try open(UInt8(ascii: "{"))
+            case .object, .array:
+                let object = bytes[position] == UInt8(ascii: "{")
+                try open(bytes[position])
+                containers.append(object)
+                if object && input == .file { keySets.append([]) }
                 whitespace()
-                if consume(UInt8(ascii: "}")) {
-                    close()
+                if consume(object ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    closeSkipped()
                 } else {
-                    try skipKey()
-                    continue
-                }
-            case .array:
-                try open(UInt8(ascii: "["))
-                whitespace()
-                if consume(UInt8(ascii: "]")) {
-                    close()
-                } else {
+                    if object { try skipKey() }
                     continue
                 }
             case .string:
-                try skipString()
+                _ = try scanString(decode: false)
             case .number:
                 _ = try number()
             case .bool, .null:
                 _ = try value()
             }
             // After a value: close every container that ends here, then go on to the next value.
-            while depth > base {
+            while containers.count > base {
                 whitespace()
                 let inObject = containers.last == true
                 if consume(UInt8(ascii: ",")) {
@@ -206,18 +253,23 @@ struct FeedJSONReader {
                     break
                 }
                 if consume(inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                    close()
+                    closeSkipped()
                     continue
                 }
                 throw fail(inObject ? "',' or '}'" : "',' or ']'")
             }
-        } while depth > base
+        } while containers.count > base
     }
 
     // MARK: Errors
 
     /// A syntax error at the current position: `expected <expected>, found <what is there>`.
     func fail(_ expected: String) -> JSONSyntaxCheck.Problem {
+        problem("expected \(expected), found \(found)")
+    }
+
+    /// The error `problem` at the current position, with its line and column.
+    private func problem(_ problem: String) -> JSONSyntaxCheck.Problem {
         var line = 1
         var column = 1
         for byte in bytes[..<min(position, bytes.count)] {
@@ -228,25 +280,29 @@ struct FeedJSONReader {
                 column += 1
             }
         }
-        return JSONSyntaxCheck.Problem(line: line, column: column, problem: "expected \(expected), found \(found)")
+        return JSONSyntaxCheck.Problem(line: line, column: column, problem: problem)
     }
 
     private var found: String {
-        guard position < bytes.count else { return "the end of the body" }
+        guard position < bytes.count else { return input == .file ? "the end of the file" : "the end of the body" }
         let byte = bytes[position]
         switch byte {
         case 0x0A, 0x0D: return "the end of the line"
         case 0x21...0x7E: return "'\(Character(Unicode.Scalar(byte)))'"
         case 0x20: return "a space"
         case 0x09: return "a tab"
-        default: return byte >= 0x80 ? "the byte 0x\(String(byte, radix: 16, uppercase: true))" : "the control character 0x\(String(byte, radix: 16))"
+        default:
+            if byte < 0x80 { return "the control character 0x\(String(byte, radix: 16))" }
+            return input == .file ? "a non-ASCII character" : "the byte 0x\(String(byte, radix: 16, uppercase: true))"
         }
     }
 
     // MARK: Pieces
 
-    /// Whether each open container is an object (true) or an array, innermost last.
+    /// Whether each container `skip` has open is an object (true) or an array, innermost last.
     private var containers: [Bool] = []
+    /// The keys met in each object `skip` has open in a file, innermost last.
+    private var keySets: [Set<[UInt8]>] = []
 
     private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
@@ -272,12 +328,15 @@ struct FeedJSONReader {
         guard depth < Self.maxDepth else { throw fail("at most \(Self.maxDepth) levels of nesting") }
         position += 1
         depth += 1
-        containers.append(bracket == UInt8(ascii: "{"))
     }
 
     private mutating func close() {
         depth -= 1
-        containers.removeLast()
+    }
+
+    private mutating func closeSkipped() {
+        if containers.removeLast() && input == .file { keySets.removeLast() }
+        close()
     }
 
     private mutating func literal(_ word: StaticString) -> Bool {
@@ -288,16 +347,25 @@ struct FeedJSONReader {
         return true
     }
 
-    /// A key and its ':' (inside `skip`).
+    /// A key and its ':' (inside `skip`); in a file, a key given twice in one object is refused.
     private mutating func skipKey() throws {
         whitespace()
         guard current == UInt8(ascii: "\"") else { throw fail("a key in double quotes") }
-        try skipString()
+        let start = position
+        _ = try scanString(decode: false)
+        if input == .file, !keySets[keySets.count - 1].insert(Array(bytes[start..<position])).inserted {
+            let key = String(decoding: bytes[(start + 1)..<(position - 1)], as: UTF8.self)
+            position = start
+            throw problem("the key \"\(TerminalText.sanitize(key))\" is given twice in this object (JSON keeps one; say it once)")
+        }
         whitespace()
         guard consume(UInt8(ascii: ":")) else { throw fail("':' after the key") }
     }
 
-    private mutating func keyString() throws -> Key {
+    /// The string at the current position (its opening quote): its bytes in the body when they
+    /// are printable ASCII without escapes (the common case), else decoded (unless `decode` is
+    /// false: then only checked).
+    private mutating func scanString(decode: Bool = true) throws -> Key {
         position += 1
         let start = position
         while position < bytes.count {
@@ -309,24 +377,9 @@ struct FeedJSONReader {
             if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\\") { break }
             position += 1
         }
-        var out: [UInt8]? = Array(bytes[start..<position])
+        var out: [UInt8]? = decode ? Array(bytes[start..<position]) : nil
         try stringRest(into: &out)
         return Key(plain: UnsafeBufferPointer(rebasing: bytes[start..<start]), decoded: out)
-    }
-
-    private mutating func skipString() throws {
-        position += 1
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                position += 1
-                return
-            }
-            if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\\") { break }
-            position += 1
-        }
-        var sink: [UInt8]? = nil
-        try stringRest(into: &sink)
     }
 
     /// The rest of a string from the current position to its closing quote (consumed), its
@@ -373,7 +426,7 @@ struct FeedJSONReader {
     }
 
     /// The scalar of `\uXXXX` (the reader past the `u`), a surrogate pair read whole; a lone
-    /// surrogate is U+FFFD (a title with one is still a title).
+    /// surrogate is U+FFFD (a title with one is still a title), refused in a record.
     private mutating func unicodeEscape() throws -> Unicode.Scalar {
         let first = try hex4()
         if (0xD800..<0xDC00).contains(first) {
@@ -385,9 +438,10 @@ struct FeedJSONReader {
                 }
             }
             position = start
-            return "\u{FFFD}"
         }
-        return Unicode.Scalar(first) ?? "\u{FFFD}"
+        if let scalar = Unicode.Scalar(first) { return scalar }
+        guard input != .record else { throw fail("a surrogate pair, not a lone surrogate") }
+        return "\u{FFFD}"
     }
 
     private mutating func hex4() throws -> UInt32 {

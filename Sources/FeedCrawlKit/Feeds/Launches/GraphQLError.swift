@@ -63,6 +63,51 @@ public struct GraphQLFailure: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
+/// The envelope of a GraphQL response, `{"data":{"<field>":…},"errors":[…]}`, read in one pass,
+/// `data` and `errors` in either order (the first of a key given twice counts) (internal).
+struct GraphQLEnvelope {
+    var errors: [GraphQLError] = []
+    /// Whether `data` was an object (null or absent: the query was not executed).
+    var hasData = false
+    /// Why `data.<field>` is not usable: "missing data", "data is <kind>", "missing
+    /// data.<field>" or what the field's reader said; nil when it read the field.
+    var missing: String? = "missing data"
+
+    /// Reads `bytes` (`what` names them in errors: "launches page"), `readField` reading the
+    /// value of `data.<field>` and returning why it is not usable, or nil. Throws
+    /// `FeedDecodeError` when the body is not JSON or not an object.
+    static func read(
+        _ bytes: [UInt8], what: String, field: StaticString,
+        maxElements: Int = FeedJSON.maxElements(pageBytes: CrawlConfiguration().maxPageBytes),
+        _ readField: (inout FeedJSONReader) throws -> String?
+    ) throws -> GraphQLEnvelope {
+        var notObject: String?
+        let envelope = try FeedJSON.read(bytes, what: what, maxElements: maxElements) { reader in
+            var envelope = GraphQLEnvelope()
+            guard try reader.kind() == .object else {
+                notObject = try reader.value().kindDescription
+                return envelope
+            }
+            try reader.members(["errors", "data"]) { reader, slot in
+                if slot == 0 {
+                    envelope.errors = try GraphQLRawErrors.read(&reader)
+                    return
+                }
+                guard try reader.kind() == .object else {
+                    envelope.missing = "data is \(try reader.value().kindDescription)"
+                    return
+                }
+                envelope.hasData = true
+                envelope.missing = "missing data.\(field)"
+                try reader.members([field]) { reader, _ in envelope.missing = try readField(&reader) }
+            }
+            return envelope
+        }
+        if let notObject { throw FeedDecodeError(reason: "\(what): expected a JSON object at top level, got \(notObject)") }
+        return envelope
+    }
+}
+
 /// The `errors` member of a response (internal).
 enum GraphQLRawErrors {
     /// Reads the value the reader is at: null → empty; not an array → one synthetic error

@@ -38,72 +38,29 @@ public enum LaunchDetailResponse {
     /// - Not JSON, not an object, missing `data.launch`, a launch that is not an object or has
     ///   no usable id → throws `FeedDecodeError`.
     public static func decode(_ bytes: [UInt8]) throws -> LaunchDetail? {
-        let raw = try LaunchDetailsRawResponse.read(bytes)
-        switch raw.launch {
+        var launch: Launch?
+        let envelope = try GraphQLEnvelope.read(bytes, what: "launch details", field: "launch") { reader in
+            launch = try Self.launch(&reader)
+            return nil
+        }
+        switch launch ?? .unusable(envelope.missing ?? "") {
         case .detail(var detail):
-            detail.errors = raw.errors
+            detail.errors = envelope.errors
             return detail
         case .null:
-            if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
+            if !envelope.errors.isEmpty { throw GraphQLFailure(errors: envelope.errors) }
             return nil
         case .unusable(let reason):
-            if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors, withoutData: !raw.hasData) }
+            if !envelope.errors.isEmpty { throw GraphQLFailure(errors: envelope.errors, withoutData: !envelope.hasData) }
             throw FeedDecodeError(reason: "launch details: \(reason)")
         }
     }
-}
 
-/// Top level of a `LaunchDetails` response (internal).
-struct LaunchDetailsRawResponse {
-    enum Launch {
+    /// `data.launch` as read.
+    private enum Launch {
         case detail(LaunchDetail)
         case null
         case unusable(String)
-    }
-
-    var errors: [GraphQLError] = []
-    var launch: Launch = .unusable("missing data")
-    /// Whether `data` was an object (null or absent: the query was not executed).
-    var hasData = false
-
-    /// Reads a response body in one pass (the first of a key given twice counts). Throws
-    /// `FeedDecodeError` when the body is not JSON or not an object.
-    static func read(_ bytes: [UInt8]) throws -> LaunchDetailsRawResponse {
-        let (raw, notObject) = try FeedJSON.read(bytes, what: "launch details") { reader -> (LaunchDetailsRawResponse, String?) in
-            var raw = LaunchDetailsRawResponse()
-            guard try reader.kind() == .object else { return (raw, try reader.value().kindDescription) }
-            var seenData = false
-            var seenErrors = false
-            try reader.object { reader, key in
-                if key.matches("errors"), !seenErrors {
-                    seenErrors = true
-                    raw.errors = try GraphQLRawErrors.read(&reader)
-                } else if key.matches("data"), !seenData {
-                    seenData = true
-                    try raw.readData(&reader)
-                }
-            }
-            return (raw, nil)
-        }
-        if let notObject {
-            throw FeedDecodeError(reason: "launch details: expected a JSON object at top level, got \(notObject)")
-        }
-        return raw
-    }
-
-    private mutating func readData(_ reader: inout FeedJSONReader) throws {
-        guard try reader.kind() == .object else {
-            launch = .unusable("data is \(try reader.value().kindDescription)")
-            return
-        }
-        hasData = true
-        launch = .unusable("missing data.launch")
-        var seen = false
-        try reader.object { reader, key in
-            guard key.matches("launch"), !seen else { return }
-            seen = true
-            launch = try Self.launch(&reader)
-        }
     }
 
     private static func launch(_ reader: inout FeedJSONReader) throws -> Launch {

@@ -1,55 +1,3 @@
-/// Top level of a `LaunchList` response (internal).
-struct LaunchesRawResponse {
-    var errors: [GraphQLError] = []
-    var connection: LaunchesRawConnection?
-    /// Why `connection` is nil, for the error message.
-    var missingReason = "missing data"
-    /// Set when the body is not an object: its JSON kind.
-    var notObject: String?
-
-    /// Reads a response body in one pass, `data` and `errors` in either order (the first of a
-    /// key given twice counts). Throws `FeedDecodeError` only when the body is not JSON.
-    static func read(_ bytes: [UInt8], maxElements: Int) throws -> LaunchesRawResponse {
-        try FeedJSON.read(bytes, what: "launches page", maxElements: maxElements) { reader in
-            var raw = LaunchesRawResponse()
-            guard try reader.kind() == .object else {
-                raw.notObject = try reader.value().kindDescription
-                return raw
-            }
-            var seenData = false
-            var seenErrors = false
-            try reader.object { reader, key in
-                if key.matches("errors"), !seenErrors {
-                    seenErrors = true
-                    raw.errors = try GraphQLRawErrors.read(&reader)
-                } else if key.matches("data"), !seenData {
-                    seenData = true
-                    try raw.readData(&reader)
-                }
-            }
-            return raw
-        }
-    }
-
-    private mutating func readData(_ reader: inout FeedJSONReader) throws {
-        guard try reader.kind() == .object else {
-            missingReason = "data is \(try reader.value().kindDescription)"
-            return
-        }
-        missingReason = "missing data.launches"
-        var seen = false
-        try reader.object { reader, key in
-            guard key.matches("launches"), !seen else { return }
-            seen = true
-            guard try reader.kind() == .object else {
-                missingReason = "data.launches is \(try reader.value().kindDescription)"
-                return
-            }
-            connection = try LaunchesRawConnection(reading: &reader)
-        }
-    }
-}
-
 /// `LaunchConnection` (internal).
 struct LaunchesRawConnection {
     var cursor: String?
@@ -59,15 +7,11 @@ struct LaunchesRawConnection {
 
     /// Reads the object the reader is at.
     init(reading reader: inout FeedJSONReader) throws {
-        var seen: UInt8 = 0
         var connection = LaunchesRawConnection()
-        try reader.object { reader, key in
-            let slot: UInt8 = key.matches("cursor") ? 1 : key.matches("hasMore") ? 2 : key.matches("launches") ? 4 : 0
-            guard slot != 0, seen & slot == 0 else { return }
-            seen |= slot
+        try reader.members(["cursor", "hasMore", "launches"]) { reader, slot in
             switch slot {
-            case 1: connection.cursor = try reader.value().text
-            case 2: connection.hasMore = try reader.value().bool
+            case 0: connection.cursor = try reader.value().text
+            case 1: connection.hasMore = try reader.value().bool
             default:
                 guard try reader.kind() == .array else {
                     connection.launchesKind = try reader.value().kindDescription
@@ -102,15 +46,11 @@ struct LaunchesRawLaunch {
             notObject = try reader.value().kindDescription
             return
         }
-        var seen: UInt8 = 0
         var launch = LaunchesRawLaunch()
-        try reader.object { reader, key in
-            let slot: UInt8 = key.matches("id") ? 1 : key.matches("site") ? 2 : key.matches("mission") ? 4 : 0
-            guard slot != 0, seen & slot == 0 else { return }
-            seen |= slot
+        try reader.members(["id", "site", "mission"]) { reader, slot in
             switch slot {
-            case 1: launch.id = try reader.value()
-            case 2: launch.site = try reader.value().text
+            case 0: launch.id = try reader.value()
+            case 1: launch.site = try reader.value().text
             default:
                 guard try reader.kind() == .object else { return }
                 try launch.readMission(&reader)
@@ -122,17 +62,12 @@ struct LaunchesRawLaunch {
     private init() {}
 
     private mutating func readMission(_ reader: inout FeedJSONReader) throws {
-        var seen: UInt8 = 0
-        try reader.object { reader, key in
-            let slot: UInt8 = key.matches("name") ? 1 : key.matches("missionPatch") ? 2
-                : key.matches("small") ? 4 : key.matches("large") ? 8 : 0
-            guard slot != 0, seen & slot == 0 else { return }
-            seen |= slot
+        try reader.members(["name", "missionPatch", "small", "large"]) { reader, slot in
             let value = try reader.value()
             switch slot {
-            case 1: missionName = value.text
-            case 2: plainPatch = value.string
-            case 4: small = value.string
+            case 0: missionName = value.text
+            case 1: plainPatch = value.string
+            case 2: small = value.string
             default: large = value.string
             }
         }

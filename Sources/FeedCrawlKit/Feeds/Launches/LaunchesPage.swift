@@ -37,13 +37,15 @@ public struct LaunchesPage: Sendable, Equatable {
         _ bytes: [UInt8], page: Int, source: String = "launches", variants: [String] = ["small"],
         maxElements: Int = FeedJSON.maxElements(pageBytes: CrawlConfiguration().maxPageBytes)
     ) throws -> LaunchesPage {
-        let raw = try LaunchesRawResponse.read(bytes, maxElements: maxElements)
-        if let notObject = raw.notObject {
-            throw FeedDecodeError(reason: "launches page: expected a JSON object at top level, got \(notObject)")
+        var connection: LaunchesRawConnection?
+        let raw = try GraphQLEnvelope.read(bytes, what: "launches page", field: "launches", maxElements: maxElements) { reader in
+            guard try reader.kind() == .object else { return "data.launches is \(try reader.value().kindDescription)" }
+            connection = try LaunchesRawConnection(reading: &reader)
+            return nil
         }
-        guard let connection = raw.connection else {
+        guard let connection else {
             if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }
-            throw FeedDecodeError(reason: "launches page: \(raw.missingReason)")
+            throw FeedDecodeError(reason: "launches page: \(raw.missing ?? "")")
         }
         guard let elements = connection.launches else {
             if !raw.errors.isEmpty { throw GraphQLFailure(errors: raw.errors) }

@@ -68,22 +68,33 @@ public struct LaunchesQuery: Sendable, Equatable {
     /// `variables` when `nil`, `pageSize` when `nil` or below 1.
     public static func listBody(cursor: String?, pageSize: Int? = nil, variants: [PatchSize] = [.small]) -> [UInt8] {
         let size = pageSize.flatMap { $0 >= 1 ? $0 : nil }
-        var variables: [(String, FeedJSONWriter.Value)] = []
-        if let cursor { variables.append(("cursor", .string(cursor))) }
-        if let size { variables.append(("pageSize", .int(size))) }
-        return FeedJSONWriter.bytes(.object([
-            ("operationName", .string("LaunchList")),
-            ("query", .string(listDocument(variants: variants, withPageSize: size != nil))),
-            ("variables", .object(variables)),
-        ]))
+        return body("LaunchList", query: listDocument(variants: variants, withPageSize: size != nil)) { text in
+            if let cursor { text.key("cursor"); text.string(cursor) }
+            if let size { text.key("pageSize"); text.int(size) }
+        }
     }
 
     /// `{"operationName":"LaunchDetails","query":"…","variables":{"launchId":"…"}}`.
     public static func detailsBody(launchId: String) -> [UInt8] {
-        FeedJSONWriter.bytes(.object([
-            ("operationName", .string("LaunchDetails")),
-            ("query", .string(detailsDocument)),
-            ("variables", .object([("launchId", .string(launchId))])),
-        ]))
+        body("LaunchDetails", query: detailsDocument) { text in
+            text.key("launchId")
+            text.string(launchId)
+        }
+    }
+
+    /// `{"operationName":…,"query":…,"variables":{…}}`, the members of `variables` written by `variables`.
+    private static func body(_ operation: String, query: String, variables: (inout JSONText) -> Void) -> [UInt8] {
+        var text = JSONText(capacity: 512)
+        text.beginObject()
+        text.key("operationName")
+        text.string(operation)
+        text.key("query")
+        text.string(query)
+        text.key("variables")
+        text.beginObject()
+        variables(&text)
+        text.endObject()
+        text.endObject()
+        return text.bytes
     }
 }

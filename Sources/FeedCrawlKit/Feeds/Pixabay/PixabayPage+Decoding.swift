@@ -58,7 +58,7 @@ struct PixabayRawHit {
     var isLowQuality: Bool?
 
     /// The keys a hit is read for, in field order.
-    private static let keys = [
+    private static let keys: [StaticString] = [
         "id", "tags", "user", "pageURL", "type", "previewURL", "webformatURL", "largeImageURL",
         "isAiGenerated", "isLowQuality",
     ]
@@ -69,11 +69,8 @@ struct PixabayRawHit {
             notObject = try reader.value().kindDescription
             return
         }
-        var seen: UInt16 = 0
         var hit = PixabayRawHit()
-        try reader.object { reader, key in
-            guard let slot = Self.keys.firstIndex(where: key.matches), seen & (1 << slot) == 0 else { return }
-            seen |= 1 << slot
+        try reader.members(Self.keys) { reader, slot in
             let value = try reader.value()
             switch slot {
             case 0: hit.id = value
