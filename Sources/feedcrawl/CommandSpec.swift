@@ -136,7 +136,7 @@ extension CommandSpec {
             .flag("--man", .options, defaultText: nil, "Print the man page (roff)."),
             .flag("--options-json", .options, defaultText: nil, "Print the option declarations as JSON."),
         ],
-        operands: ["config", "demo-feed", "manifest", "merge"])
+        operands: HelpText.topics.keys.sorted())
 
     /// `feedcrawl completion SHELL`.
     static let completion = CommandSpec(

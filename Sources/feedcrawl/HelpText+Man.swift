@@ -50,11 +50,10 @@ extension HelpText {
         return page.joined(separator: "\n")
     }
 
-    /// The help topics (`feedcrawl help TOPIC`, `help --man TOPIC`), one for each of
-    /// `CommandSpec.help.operands`.
-    static var topics: [String: String] {
-        ["config": config, "demo-feed": demoFeed, "manifest": manifest, "merge": merge]
-    }
+    /// The help topics (`feedcrawl help TOPIC`, `help --man TOPIC`), each with its help; their
+    /// names are `CommandSpec.help.operands`.
+    static let topics: [String: @Sendable () -> String] = [
+        "config": { config }, "demo-feed": { demoFeed }, "manifest": { manifest }, "merge": { merge }]
 
     /// `feedcrawl help --man TOPIC`: the topic's help (`feedcrawl TOPIC --help`) as a man page
     /// of its own: USAGE becomes SYNOPSIS, the first paragraphs DESCRIPTION, and each block

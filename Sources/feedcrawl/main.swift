@@ -8,21 +8,20 @@ switch arguments.first {
 case "config":
     ConfigCommand.run(Array(arguments.dropFirst()))
 case "help":
+    let topics = CommandSpec.help.operands
     switch arguments.dropFirst().first {
     case nil: Console.out(HelpText.main)
-    case let topic? where HelpText.topics[topic] != nil: Console.out(HelpText.topics[topic, default: ""])
+    case let topic? where topics.contains(topic): Console.out(HelpText.topics[topic]?() ?? "")
     case "--man":
-        let topics = HelpText.topics
         switch arguments.dropFirst(2).first {
         case nil: Console.out(HelpText.manPage)
-        case let topic? where topics[topic] != nil: Console.out(HelpText.manPage(topic: topic, help: topics[topic, default: ""]))
+        case let topic? where topics.contains(topic): Console.out(HelpText.manPage(topic: topic, help: HelpText.topics[topic]?() ?? ""))
         case let topic?:
-            Console.usageError("no man page for '\(TerminalText.sanitize(topic))'; the topics are config, demo-feed, manifest, merge",
+            Console.usageError("no man page for '\(TerminalText.sanitize(topic))'; the topics are \(topics.joined(separator: ", "))",
                                help: "feedcrawl")
         }
     case "--options-json": Console.out(HelpText.optionsJSON)
     case let topic?:
-        let topics = CommandSpec.help.operands
         let near = KeySuggestion.closest(to: topic, among: topics).map { "did you mean '\($0)'? " } ?? ""
         Console.usageError(
             "no help topic '\(TerminalText.sanitize(topic))'; \(near)the topics are \(topics.joined(separator: ", ")) "
