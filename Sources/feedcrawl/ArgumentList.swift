@@ -62,6 +62,16 @@ struct ArgumentList {
         return name
     }
 
+    /// Reads every option into `options` through the `OptionBinding` its declaration carries.
+    mutating func read<Root>(into options: inout Root) throws {
+        while let name = try next() {
+            guard let binding = command.options.first(where: { $0.name == name })?.binding as? OptionBinding<Root> else {
+                throw command.unknownOption(name)
+            }
+            try binding.read(&options, &self, name, !negated)
+        }
+    }
+
     /// The word after option `name`.
     mutating func value(for name: String) throws -> String {
         index += 1

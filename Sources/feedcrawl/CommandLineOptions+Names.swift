@@ -1,15 +1,9 @@
 import FeedCrawlKit
 
 extension CommandLineOptions {
-    /// What an option takes after its name.
-    enum ValueKind: Sendable {
-        /// Nothing: `--quiet`.
-        case flag
-        /// One value: `--pages 3`.
-        case value
-        /// Comma-separated names: `--pixabay-images preview,large`; a file may write a JSON array.
-        case list
-    }
+    /// What an option takes after its name: nothing (`--quiet`), one value (`--pages 3`) or
+    /// comma-separated names (`--pixabay-images preview,large`; a file may write a JSON array).
+    typealias ValueKind = FeedOption.Value
 
     /// The part of `feedcrawl --help` (and of the man page) an option is listed in.
     enum HelpSection: String, CaseIterable, Sendable {
@@ -53,14 +47,22 @@ extension CommandLineOptions {
         /// The `FEEDCRAWL_*` environment variable that sets it (between the configuration file
         /// and the command line); nil (the default) when none does.
         var environment: String? = nil
-        /// Where the crawl's parser puts its value (`parse`, `config --print`); nil (the default)
-        /// for a feed type's option and another command's.
-        var binding: Binding? = nil
+        /// Where its command's parser puts its value (an `OptionBinding` of that command's
+        /// options; `config --print` shows a crawl option's by it); nil (the default) for an
+        /// option its command reads otherwise.
+        var binding: (any Sendable)? = nil
 
         /// Whether `--no-NAME` turns it off: every on/off option but `--help`, `--version` and
         /// the `--no-…` options themselves.
         var isNegatable: Bool {
             value == .flag && name != "--help" && name != "--version" && !name.hasPrefix("--no-")
+        }
+
+        /// This option, read by its command's parser through `binding`.
+        func bind<Root>(_ binding: OptionBinding<Root>) -> OptionSpec {
+            var spec = self
+            spec.binding = binding
+            return spec
         }
 
         /// This option, also set by the environment variable `variable`.
@@ -265,14 +267,9 @@ extension CommandLineOptions {
 extension CommandLineOptions.OptionSpec {
     /// A feed type's option, listed under SOURCES.
     init(_ option: FeedOption) {
-        let kind: CommandLineOptions.ValueKind
-        switch option.value {
-        case .flag: kind = .flag
-        case .value: kind = .value
-        case .list: kind = .list
-        }
         self.init(
-            name: option.name, short: nil, value: kind, placeholder: option.placeholder,
-            defaultText: option.defaultText, help: option.help, section: .sources, choices: option.choices)
+            name: option.name, short: nil, value: option.value, placeholder: option.placeholder,
+            defaultText: option.defaultText, help: option.help, section: .sources, choices: option.choices,
+            binding: CommandLineOptions.Binding.feed)
     }
 }

@@ -61,32 +61,12 @@ struct CommandLineOptions {
         return commandLine
     }
 
-    /// Reads `arguments`: each declared option through its `Binding`, a feed type's through that
-    /// type; then checks what no single option can.
+    /// Reads `arguments`, each declared option through its `Binding`; then checks what no single
+    /// option can.
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
         var options = CommandLineOptions()
         var list = ArgumentList(arguments, command: .crawl)
-        while let argument = try list.next() {
-            let on = !list.negated
-            if let binding = declared.first(where: { $0.name == argument })?.binding {
-                try binding.read(&options, &list, argument, on)
-            } else if let type = FeedSources.type(declaring: argument) {
-                if !on {
-                    // `--no-NAME`: what a lower layer (the file, the environment) turned on goes.
-                    options.feedOptions.removeAll { $0.name == argument }
-                    continue
-                }
-                let value = valueKind(of: argument) == .flag ? "" : try list.value(for: argument)
-                do {
-                    try type.check(option: argument, value: value)
-                } catch {
-                    throw UsageError(description: error.description)
-                }
-                options.feedOptions.append((argument, value))
-            } else {
-                throw UsageError(description: "unknown option '\(TerminalText.sanitize(argument))'")
-            }
-        }
+        try list.read(into: &options)
         if options.crawl.recordDirectory != nil && options.crawl.replayDirectory != nil {
             throw UsageError(description: "--record and --replay cannot be combined")
         }
@@ -151,163 +131,184 @@ struct CommandLineOptions {
 }
 
 extension CommandLineOptions {
-    typealias Key<Value> = any WritableKeyPath<CommandLineOptions, Value> & Sendable
+    typealias Binding = OptionBinding<CommandLineOptions>
+}
+
+/// Where an option's value goes (in `Root`, the options of its command) and how it is checked,
+/// part of its declaration: `ArgumentList.read` reads the option with `read`, `feedcrawl config
+/// --print` shows a crawl option's value with `shown`.
+struct OptionBinding<Root>: Sendable {
+    typealias Key<Value> = any WritableKeyPath<Root, Value> & Sendable
     typealias Shown = EffectiveConfiguration.Value
+    typealias UsageError = CommandLineOptions.UsageError
 
-    /// Where a crawl option's value goes and how it is checked, part of its declaration: `parse`
-    /// reads the option with `read`, `feedcrawl config --print` shows its value with `shown`.
-    struct Binding: Sendable {
-        /// Reads option `name` (taking its value from the list; `on` false for `--no-NAME`) into
-        /// the options; throws a `UsageError` naming the option.
-        var read: @Sendable (inout CommandLineOptions, inout ArgumentList, _ name: String, _ on: Bool) throws -> Void
-        /// The effective value as `config --print` shows it; nil for an option a file cannot set.
-        var shown: @Sendable (CommandLineOptions) -> Shown?
+    /// Reads option `name` (taking its value from the list; `on` false for `--no-NAME`) into
+    /// the options; throws a `UsageError` naming the option.
+    var read: @Sendable (inout Root, inout ArgumentList, _ name: String, _ on: Bool) throws -> Void
+    /// The effective value as `config --print` shows it; nil (the default) for an option a file
+    /// cannot set.
+    var shown: @Sendable (Root) -> Shown? = { _ in nil }
 
-        /// A check of a text value (`name`, `text`) that throws a `UsageError`.
-        typealias Check = @Sendable (_ name: String, _ text: String) throws -> Void
+    /// A check of a text value (`name`, `text`) that throws a `UsageError`.
+    typealias Check = @Sendable (_ name: String, _ text: String) throws -> Void
 
-        /// An on/off option: `--NAME` sets it, `--no-NAME` clears it.
-        static func flag(_ key: Key<Bool>) -> Binding {
-            Binding(read: { options, _, _, on in options[keyPath: key] = on }, shown: { .bool($0[keyPath: key]) })
-        }
+    /// An on/off option: `--NAME` sets it, `--no-NAME` clears it.
+    static func flag(_ key: Key<Bool>) -> Self {
+        Self(read: { options, _, _, on in options[keyPath: key] = on }, shown: { .bool($0[keyPath: key]) })
+    }
 
-        /// A whole number within `range`.
-        static func int(_ key: Key<Int>, _ range: ClosedRange<Int>) -> Binding {
-            Binding(read: { options, list, name, _ in options[keyPath: key] = try list.integer(for: name, in: range) },
-                    shown: { .int($0[keyPath: key]) })
-        }
+    /// A whole number within `range`.
+    static func int(_ key: Key<Int>, _ range: ClosedRange<Int>) -> Self {
+        Self(read: { options, list, name, _ in options[keyPath: key] = try list.integer(for: name, in: range) },
+                shown: { .int($0[keyPath: key]) })
+    }
 
-        /// A duration (`90s`, `10m`, `24h`, `7d`), shown as the help writes it; `positive`: more
-        /// than 0s, else refused; `atLeast`: a shorter one is raised to it (default 0).
-        static func duration(_ key: Key<Double>, positive: Bool = false, atLeast: Double = 0) -> Binding {
-            Binding(read: { options, list, name, _ in
-                let seconds = try list.duration(for: name)
-                guard !positive || seconds > 0 else { throw UsageError(description: "\(name) must be more than 0s") }
-                options[keyPath: key] = max(atLeast, seconds)
-            }, shown: { .string(EffectiveConfiguration.duration($0[keyPath: key])) })
-        }
+    /// A duration (`90s`, `10m`, `24h`, `7d`), shown as the help writes it; `positive`: more
+    /// than 0s, else refused; `atLeast`: a shorter one is raised to it (default 0).
+    static func duration(_ key: Key<Double>, positive: Bool = false, atLeast: Double = 0) -> Self {
+        Self(read: { options, list, name, _ in
+            let seconds = try list.duration(for: name)
+            guard !positive || seconds > 0 else { throw UsageError(description: "\(name) must be more than 0s") }
+            options[keyPath: key] = max(atLeast, seconds)
+        }, shown: { .string(EffectiveConfiguration.duration($0[keyPath: key])) })
+    }
 
-        /// A duration that is unset (nil) unless given.
-        static func duration(_ key: Key<Double?>) -> Binding {
-            Binding(read: { options, list, name, _ in options[keyPath: key] = try list.duration(for: name) },
-                    shown: { Shown($0[keyPath: key].map(EffectiveConfiguration.duration)) })
-        }
+    /// A duration that is unset (nil) unless given.
+    static func duration(_ key: Key<Double?>) -> Self {
+        Self(read: { options, list, name, _ in options[keyPath: key] = try list.duration(for: name) },
+                shown: { Shown($0[keyPath: key].map(EffectiveConfiguration.duration)) })
+    }
 
-        /// A size (`500K`, `20M`); `zero`, when given, refuses 0 with that reason.
-        static func size(_ key: Key<Int64>, zero: String? = nil) -> Binding {
-            Binding(read: { options, list, name, _ in
-                let text = try list.value(for: name)
-                do {
-                    options[keyPath: key] = try ByteSize.parse(text)
-                } catch {
-                    throw UsageError(description: "\(name): \(error)")
-                }
-                if let zero, options[keyPath: key] <= 0 { throw UsageError(description: "\(name): \(zero)") }
-            }, shown: { .string(ByteSize.exact($0[keyPath: key])) })
-        }
-
-        /// One of a fixed set of names (an enum's raw values): `--progress takes auto, always or
-        /// never, not 'x'`.
-        static func choice<T: RawRepresentable<String> & CaseIterable & Sendable>(_ key: Key<T>) -> Binding {
-            Binding(read: { options, list, name, _ in
-                let text = try list.value(for: name)
-                guard let value = T(rawValue: text) else {
-                    let names = T.allCases.map(\.rawValue)
-                    throw UsageError(description: "\(name) takes \(names.dropLast().joined(separator: ", ")) or "
-                        + "\(names.last ?? ""), not '\(TerminalText.sanitize(text))'")
-                }
-                options[keyPath: key] = value
-            }, shown: { .string($0[keyPath: key].rawValue) })
-        }
-
-        /// A text that is unset (nil) unless given, checked by `check`; `shown` (default: as
-        /// given) is what `config --print` makes of it.
-        static func text(
-            _ key: Key<String?>, _ check: @escaping Check = { _, _ in },
-            shown: @escaping @Sendable (String) -> String = { $0 }
-        ) -> Binding {
-            Binding(read: { options, list, name, _ in
-                let text = try list.value(for: name)
-                try check(name, text)
-                options[keyPath: key] = text
-            }, shown: { Shown($0[keyPath: key].map(shown)) })
-        }
-
-        /// Sets what `--help` and `--version` ask for.
-        static func action(_ action: Action) -> Binding {
-            Binding(read: { options, _, _, _ in options.action = action }, shown: { _ in nil })
-        }
-
-        /// Refuses an empty value: `--log-file needs a file name`.
-        static func needs(_ what: String) -> Check {
-            { name, text in if text.isEmpty { throw UsageError(description: "\(name) needs \(what)") } }
-        }
-
-        /// Takes only an http:// or https:// URL.
-        static let httpURL: Check = { name, text in
-            let lower = text.lowercased()
-            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8 else {
-                throw UsageError(description: "\(name) takes an http:// or https:// URL, not '\(text)'")
-            }
-        }
-
-        /// Takes only a Pushgateway URL.
-        static let pushgateway: Check = { name, text in
-            guard MetricsPush.isValid(text) else {
-                throw UsageError(description: "\(name) takes a Pushgateway URL such as http://pushgateway:9091, "
-                    + "not '\(TerminalText.sanitize(text))'")
-            }
-        }
-
-        /// Refuses text with control characters, as `refused` says (`also`: more refused
-        /// characters, the space for a URL).
-        static func printable(_ refused: String, maxBytes: Int = .max, also: UInt32 = 0x1F) -> Check {
-            { _, text in
-                guard !text.isEmpty, text.utf8.count <= maxBytes,
-                      !text.unicodeScalars.contains(where: { $0.value <= also || $0.value == 0x7F })
-                else { throw UsageError(description: refused) }
-            }
-        }
-
-        /// `--out`: a folder, or `s3://BUCKET/PREFIX`.
-        static let out = Binding(read: { options, list, name, _ in
-            options.crawl.outDirectory = try list.value(for: name)
-            try needs("a folder")(name, options.crawl.outDirectory)
-            options.outLocation = nil
-            if options.crawl.outDirectory.lowercased().hasPrefix("s3:") {
-                do {
-                    options.outLocation = try S3Location(parsing: options.crawl.outDirectory)
-                } catch {
-                    throw UsageError(description: "--out: \(error)")
-                }
-            }
-        }, shown: { .string($0.crawl.outDirectory) })
-
-        /// `--cacert`: checked before the run, as a missing bundle would fail every HTTPS request.
-        static let caFile = text(\.crawl.caInfo) { name, path in
-            var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else {
-                throw UsageError(description: "\(name): cannot read the CA file '\(TerminalText.sanitize(path))': "
-                    + String(cString: strerror(errno == 0 ? EISDIR : errno)))
-            }
-        }
-
-        /// `--header` (repeatable): each one is added.
-        static let header = Binding(read: { options, list, name, _ in
+    /// A size (`500K`, `20M`); `zero`, when given, refuses 0 with that reason.
+    static func size(_ key: Key<Int64>, zero: String? = nil) -> Self {
+        Self(read: { options, list, name, _ in
+            let text = try list.value(for: name)
             do {
-                options.headers.append(try FeedHeaders.parse(try list.value(for: name)))
-            } catch let error as FeedHeaders.Invalid {
+                options[keyPath: key] = try ByteSize.parse(text)
+            } catch {
                 throw UsageError(description: "\(name): \(error)")
             }
-        }, shown: { _ in nil })
-
-        /// `--shard K/N`.
-        static let shard = Binding(read: { options, list, name, _ in
-            let text = try list.value(for: name)
-            guard let shard = Shard(text) else {
-                throw UsageError(description: "\(name) takes K/N with 0 <= K < N (e.g. 2/4), not '\(TerminalText.sanitize(text))'")
-            }
-            options.crawl.shard = shard
-        }, shown: { _ in nil })
+            if let zero, options[keyPath: key] <= 0 { throw UsageError(description: "\(name): \(zero)") }
+        }, shown: { .string(ByteSize.exact($0[keyPath: key])) })
     }
+
+    /// One of a fixed set of names (an enum's raw values): `--progress takes auto, always or
+    /// never, not 'x'`.
+    static func choice<T: RawRepresentable<String> & CaseIterable & Sendable>(_ key: Key<T>) -> Self {
+        Self(read: { options, list, name, _ in
+            let text = try list.value(for: name)
+            guard let value = T(rawValue: text) else {
+                let names = T.allCases.map(\.rawValue)
+                throw UsageError(description: "\(name) takes \(names.dropLast().joined(separator: ", ")) or "
+                    + "\(names.last ?? ""), not '\(TerminalText.sanitize(text))'")
+            }
+            options[keyPath: key] = value
+        }, shown: { .string($0[keyPath: key].rawValue) })
+    }
+
+    /// A text that is unset (nil) unless given, checked by `check`; `shown` (default: as
+    /// given) is what `config --print` makes of it.
+    static func text(
+        _ key: Key<String?>, _ check: @escaping Check = { _, _ in },
+        shown: @escaping @Sendable (String) -> String = { $0 }
+    ) -> Self {
+        Self(read: { options, list, name, _ in
+            let text = try list.value(for: name)
+            try check(name, text)
+            options[keyPath: key] = text
+        }, shown: { Shown($0[keyPath: key].map(shown)) })
+    }
+
+    /// Refuses an empty value: `--log-file needs a file name`.
+    static func needs(_ what: String) -> Check {
+        { name, text in if text.isEmpty { throw UsageError(description: "\(name) needs \(what)") } }
+    }
+
+    /// Takes only an http:// or https:// URL.
+    static var httpURL: Check { { name, text in
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), text.count > 8 else {
+            throw UsageError(description: "\(name) takes an http:// or https:// URL, not '\(text)'")
+        }
+    } }
+
+    /// Takes only a Pushgateway URL.
+    static var pushgateway: Check { { name, text in
+        guard MetricsPush.isValid(text) else {
+            throw UsageError(description: "\(name) takes a Pushgateway URL such as http://pushgateway:9091, "
+                + "not '\(TerminalText.sanitize(text))'")
+        }
+    } }
+
+    /// Refuses text with control characters, as `refused` says (`also`: more refused
+    /// characters, the space for a URL).
+    static func printable(_ refused: String, maxBytes: Int = .max, also: UInt32 = 0x1F) -> Check {
+        { _, text in
+            guard !text.isEmpty, text.utf8.count <= maxBytes,
+                  !text.unicodeScalars.contains(where: { $0.value <= also || $0.value == 0x7F })
+            else { throw UsageError(description: refused) }
+        }
+    }
+
+}
+
+extension OptionBinding where Root == CommandLineOptions {
+    /// A feed type's option, checked by that type and kept by name; `--no-NAME` drops what a
+    /// lower layer (the file, the environment) turned on.
+    static var feed: Self { Self(read: { options, list, name, on in
+        guard on else { return options.feedOptions.removeAll { $0.name == name } }
+        let value = CommandLineOptions.valueKind(of: name) == .flag ? "" : try list.value(for: name)
+        do {
+            try FeedSources.type(declaring: name)?.check(option: name, value: value)
+        } catch let error as FeedOptionError {
+            throw UsageError(description: error.description)
+        }
+        options.feedOptions.append((name, value))
+    }) }
+
+    /// Sets what `--help` and `--version` ask for.
+    static func action(_ action: CommandLineOptions.Action) -> Self {
+        Self(read: { options, _, _, _ in options.action = action })
+    }
+
+    /// `--out`: a folder, or `s3://BUCKET/PREFIX`.
+    static var out: Self { Self(read: { options, list, name, _ in
+        options.crawl.outDirectory = try list.value(for: name)
+        try needs("a folder")(name, options.crawl.outDirectory)
+        options.outLocation = nil
+        if options.crawl.outDirectory.lowercased().hasPrefix("s3:") {
+            do {
+                options.outLocation = try S3Location(parsing: options.crawl.outDirectory)
+            } catch {
+                throw UsageError(description: "--out: \(error)")
+            }
+        }
+    }, shown: { .string($0.crawl.outDirectory) }) }
+
+    /// `--cacert`: checked before the run, as a missing bundle would fail every HTTPS request.
+    static var caFile: Self { text(\.crawl.caInfo) { name, path in
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(path, R_OK) == 0 else {
+            throw UsageError(description: "\(name): cannot read the CA file '\(TerminalText.sanitize(path))': "
+                + String(cString: strerror(errno == 0 ? EISDIR : errno)))
+        }
+    } }
+
+    /// `--header` (repeatable): each one is added.
+    static var header: Self { Self(read: { options, list, name, _ in
+        do {
+            options.headers.append(try FeedHeaders.parse(try list.value(for: name)))
+        } catch let error as FeedHeaders.Invalid {
+            throw UsageError(description: "\(name): \(error)")
+        }
+    }) }
+
+    /// `--shard K/N`.
+    static var shard: Self { Self(read: { options, list, name, _ in
+        let text = try list.value(for: name)
+        guard let shard = Shard(text) else {
+            throw UsageError(description: "\(name) takes K/N with 0 <= K < N (e.g. 2/4), not '\(TerminalText.sanitize(text))'")
+        }
+        options.crawl.shard = shard
+    }) }
 }
