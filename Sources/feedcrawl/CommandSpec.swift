@@ -55,6 +55,8 @@ struct CommandSpec: Sendable {
 }
 
 extension CommandSpec {
+    /// Where a `demo-feed` option's value goes.
+    private typealias Demo = OptionBinding<DemoFeedCommand.Options>
     private static let helpOption = Option.flag("--help", short: "-h", .options, defaultText: nil, "Show this help and exit.")
 
     /// `feedcrawl [options]`: the crawl.
@@ -116,17 +118,39 @@ extension CommandSpec {
     static let demoFeed = CommandSpec(
         words: ["demo-feed"], summary: "Serve the built-in demo feed",
         options: [
-            .value("--port", "N", .options, defaultText: "0: chosen by the OS", "Port to listen on, 0-65535."),
-            .value("--hits", "N", .options, defaultText: "500", "Pixabay hits served, 0-1000000."),
-            .value("--launches", "N", .options, defaultText: "100", "Launches in the GraphQL feed, 0-100000."),
+            .value("--port", "N", .options, defaultText: "0: chosen by the OS", "Port to listen on, 0-65535.")
+                .bind(Demo.int(\.port, 0...65_535)),
+            .value("--hits", "N", .options, defaultText: "500", "Pixabay hits served, 0-1000000.").bind(Demo { options, list, name, _ in
+                options.feed.hits = try list.integer(for: name, in: 0...1_000_000)
+                options.feed.hitsCap = options.feed.hits
+            }),
+            .value("--launches", "N", .options, defaultText: "100", "Launches in the GraphQL feed, 0-100000.")
+                .bind(Demo.int(\.feed.launches, 0...100_000)),
             .value("--latency-ms", "N", .options, defaultText: "0",
-                   "Delay added to every API, GraphQL and image response, 0-60000."),
-            .value("--seed", "N", .options, defaultText: "1", "Seed of the generated data set."),
+                   "Delay added to every API, GraphQL and image response, 0-60000.").bind(Demo.int(\.feed.latencyMs, 0...60_000)),
+            .value("--seed", "N", .options, defaultText: "1", "Seed of the generated data set.").bind(Demo { options, list, name, _ in
+                let text = try list.value(for: name)
+                guard let seed = UInt64(text) else {
+                    throw Demo.UsageError(description: "--seed takes a whole number from 0 to \(UInt64.max), not '\(TerminalText.sanitize(text))'")
+                }
+                options.feed.seed = seed
+            }),
             .value("--rate-limit", "N", .options, defaultText: "no limit",
-                   "Answer /api/ with 429 (and Retry-After) after N requests per key per window."),
-            .value("--rate-window", "SECONDS", .options, defaultText: "60", "The rate-limit window; needs --rate-limit."),
-            .value("--image-bytes", "N", .options, defaultText: "2000", "Mean image size in bytes, 1-10000000."),
-            helpOption,
+                   "Answer /api/ with 429 (and Retry-After) after N requests per key per window.")
+                .bind(Demo { options, list, name, _ in options.feed.rateLimit = try list.integer(for: name, in: 1...1_000_000) }),
+            .value("--rate-window", "SECONDS", .options, defaultText: "60", "The rate-limit window; needs --rate-limit.")
+                .bind(Demo { options, list, name, _ in
+                    let text = try list.value(for: name)
+                    guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+                        throw Demo.UsageError(
+                            description: "--rate-window takes seconds, more than 0 and at most 86400, not '\(TerminalText.sanitize(text))'")
+                    }
+                    options.feed.rateWindowSeconds = seconds
+                    options.rateWindowGiven = true
+                }),
+            .value("--image-bytes", "N", .options, defaultText: "2000", "Mean image size in bytes, 1-10000000.")
+                .bind(Demo.int(\.feed.imageBytes, 1...10_000_000)),
+            helpOption.bind(Demo.flag(\.help)),
         ])
 
     /// `feedcrawl help [TOPIC]`.

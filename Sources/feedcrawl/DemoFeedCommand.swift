@@ -6,56 +6,27 @@ import Glibc
 /// foreground until SIGINT or SIGTERM, for trying sharded or cluster setups without an API key
 /// and for giving several crawls one feed to share.
 enum DemoFeedCommand {
-    /// What the command line asked for.
+    /// What the command line asked for; each option's declaration (`CommandSpec.demoFeed`) says
+    /// where its value goes.
     struct Options {
         /// `--port`: the port to listen on; 0 (default) lets the OS choose.
-        var port: UInt16 = 0
+        var port = 0
         /// The feed's options. `--hits N` sets both `hits` and `hitsCap`, so N hits are served.
         var feed = DemoFeedOptions()
+        /// Whether `--rate-window` was given (default false): it needs `--rate-limit`.
+        var rateWindowGiven = false
         var help = false
     }
 
     /// Parses the options after `demo-feed`; throws `UsageError` naming the bad option.
     static func parse(_ given: [String]) throws -> Options {
         var options = Options()
-        var rateWindowGiven = false
         var list = ArgumentList(given, command: .demoFeed)
-        while let argument = try list.next() {
-            switch argument {
-            case "--help": options.help = true
-            case "--port": options.port = UInt16(try list.integer(for: argument, in: 0...65_535))
-            case "--hits":
-                options.feed.hits = try list.integer(for: argument, in: 0...1_000_000)
-                options.feed.hitsCap = options.feed.hits
-            case "--launches": options.feed.launches = try list.integer(for: argument, in: 0...100_000)
-            case "--latency-ms": options.feed.latencyMs = try list.integer(for: argument, in: 0...60_000)
-            case "--seed":
-                let text = try list.value(for: argument)
-                guard let seed = UInt64(text) else {
-                    throw usage("--seed takes a whole number from 0 to \(UInt64.max), not '\(TerminalText.sanitize(text))'")
-                }
-                options.feed.seed = seed
-            case "--rate-limit": options.feed.rateLimit = try list.integer(for: argument, in: 1...1_000_000)
-            case "--rate-window":
-                let text = try list.value(for: argument)
-                guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-                    throw usage("--rate-window takes seconds, more than 0 and at most 86400, not '\(TerminalText.sanitize(text))'")
-                }
-                options.feed.rateWindowSeconds = seconds
-                rateWindowGiven = true
-            case "--image-bytes": options.feed.imageBytes = try list.integer(for: argument, in: 1...10_000_000)
-            default:
-                throw CommandSpec.demoFeed.unknownOption(argument)
-            }
-        }
-        if rateWindowGiven && options.feed.rateLimit == nil {
-            throw usage("--rate-window needs --rate-limit")
+        try list.read(into: &options)
+        if options.rateWindowGiven && options.feed.rateLimit == nil {
+            throw CommandLineOptions.UsageError(description: "--rate-window needs --rate-limit")
         }
         return options
-    }
-
-    private static func usage(_ message: String) -> CommandLineOptions.UsageError {
-        CommandLineOptions.UsageError(description: message)
     }
 
     /// Parses, serves until SIGINT or SIGTERM and exits: 0 when stopped by a signal, 1 when the
@@ -76,7 +47,7 @@ enum DemoFeedCommand {
 
         let server: DemoFeedServer
         do {
-            server = try DemoFeedServer(options: options.feed, port: options.port)
+            server = try DemoFeedServer(options: options.feed, port: UInt16(options.port))
         } catch {
             Console.err("feedcrawl: error: cannot start the demo feed: \(error)")
             exit(ExitStatus.itemsFailed.rawValue)
