@@ -57,6 +57,8 @@ struct CommandSpec: Sendable {
 extension CommandSpec {
     /// Where a `demo-feed` option's value goes.
     private typealias Demo = OptionBinding<DemoFeedCommand.Options>
+    /// Where a `manifest` option's value goes.
+    private typealias Manifest = OptionBinding<ManifestCommand.Options>
     private static let helpOption = Option.flag("--help", short: "-h", .options, defaultText: nil, "Show this help and exit.")
 
     /// `feedcrawl [options]`: the crawl.
@@ -68,35 +70,67 @@ extension CommandSpec {
         words: ["manifest"], summary: "Summarise, list or verify what a crawl left in OUT",
         options: [
             .value("--out", "DIR", .options, defaultText: "./output",
-                   "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage."),
+                   "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage.")
+                .bind(Manifest { options, list, name, _ in
+                    options.outDirectory = try list.value(for: name)
+                    try Manifest.needs("a folder")(name, options.outDirectory)
+                }),
             .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
-                   "The S3-compatible service of an s3:// OUT."),
+                   "The S3-compatible service of an s3:// OUT.").bind(Manifest { options, list, name, _ in
+                let text = try list.value(for: name)
+                guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
+                    throw Manifest.UsageError(description: "--s3-endpoint takes an http:// or https:// URL")
+                }
+                options.s3Endpoint = text
+            }),
             .value("--status", "S", .options, kind: .list, defaultText: nil,
                    choices: ItemStatus.allCases.map(\.rawValue),
-                   "List items with status S (comma-separated or repeated for several)."),
+                   "List items with status S (comma-separated or repeated for several).").bind(Manifest.filter { filter, _, text in
+                do {
+                    filter.statuses.formUnion(try ItemFilter.parseStatuses(text))
+                } catch let error as ItemFilter.InvalidStatus {
+                    throw Manifest.UsageError(description: "--status: \(error)")
+                }
+            }),
             .value("--source", "S", .options, defaultText: nil,
                    "List items of source S, as the archive names its sources (repeatable); a name the archive "
-                       + "does not hold is an error that lists the ones it does."),
-            .value("--id", "ID", .options, defaultText: nil, "List the item with this id (repeatable)."),
+                       + "does not hold is an error that lists the ones it does.")
+                .bind(Manifest.filter { filter, _, text in filter.sources.insert(text) }),
+            .value("--id", "ID", .options, defaultText: nil, "List the item with this id (repeatable).")
+                .bind(Manifest.filter { filter, _, text in filter.ids.insert(text) }),
             .value("--variant", "V", .options, kind: .list, defaultText: nil,
-                   "List items with an image of variant V (preview, webformat, large, small or another the archive holds)."),
+                   "List items with an image of variant V (preview, webformat, large, small or another the archive holds).")
+                .bind(Manifest.filter { filter, _, text in filter.variants.formUnion(text.split(separator: ",").map { String($0) }) }),
             .value("--error", "TEXT", .options, defaultText: nil,
-                   "List items whose error, or an image's error, contains TEXT (case-insensitive)."),
-            .value("--page", "N[-M]", .options, defaultText: nil, "List items listed on feed page N (or pages N to M)."),
+                   "List items whose error, or an image's error, contains TEXT (case-insensitive).")
+                .bind(Manifest.filter { filter, _, text in
+                    guard !text.isEmpty else { throw Manifest.UsageError(description: "--error needs a text to look for") }
+                    filter.errorText = text
+                }),
+            .value("--page", "N[-M]", .options, defaultText: nil, "List items listed on feed page N (or pages N to M).")
+                .bind(Manifest.filter { filter, _, text in
+                    guard let pages = ItemFilter.parsePages(text) else {
+                        throw Manifest.UsageError(
+                            description: "--page takes a page number or a range such as 2-5, not '\(TerminalText.sanitize(text))'")
+                    }
+                    filter.pages = pages
+                }),
             .value("--seen-since", "WHEN", .options, defaultText: nil,
                    "List items last seen at or after WHEN: a date (2026-12-01), a UTC time (2026-12-01T08:00:00Z) or a "
-                       + "duration ago (24h, 7d)."),
+                       + "duration ago (24h, 7d).").bind(Manifest.time),
             .value("--seen-before", "WHEN", .options, defaultText: nil,
-                   "List items last seen before WHEN (as --seen-since): what recent runs no longer list."),
-            .flag("--all", .options, "List every item of every source."),
+                   "List items last seen before WHEN (as --seen-since): what recent runs no longer list.")
+                .bind(Manifest.time),
+            .flag("--all", .options, "List every item of every source.").bind(Manifest.on { $0.listing = true }),
             .value("--format", "F", .options, defaultText: "table", choices: InspectionFormat.allCases.map(\.rawValue),
-                   "table (for people), json (for scripts) or csv (spreadsheets)."),
-            .flag("--json", .options, "Short for --format json."),
+                   "table (for people), json (for scripts) or csv (spreadsheets).").bind(Manifest.choice(\.format)),
+            .flag("--json", .options, "Short for --format json.").bind(Manifest.on { $0.format = .json }),
             .flag("--verify", .options,
-                  "Re-read every cached file and report missing, corrupt, incomplete and orphaned files."),
+                  "Re-read every cached file and report missing, corrupt, incomplete and orphaned files.")
+                .bind(Manifest.on { $0.verify = true }),
             .flag("--repair", .options,
-                  "With --verify: remove the corrupt, incomplete and orphaned files."),
-            helpOption,
+                  "With --verify: remove the corrupt, incomplete and orphaned files.").bind(Manifest.on { $0.repair = true }),
+            helpOption.bind(Manifest.on { $0.help = true }),
         ])
 
     /// `feedcrawl manifest merge [crawl options]`: takes the crawl's options.

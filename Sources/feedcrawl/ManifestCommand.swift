@@ -27,76 +27,12 @@ enum ManifestCommand {
         var help = false
     }
 
+    /// Parses the options after `manifest`, each through the binding its declaration
+    /// (`CommandSpec.manifest`) carries; throws `UsageError` naming the bad option.
     static func parse(_ given: [String]) throws -> Options {
         var options = Options()
         var list = ArgumentList(given, command: .manifest)
-        while let argument = try list.next() {
-            switch argument {
-            case "--help": options.help = true
-            case "--out":
-                options.outDirectory = try list.value(for: argument)
-                guard !options.outDirectory.isEmpty else {
-                    throw CommandLineOptions.UsageError(description: "--out needs a folder")
-                }
-            case "--s3-endpoint":
-                let text = try list.value(for: argument)
-                guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
-                    throw CommandLineOptions.UsageError(description: "--s3-endpoint takes an http:// or https:// URL")
-                }
-                options.s3Endpoint = text
-            case "--status":
-                do {
-                    options.filter.statuses.formUnion(try ItemFilter.parseStatuses(try list.value(for: argument)))
-                } catch let error as ItemFilter.InvalidStatus {
-                    throw CommandLineOptions.UsageError(description: "--status: \(error)")
-                }
-                options.listing = true
-            case "--source":
-                options.filter.sources.insert(try list.value(for: argument))
-                options.listing = true
-            case "--id":
-                options.filter.ids.insert(try list.value(for: argument))
-                options.listing = true
-            case "--variant":
-                options.filter.variants.formUnion(try list.value(for: argument).split(separator: ",").map(String.init))
-                options.listing = true
-            case "--error":
-                let text = try list.value(for: argument)
-                guard !text.isEmpty else { throw CommandLineOptions.UsageError(description: "--error needs a text to look for") }
-                options.filter.errorText = text
-                options.listing = true
-            case "--page":
-                let text = try list.value(for: argument)
-                guard let pages = ItemFilter.parsePages(text) else {
-                    throw CommandLineOptions.UsageError(
-                        description: "--page takes a page number or a range such as 2-5, not '\(TerminalText.sanitize(text))'")
-                }
-                options.filter.pages = pages
-                options.listing = true
-            case "--seen-since", "--seen-before":
-                let text = try list.value(for: argument)
-                guard let time = ItemFilter.parseTime(text) else {
-                    throw CommandLineOptions.UsageError(
-                        description: "\(argument) takes a date (2026-12-01), a UTC time (2026-12-01T08:00:00Z) or a "
-                            + "duration ago (24h, 7d), not '\(TerminalText.sanitize(text))'")
-                }
-                if argument == "--seen-since" { options.filter.seenSince = time } else { options.filter.seenBefore = time }
-                options.listing = true
-            case "--all": options.listing = true
-            case "--format":
-                let text = try list.value(for: argument)
-                guard let format = InspectionFormat(rawValue: text) else {
-                    throw CommandLineOptions.UsageError(
-                        description: "--format takes table, json or csv, not '\(TerminalText.sanitize(text))'")
-                }
-                options.format = format
-            case "--json": options.format = .json
-            case "--verify": options.verify = true
-            case "--repair": options.repair = true
-            default:
-                throw CommandSpec.manifest.unknownOption(argument)
-            }
-        }
+        try list.read(into: &options)
         if options.repair && !options.verify {
             throw CommandLineOptions.UsageError(description: "--repair goes with --verify (feedcrawl manifest --verify --repair)")
         }
@@ -239,5 +175,33 @@ enum ManifestCommand {
             }
         }
         leave(result.isClean ? .success : .itemsFailed)
+    }
+}
+
+extension OptionBinding where Root == ManifestCommand.Options {
+    /// An option that sets `set` (also as `--no-NAME`, as it always has).
+    static func on(_ set: @escaping @Sendable (inout Root) -> Void) -> Self {
+        Self { options, _, _, _ in set(&options) }
+    }
+
+    /// An option that narrows the listing's filter by its value (`filter` throws a `UsageError`
+    /// for a bad one); the command then lists items.
+    static func filter(_ filter: @escaping @Sendable (inout ItemFilter, _ name: String, _ text: String) throws -> Void) -> Self {
+        Self { options, list, name, _ in
+            try filter(&options.filter, name, try list.value(for: name))
+            options.listing = true
+        }
+    }
+
+    /// `--seen-since`, `--seen-before`: a date, a UTC time or a duration ago.
+    static var time: Self {
+        filter { filter, name, text in
+            guard let time = ItemFilter.parseTime(text) else {
+                throw UsageError(
+                    description: "\(name) takes a date (2026-12-01), a UTC time (2026-12-01T08:00:00Z) or a "
+                        + "duration ago (24h, 7d), not '\(TerminalText.sanitize(text))'")
+            }
+            if name == "--seen-since" { filter.seenSince = time } else { filter.seenBefore = time }
+        }
     }
 }
