@@ -121,16 +121,16 @@ extension CommandSpec {
             .value("--seen-before", "WHEN", .options, defaultText: nil,
                    "List items last seen before WHEN (as --seen-since): what recent runs no longer list.")
                 .bind(Manifest.time),
-            .flag("--all", .options, "List every item of every source.").bind(Manifest.on { $0.listing = true }),
+            .flag("--all", .options, "List every item of every source.").bind(Manifest.on { if $1 { $0.listing = true } }),
             .value("--format", "F", .options, defaultText: "table", choices: InspectionFormat.allCases.map(\.rawValue),
                    "table (for people), json (for scripts) or csv (spreadsheets).").bind(Manifest.choice(\.format)),
-            .flag("--json", .options, "Short for --format json.").bind(Manifest.on { $0.format = .json }),
+            .flag("--json", .options, "Short for --format json.").bind(Manifest.on { if $1 { $0.format = .json } }),
             .flag("--verify", .options,
                   "Re-read every cached file and report missing, corrupt, incomplete and orphaned files.")
-                .bind(Manifest.on { $0.verify = true }),
+                .bind(Manifest.on { $0.verify = $1 }),
             .flag("--repair", .options,
-                  "With --verify: remove the corrupt, incomplete and orphaned files.").bind(Manifest.on { $0.repair = true }),
-            helpOption.bind(Manifest.on { $0.help = true }),
+                  "With --verify: remove the corrupt, incomplete and orphaned files.").bind(Manifest.on { $0.repair = $1 }),
+            helpOption.bind(Manifest.on { $0.help = $1 }),
         ])
 
     /// `feedcrawl manifest merge [crawl options]`: takes the crawl's options.

@@ -179,9 +179,9 @@ enum ManifestCommand {
 }
 
 extension OptionBinding where Root == ManifestCommand.Options {
-    /// An option that sets `set` (also as `--no-NAME`, as it always has).
-    static func on(_ set: @escaping @Sendable (inout Root) -> Void) -> Self {
-        Self { options, _, _, _ in set(&options) }
+    /// A flag: `set` gets true for `--NAME`, false for `--no-NAME` (the last one given wins).
+    static func on(_ set: @escaping @Sendable (inout Root, Bool) -> Void) -> Self {
+        Self { options, _, _, isOn in set(&options, isOn) }
     }
 
     /// An option that narrows the listing's filter by its value (`filter` throws a `UsageError`

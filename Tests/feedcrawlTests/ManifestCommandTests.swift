@@ -188,6 +188,13 @@ struct ManifestCommandTests {
             #expect(found.stdout.contains("truncated"), "\(found.stdout)")
             #expect(found.stdout.contains("1 incomplete."))
 
+            // The off forms turn a flag off: `--no-repair` removes nothing, `--no-verify` verifies nothing.
+            let kept = try await manifest(["--out", out.path, "--verify", "--repair", "--no-repair"])
+            #expect(kept.status == 1 && !kept.stdout.contains("Repair:"), "\(kept.stdout)")
+            #expect(FileManager.default.fileExists(atPath: path))
+            let unverified = try await manifest(["--out", out.path, "--verify", "--no-verify"])
+            #expect(!unverified.stdout.contains("incomplete"), "\(unverified.stdout)")
+
             let repaired = try await manifest(["--out", out.path, "--verify", "--repair"])
             #expect(repaired.status == 1)
             #expect(repaired.stdout.contains("Repair: removed 1 file; the next run fetches their images again."))
