@@ -10,13 +10,11 @@ public struct ConfigSource: Sendable, Equatable {
     /// The entry's keys, checked.
     public var entry: FeedSourceEntry
 
-    /// The type's name (`"type"`).
-    public var kind: String { type.type }
     /// The source's name.
     public var name: String { entry.name }
 
     public static func == (a: ConfigSource, b: ConfigSource) -> Bool {
-        a.kind == b.kind && a.entry == b.entry
+        a.type.type == b.type.type && a.entry == b.entry
     }
 
     /// The environment variables holding this source's secrets: the type's (a key's) and its

@@ -54,16 +54,7 @@ public enum ImageVariants {
     public static func parse<Variant: RawRepresentable & CaseIterable>(
         _ list: [String], as: Variant.Type
     ) throws(Invalid) -> [Variant] where Variant.RawValue == String, Variant: Equatable {
-        let valid = Variant.allCases.map(\.rawValue).joined(separator: ", ")
-        var variants: [Variant] = []
-        for name in list.map({ FeedText.trimmedASCIIWhitespace($0).lowercased() }) where !name.isEmpty {
-            guard let variant = Variant(rawValue: name) else {
-                throw Invalid(description: "unknown image variant '\(TerminalText.sanitize(String(name.prefix(40))))' (valid: \(valid))")
-            }
-            if !variants.contains(variant) { variants.append(variant) }
-        }
-        guard !variants.isEmpty else { throw Invalid(description: "no image variant named (valid: \(valid))") }
-        return variants
+        try parse(list, among: Variant.allCases.map(\.rawValue)).compactMap(Variant.init(rawValue:))
     }
 
     /// The names in `list` among `names` (a feed type's `variantNames`), in order, repeats

@@ -37,11 +37,4 @@ import Testing
     @Test func emptySearchTermIsOmitted() {
         #expect(!PixabayQuery(baseURL: "https://h/", key: "k", q: "").url(page: 1).contains("q="))
     }
-
-    @Test func validation() {
-        #expect(PixabayQuery(baseURL: "https://pixabay.com/api/", key: "k", q: "cats").validationProblem == nil)
-        #expect(PixabayQuery(baseURL: "https://pixabay.com/api/", key: "").validationProblem == "Pixabay API key is empty")
-        #expect(PixabayQuery(baseURL: "https://pixabay.com/api/", key: "k", q: String(repeating: "a", count: 101)).validationProblem != nil)
-        #expect(PixabayQuery(baseURL: "ftp://x/", key: "k").validationProblem != nil)
-    }
 }

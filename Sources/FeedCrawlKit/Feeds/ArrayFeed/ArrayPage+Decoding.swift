@@ -110,14 +110,7 @@ struct ArrayRawElement {
         if let notObject {
             return FeedItem(source: source, id: synthetic, page: page, problem: "element is \(notObject), not an object")
         }
-        var problems: [String] = []
-        let itemID: String
-        if let text = id?.idString {
-            itemID = text
-        } else {
-            itemID = synthetic
-            problems.append(FeedIDProblem.describe(id))
-        }
+        let (itemID, problem) = FeedIDProblem.resolve(id, synthetic: synthetic)
         let imageCheck: FeedText.URLCheck
         switch image {
         case nil, .null?: imageCheck = .absent
@@ -131,7 +124,7 @@ struct ArrayRawElement {
             title: title.map(FeedText.field) ?? "",
             images: FeedImage.from(ArrayPage.variant, imageCheck).map { [$0] } ?? [],
             author: FeedText.optionalField(author),
-            problem: problems.isEmpty ? nil : problems.joined(separator: "; ")
+            problem: problem
         )
     }
 }

@@ -22,11 +22,7 @@ final class RateLimitGate: @unchecked Sendable {
     private var timer: Task<Void, Never>?
     /// When `timer` fires (clock seconds).
     private var timerDue = 0.0
-    private var waited = 0.0
     private let clock: @Sendable () -> Double
-
-    /// Seconds requests were held back so far, summed over requests (for reports and tests).
-    var secondsWaited: Double { lock.withLock { waited } }
 
     /// A gate with an empty pacer (one request until the first answer, then as the answers
     /// say). `clock` returns monotonic seconds; default: the continuous clock.
@@ -47,7 +43,6 @@ final class RateLimitGate: @unchecked Sendable {
             nextID += 1
             return nextID
         }
-        let started = clock()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let ready: [Waiter]? = lock.withLock {
@@ -74,8 +69,6 @@ final class RateLimitGate: @unchecked Sendable {
             }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
-        let held = clock() - started
-        if held > 0 { lock.withLock { waited += held } }
     }
 
     /// An answer arrived (any status); its rate-limit headers update the budget.

@@ -5,10 +5,5 @@ public struct FeedDecodeError: Error, Sendable, Equatable, CustomStringConvertib
     /// One-line reason, e.g. `"expected a JSON object at top level, got an array"`.
     public var reason: String
 
-    /// Creates an error with `reason`.
-    public init(reason: String) {
-        self.reason = reason
-    }
-
     public var description: String { reason }
 }

@@ -12,36 +12,15 @@ public struct FeedItem: Sendable, Equatable {
     /// Page number (1-based) the item was found on.
     public var page: Int
     /// Pixabay: tags; launches: mission name; array: the configured title field. `""` when absent.
-    public var title: String
-    /// The image variants to fetch, in the source's order; only those the feed offers.
-    public var images: [FeedImage]
+    public var title: String = ""
+    /// The image variants to fetch, in the source's order; only those the feed offers; default none.
+    public var images: [FeedImage] = []
     /// Pixabay: user name; launches: launch site; array: the configured author field. `nil` when absent.
     public var author: String?
     /// The item's page on the feed's site (Pixabay `pageURL`), http(s) only; `nil` when absent.
     public var pageURL: String?
     /// Why the item could not be used properly (e.g. "missing id"); `nil` when it is fine.
     public var problem: String?
-
-    /// Creates an item; all optional fields default to `nil`, `title` to `""`, `images` to none.
-    public init(
-        source: String,
-        id: String,
-        page: Int,
-        title: String = "",
-        images: [FeedImage] = [],
-        author: String? = nil,
-        pageURL: String? = nil,
-        problem: String? = nil
-    ) {
-        self.source = source
-        self.id = id
-        self.page = page
-        self.title = title
-        self.images = images
-        self.author = author
-        self.pageURL = pageURL
-        self.problem = problem
-    }
 
     /// The id given to an element that has no usable id: `"page<page>-index<index>"`
     /// (index is 0-based within the page).
@@ -69,18 +48,11 @@ public struct FeedImage: Sendable, Equatable {
     /// The URL as the feed gave it (for an unusable one, its text, clipped).
     public var url: String
     /// Why the URL cannot be used (not http(s), too long); the image is then `rejected`.
+    /// Default nil.
     public var problem: String?
     /// Why the feed could not give the image (a GraphQL error at its field); the image is then
     /// `failed` without a request. Default nil.
     public var failure: String?
-
-    /// Creates a variant; `problem` and `failure` default to nil.
-    public init(variant: String, url: String, problem: String? = nil, failure: String? = nil) {
-        self.variant = variant
-        self.url = url
-        self.problem = problem
-        self.failure = failure
-    }
 
     /// The variant from a checked URL: nil when the feed gave none.
     static func from(_ variant: String, _ check: FeedText.URLCheck) -> FeedImage? {

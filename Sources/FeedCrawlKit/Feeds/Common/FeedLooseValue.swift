@@ -110,6 +110,12 @@ enum FeedIDProblem {
             return "invalid id (\(other.kindDescription))"
         }
     }
+
+    /// The item id `value` gives, else `synthetic` and what is wrong with `value`.
+    static func resolve(_ value: FeedLooseValue?, synthetic: String) -> (id: String, problem: String?) {
+        if let text = value?.idString { return (text, nil) }
+        return (synthetic, describe(value))
+    }
 }
 
 extension FeedText.URLCheck {

@@ -5,14 +5,7 @@ public struct GraphQLError: Sendable, Equatable {
     /// `extensions.code`, e.g. "GRAPHQL_VALIDATION_FAILED", "INTERNAL_SERVER_ERROR".
     public var code: String?
     /// `path`, elements rendered as text (`["launches", "launches", "3"]`); empty when absent.
-    public var path: [String]
-
-    /// Memberwise initialiser.
-    public init(message: String, code: String? = nil, path: [String] = []) {
-        self.message = message
-        self.code = code
-        self.path = path
-    }
+    public var path: [String] = []
 
     /// `<message> [<code>] (path a.b.3.c)`; the code and path only when present.
     public var described: String {

@@ -8,23 +8,8 @@ public struct LaunchDetail: Sendable, Equatable {
     public var rocketName: String?
     /// `rocket.type`.
     public var rocketType: String?
-    /// Errors that came along with the data (partial success).
-    public var errors: [GraphQLError]
-
-    /// Memberwise initialiser; optional fields default to `nil`, `errors` to `[]`.
-    public init(
-        id: String,
-        site: String? = nil,
-        rocketName: String? = nil,
-        rocketType: String? = nil,
-        errors: [GraphQLError] = []
-    ) {
-        self.id = id
-        self.site = site
-        self.rocketName = rocketName
-        self.rocketType = rocketType
-        self.errors = errors
-    }
+    /// Errors that came along with the data (partial success); default none.
+    public var errors: [GraphQLError] = []
 }
 
 /// Decoder for `LaunchDetails` responses `{"data":{"launch":{…}|null}}`.

@@ -93,15 +93,8 @@ struct LaunchesRawLaunch {
             }
             return FeedItem(source: source, id: synthetic, page: page, problem: problem)
         }
-        var problems: [String] = []
-        let itemID: String
-        if let text = id?.idString {
-            itemID = text
-        } else {
-            itemID = synthetic
-            problems.append(FeedIDProblem.describe(id))
-        }
-        if let error = errors.item.first { problems.append(error.described) }
+        let (itemID, idProblem) = FeedIDProblem.resolve(id, synthetic: synthetic)
+        let problems = [idProblem, errors.item.first?.described].compactMap { $0 }
         let images = variants.enumerated().compactMap { position, variant -> FeedImage? in
             // An error at the patch's field (or at its mission) fails that image: its null is
             // not "no patch".

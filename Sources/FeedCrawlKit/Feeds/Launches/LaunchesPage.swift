@@ -12,19 +12,11 @@ public struct LaunchesPage: Sendable, Equatable {
     /// image fail (`FeedImage.failure`, naming the launch id and the path); one at the element or
     /// its `id` rejects the item.
     public var items: [FeedItem]
-    /// Errors that came with usable data (partial success).
-    public var errors: [GraphQLError]
+    /// Errors that came with usable data (partial success); default none.
+    public var errors: [GraphQLError] = []
     /// One line per error, naming the launch it is in (by id) and its path:
     /// `launch 9: Patch store down [INTERNAL_SERVER_ERROR] (path launches.launches.9.mission.missionPatch)`.
     public var errorNotes: [String] = []
-
-    /// Memberwise initialiser.
-    public init(cursor: String?, hasMore: Bool, items: [FeedItem], errors: [GraphQLError] = []) {
-        self.cursor = cursor
-        self.hasMore = hasMore
-        self.items = items
-        self.errors = errors
-    }
 
     /// Decodes a response body (also HTTP 400 bodies, which carry GraphQL errors).
     ///

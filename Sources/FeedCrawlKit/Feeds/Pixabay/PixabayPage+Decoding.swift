@@ -96,14 +96,7 @@ struct PixabayRawHit {
             return PixabayHit(item: FeedItem(
                 source: source, id: synthetic, page: page, problem: "hit is \(notObject), not an object"))
         }
-        let itemID: String
-        var problem: String?
-        if let value = id, let text = value.idString {
-            itemID = text
-        } else {
-            itemID = synthetic
-            problem = FeedIDProblem.describe(id)
-        }
+        let (itemID, problem) = FeedIDProblem.resolve(id, synthetic: synthetic)
         let preview = FeedText.checkImageURL(previewURL)
         let webformat = FeedText.checkImageURL(webformatURL)
         let large = FeedText.checkImageURL(largeImageURL)

@@ -25,25 +25,6 @@ public struct PixabayHit: Sendable, Equatable {
     public var isAiGenerated: Bool?
     /// `isLowQuality` (Bool or 0/1), `nil` when absent.
     public var isLowQuality: Bool?
-
-    /// Memberwise initialiser; every field but `item` defaults to `nil`.
-    public init(
-        item: FeedItem,
-        type: String? = nil,
-        previewURL: String? = nil,
-        webformatURL: String? = nil,
-        largeImageURL: String? = nil,
-        isAiGenerated: Bool? = nil,
-        isLowQuality: Bool? = nil
-    ) {
-        self.item = item
-        self.type = type
-        self.previewURL = previewURL
-        self.webformatURL = webformatURL
-        self.largeImageURL = largeImageURL
-        self.isAiGenerated = isAiGenerated
-        self.isLowQuality = isLowQuality
-    }
 }
 
 /// One decoded page of a Pixabay-style search response `{ total, totalHits, hits: [...] }`.
@@ -57,13 +38,6 @@ public struct PixabayPage: Sendable, Equatable {
 
     /// The hits' items, in response order.
     public var items: [FeedItem] { hits.map(\.item) }
-
-    /// Memberwise initialiser.
-    public init(total: Int, totalHits: Int, hits: [PixabayHit]) {
-        self.total = total
-        self.totalHits = totalHits
-        self.hits = hits
-    }
 
     /// Decodes a response body leniently.
     ///

@@ -54,20 +54,6 @@ public struct PixabayQuery: Sendable, Equatable {
         return FeedPercentEncoding.appendingQuery(to: baseURL, items)
     }
 
-    /// A reason the query cannot work (empty key, `q` longer than 100 characters, base URL
-    /// not http(s)), or `nil` when it looks fine.
-    public var validationProblem: String? {
-        if key.isEmpty { return "Pixabay API key is empty" }
-        if let q, q.count > Self.maxQueryCharacters {
-            return "search term is \(q.count) characters long; Pixabay accepts at most \(Self.maxQueryCharacters)"
-        }
-        let lower = baseURL.lowercased()
-        if !(lower.hasPrefix("http://") || lower.hasPrefix("https://")) {
-            return "base URL is not an http(s) URL"
-        }
-        return nil
-    }
-
     public static func == (lhs: PixabayQuery, rhs: PixabayQuery) -> Bool {
         lhs.baseURL == rhs.baseURL && lhs.key == rhs.key && lhs.q == rhs.q && lhs.imageType == rhs.imageType
             && lhs.perPage == rhs.perPage
