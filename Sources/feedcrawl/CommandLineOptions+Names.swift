@@ -120,10 +120,10 @@ extension CommandLineOptions {
     static let runOptions: [OptionSpec] = [
         // Options
         .value("--pages", "N", .options, defaultText: "5", "Feed pages to fetch per source.",
-               .int(\.pages, 0...100_000)).environment("FEEDCRAWL_PAGES"),
+               .int(\.feed.pages, 0...100_000)).environment("FEEDCRAWL_PAGES"),
         .value("--per-page", "N", .options, defaultText: "100",
                "Pixabay hits per page, 3-200 (launches: --launches-page-size; arrays: --array-per-page).",
-               .int(\.perPage, 3...200)),
+               .int(\.feed.perPage, 3...200)),
         .value("--out", "DIR", .options, defaultText: "./output",
                "Output folder for cache/, manifest.json and index.html, the contact sheet written after "
                    + "every run; or s3://BUCKET/PREFIX for S3-compatible object storage (credentials from "
@@ -178,7 +178,7 @@ extension CommandLineOptions {
                .text(\.userAgent, Binding.printable("--user-agent takes 1 to 256 printable characters", maxBytes: 256))),
         .value("--page-ttl", "DURATION", .options, defaultText: "24h Pixabay, 0 others",
                "Reuse feed pages fetched less than this ago, kept in OUT/pages/ (Pixabay's terms ask "
-                   + "for 24h).", .duration(\.pageTTLSeconds)),
+                   + "for 24h).", .duration(\.feed.pageTTL)),
         .flag("--refresh", .options, "Ignore the kept feed pages: fetch every page anew.", .flag(\.crawl.refreshPages)),
         .value("--record", "DIR", .options, defaultText: "off",
                "Save every feed response (status, headers, body; key removed) under DIR as it is fetched.",

@@ -9,9 +9,10 @@ extension HelpText {
                                   variable with "keyEnv"). Never printed or logged.
 
         """
-        for variable in EnvironmentOptions.variables {
-            let what = "Like \(variable.option)" + (variable.isFlag ? " (1 on, 0 off)" : "") + "; the command line wins."
-            text += entry("  " + variable.variable, what, column: 26, width: 200, gap: 1) + "\n"
+        for spec in CommandLineOptions.declared {
+            guard let variable = spec.environment else { continue }
+            let what = "Like \(spec.name)" + (spec.value == .flag ? " (1 on, 0 off)" : "") + "; the command line wins."
+            text += entry("  " + variable, what, column: 26, width: 200, gap: 1) + "\n"
         }
         return String(text.dropLast())
     }

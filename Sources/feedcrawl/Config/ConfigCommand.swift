@@ -174,7 +174,7 @@ struct EffectiveConfiguration: Encodable {
                 headers[header.name] = header.env.map { .object(["env": .string($0)]) } ?? .string(header.value ?? "")
             }
             if !headers.isEmpty { printed["headers"] = .object(headers) }
-            for header in options.headers where !unprintedHeaders.contains(header.name) {
+            for header in options.feed.headers where !unprintedHeaders.contains(header.name) {
                 unprintedHeaders.append(header.name)
             }
             for (key, value) in source.feed.settings(redactor) { printed[key] = Value(value) }
