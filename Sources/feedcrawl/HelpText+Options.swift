@@ -69,32 +69,20 @@ extension HelpText {
     // MARK: - The declaration as data
 
     /// `feedcrawl help --options-json`: the declaration as a JSON array, one object per option
-    /// (name, short, value, placeholder, default, help, section, choices, environment), for tests
-    /// and tooling.
+    /// (name, short, value, placeholder, default, help, section, choices, environment; absent
+    /// values written as `null`), for tests and tooling.
     static var optionsJSON: String {
+        typealias Value = EffectiveConfiguration.Value
+        let options = CommandLineOptions.declared.map { spec in
+            Value.object([
+                "name": .string(spec.name), "short": Value(spec.short), "value": .string("\(spec.value)"),
+                "placeholder": Value(spec.placeholder), "default": Value(spec.defaultText), "help": .string(spec.help),
+                "section": .string(spec.section.rawValue), "choices": .strings(spec.choices),
+                "environment": Value(spec.environment),
+            ])
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(CommandLineOptions.declared.map(OptionJSON.init))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// One option in `optionsJSON`: absent values are written as `null`.
-    private struct OptionJSON: Encodable {
-        let spec: Spec
-
-        enum Key: String, CodingKey { case name, short, value, placeholder, `default`, help, section, choices, environment }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(spec.name, forKey: .name)
-            try container.encode(spec.short, forKey: .short)
-            try container.encode("\(spec.value)", forKey: .value)
-            try container.encode(spec.placeholder, forKey: .placeholder)
-            try container.encode(spec.defaultText, forKey: .default)
-            try container.encode(spec.help, forKey: .help)
-            try container.encode(spec.section.rawValue, forKey: .section)
-            try container.encode(spec.choices, forKey: .choices)
-            try container.encode(spec.environment, forKey: .environment)
-        }
+        return String(decoding: (try? encoder.encode(Value.list(options))) ?? Data(), as: UTF8.self)
     }
 }
