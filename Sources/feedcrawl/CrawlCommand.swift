@@ -36,9 +36,11 @@ enum CrawlCommand {
             configuration.sources = fileSources
         } else if options.usesDemoFeed {
             do {
-                let server = try DemoFeedServer(options: DemoSettings.options(environment))
+                let server = try DemoFeedServer(options: demoOptions(environment))
                 demo = server
-                configuration = options.crawlConfiguration(demoURLs: server.endpointsByType)
+                configuration = options.crawlConfiguration(demoURLs: [
+                    PixabaySourceConfiguration.type: server.pixabayURL, LaunchesSourceConfiguration.type: server.launchesURL,
+                ])
                 // Each run's demo server has a new port: cache its images under a port-free name.
                 configuration.cacheIdentity = { url in
                     let loopback = "http://127.0.0.1:"
@@ -167,6 +169,27 @@ enum CrawlCommand {
             status = max(status, ExitStatus.itemsFailed.rawValue)
         }
         exit(status)
+    }
+
+    /// Development knobs for the built-in demo feed, from the environment (not in --help):
+    /// `FEEDCRAWL_DEMO_LATENCY_MS` (delay added to every response, 0–60000) and
+    /// `FEEDCRAWL_DEMO_FAIL_RATE` (fraction 0–1 of feed and image requests answered with HTTP
+    /// 500), to watch the progress display or the retry logs on a slow, flaky feed.
+    static func demoOptions(_ environment: [String: String]) throws -> DemoFeedOptions {
+        var options = DemoFeedOptions()
+        if let text = environment["FEEDCRAWL_DEMO_LATENCY_MS"], !text.isEmpty {
+            guard let ms = Int(text), (0...60_000).contains(ms) else {
+                throw CommandLineOptions.UsageError(description: "FEEDCRAWL_DEMO_LATENCY_MS takes 0 to 60000, not '\(TerminalText.sanitize(text))'")
+            }
+            options.latencyMs = ms
+        }
+        if let text = environment["FEEDCRAWL_DEMO_FAIL_RATE"], !text.isEmpty {
+            guard let rate = Double(text), (0...1).contains(rate) else {
+                throw CommandLineOptions.UsageError(description: "FEEDCRAWL_DEMO_FAIL_RATE takes 0 to 1, not '\(TerminalText.sanitize(text))'")
+            }
+            options.failRate = rate
+        }
+        return options
     }
 
     /// What a run that finds `path` locked says: who holds it (the PID its lock file records,
