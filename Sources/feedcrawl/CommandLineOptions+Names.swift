@@ -245,20 +245,15 @@ extension CommandLineOptions {
                    + "push is an error, exit status 1.", .text(\.metricsPush, Binding.pushgateway)),
     ]
 
-    /// The kind of value option `name` (a long name) takes, or nil when it is no option.
-    static func valueKind(of name: String) -> ValueKind? {
-        declared.first { $0.name == name }?.value
-    }
-
     /// The declared long names given in `arguments` (which `parse` accepts), in order, values
     /// skipped (`["-q", "--no-json", "--pages", "3", "--out=o"]` → `["--quiet", "--json",
     /// "--pages", "--out"]`), as `ArgumentList` reads them.
     static func optionNames(in arguments: [String]) -> [String] {
         var list = ArgumentList(arguments, command: .crawl)
         var names: [String] = []
-        while let name = try? list.next() {
-            names.append(name)
-            if valueKind(of: name) != .flag { _ = try? list.value(for: name) }
+        while let option = try? list.next() {
+            names.append(option.name)
+            if option.value != .flag { _ = try? list.value(for: option.name) }
         }
         return names
     }

@@ -243,7 +243,7 @@ extension OptionBinding where Root == CommandLineOptions {
     /// lower layer (the file, the environment) turned on.
     static var feed: Self { Self(read: { options, list, name, on in
         guard on else { return options.feed.given.removeAll { $0.name == name } }
-        let value = CommandLineOptions.valueKind(of: name) == .flag ? "" : try list.value(for: name)
+        let value = list.command.option(name)?.value == .flag ? "" : try list.value(for: name)
         do {
             try FeedSources.type(declaring: name)?.check(option: name, value: value)
         } catch let error as FeedOptionError {

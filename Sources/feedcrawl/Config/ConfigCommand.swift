@@ -125,7 +125,7 @@ struct EffectiveConfiguration: Encodable {
         if let type = FeedSources.type(declaring: name) {
             return Value(type.shown(option: name, in: options.feedCommandLine()))
         }
-        return (CommandLineOptions.declared.first { $0.name == name }?.binding as? CommandLineOptions.Binding)?.shown(options)
+        return (CommandSpec.crawl.option(name)?.binding as? CommandLineOptions.Binding)?.shown(options)
     }
 
     /// Options that set the same value as another: either one's layer counts for both.

@@ -142,15 +142,14 @@ struct LoadedConfiguration {
             }
             throw fail("not allowed in a configuration file")
         }
-        guard fileOptionNames.contains(name), let kind = CommandLineOptions.valueKind(of: name) else {
+        guard fileOptionNames.contains(name), let spec = CommandSpec.crawl.option(name) else {
             throw fail(KeySuggestion.unknownKey(option.key, valid: fileKeys))
         }
         let tokens: [String]
-        switch (kind, option.value) {
+        switch (spec.value, option.value) {
         case (.flag, .bool(let on)):
             // `false` is `--no-NAME`, so a file can turn off what is on by default or elsewhere.
-            let negatable = CommandLineOptions.declared.first { $0.name == name }?.isNegatable == true
-            tokens = on ? [name] : negatable ? ["--no-" + name.dropFirst(2)] : []
+            tokens = on ? [name] : spec.isNegatable ? ["--no-" + name.dropFirst(2)] : []
         case (.flag, _):
             throw fail("expected true or false, not \(option.value.kindDescription)")
         case (.list, _):
@@ -167,8 +166,7 @@ struct LoadedConfiguration {
                 throw fail("expected a string or a number, not \(value.kindDescription)")
             }
             // A bare number is ambiguous for a duration (seconds? minutes?): the unit is asked for.
-            let placeholder = CommandLineOptions.declared.first { $0.name == name }?.placeholder
-            if case .number = value, placeholder == "DURATION" || placeholder == "D" {
+            if case .number = value, spec.placeholder == "DURATION" || spec.placeholder == "D" {
                 throw fail("a duration needs its unit: write \"\(text)s\" (or m, h, d), not the bare number \(text)")
             }
             tokens = [name, text]
