@@ -71,7 +71,7 @@ enum CrawlCommand {
         let output: Reporter
         do {
             output = try Reporter(
-                plan: OutputPlan(options.ux, stderrIsTerminal: ConsoleWriter.isTerminal(2)),
+                options.ux, stderrIsTerminal: ConsoleWriter.isTerminal(2),
                 sources: configuration.sources.map { ($0.name, $0.pages) })
         } catch {
             // The log file asked for cannot be opened: the run cannot do what it was told, a run
