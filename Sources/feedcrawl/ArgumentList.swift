@@ -60,12 +60,16 @@ struct ArgumentList {
         return option
     }
 
-    /// Reads every option into `options` through the `OptionBinding` its declaration carries.
-    mutating func read<Root>(into options: inout Root) throws {
-        while let option = try next() {
+    /// `options` with every option of `given` read into it through the `OptionBinding` its
+    /// declaration in `command` carries.
+    static func read<Root>(_ given: [String], command: CommandSpec, into options: Root) throws -> Root {
+        var options = options
+        var list = ArgumentList(given, command: command)
+        while let option = try list.next() {
             guard let binding = option.binding as? OptionBinding<Root> else { throw command.unknownOption(option.name) }
-            try binding.read(&options, &self, option.name, !negated)
+            try binding.read(&options, &list, option.name, !list.negated)
         }
+        return options
     }
 
     /// The word after option `name`.

@@ -50,9 +50,7 @@ struct CommandLineOptions {
     /// Reads `arguments`, each declared option through its `Binding`; then checks what no single
     /// option can.
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
-        var options = CommandLineOptions()
-        var list = ArgumentList(arguments, command: .crawl)
-        try list.read(into: &options)
+        var options = try ArgumentList.read(arguments, command: .crawl, into: CommandLineOptions())
         if options.crawl.recordDirectory != nil && options.crawl.replayDirectory != nil {
             throw UsageError(description: "--record and --replay cannot be combined")
         }
