@@ -22,7 +22,7 @@ enum CrawlCommand {
             Console.out(HelpText.main)
             exit(0)
         case .version:
-            Console.out(HelpText.version)
+            Console.out(BuildInfo.versionText)
             exit(0)
         case .crawl:
             break
@@ -93,19 +93,16 @@ enum CrawlCommand {
         let report: CrawlReport
         do {
             report = try await crawl.value
-        } catch Crawler.SetupError.locked(let path) {
-            output.fail(lockedMessage(path), status: ExitStatus.locked.rawValue)
-            exit(ExitStatus.locked.rawValue)
-        } catch Crawler.SetupError.leaseHeld(let message) {
-            output.fail(message, status: ExitStatus.locked.rawValue)
-            exit(ExitStatus.locked.rawValue)
-        } catch Crawler.SetupError.damagedManifest(let damage) {
-            output.fail(damage.description, status: ExitStatus.damagedManifest.rawValue)
-            exit(ExitStatus.damagedManifest.rawValue)
         } catch {
+            let (message, status): (String, ExitStatus) = switch error {
+            case Crawler.SetupError.locked(let path): (lockedMessage(path), .locked)
+            case Crawler.SetupError.leaseHeld(let message): (message, .locked)
+            case Crawler.SetupError.damagedManifest(let damage): (damage.description, .damagedManifest)
             // OUT (a folder or a store) could not be read, written or reached: the run failed.
-            output.fail("\(error)", status: ExitStatus.itemsFailed.rawValue)
-            exit(ExitStatus.itemsFailed.rawValue)
+            default: ("\(error)", .itemsFailed)
+            }
+            output.fail(message, status: status.rawValue)
+            exit(status.rawValue)
         }
         demo?.stop()
 
@@ -202,17 +199,9 @@ enum CrawlCommand {
             + "run again when it has finished, or stop it first (kill \(pid))"
     }
 
-    /// Exits with status 2 after a usage or configuration error (and its JSON line with --json).
+    /// Exits with status 2 after a usage or configuration error (a configuration file's names
+    /// the file and the key, so no help is pointed to), with its JSON line after `--json`.
     static func usageError(_ error: any Error, arguments: [String]) -> Never {
-        let message = "\(error)"
-        if error is ConfigError {
-            Console.err("feedcrawl: error: \(message)")
-        } else {
-            Console.err("feedcrawl: error: \(message)\nRun 'feedcrawl --help' for usage.")
-        }
-        if arguments.contains("--json") {
-            Console.out(RunSummary.failureLine(exitStatus: ExitStatus.usage.rawValue, message: message))
-        }
-        exit(ExitStatus.usage.rawValue)
+        Console.usageError("\(error)", help: error is ConfigError ? nil : "feedcrawl", json: arguments.contains("--json"))
     }
 }
