@@ -4,15 +4,13 @@ import FoundationEssentials
 /// The option lines of `--help` and the declaration as JSON, generated from
 /// `CommandLineOptions.declared` (the man page and the completion scripts build on them).
 extension HelpText {
-    typealias Spec = CommandLineOptions.OptionSpec
-
     /// The width `--help` is wrapped at (columns).
     static let width = 100
     /// The column an option's help starts at in `--help`.
     static let helpColumn = 26
 
     /// How an option is named to people: `-q, --quiet` or `--pages N`.
-    static func label(_ spec: Spec) -> String {
+    static func label(_ spec: CommandSpec.Option) -> String {
         var label = spec.short.map { "\($0), " } ?? ""
         label += spec.name
         if let placeholder = spec.placeholder { label += " " + placeholder }
@@ -21,7 +19,7 @@ extension HelpText {
 
     /// The help of `spec` with its default: "Feed pages to fetch per source (default 5)." A flag
     /// that is off unless given shows no default.
-    static func helpWithDefault(_ spec: Spec) -> String {
+    static func helpWithDefault(_ spec: CommandSpec.Option) -> String {
         guard let shown = spec.defaultText, !(spec.value == .flag && shown == "off") else { return spec.help }
         var text = spec.help
         if text.hasSuffix(".") { text.removeLast() }
@@ -57,7 +55,7 @@ extension HelpText {
 
     /// One option as `--help` lists it: the label, then its help from column 26 (on the next
     /// line when the label is too long), wrapped at 100 columns.
-    static func helpEntry(_ spec: Spec) -> String {
+    static func helpEntry(_ spec: CommandSpec.Option) -> String {
         entry("  " + label(spec), helpWithDefault(spec), column: helpColumn, width: width)
     }
 
