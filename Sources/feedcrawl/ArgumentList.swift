@@ -36,9 +36,9 @@ struct ArgumentList {
         }
     }
 
-    /// The declared long name of the next option (`-q` → `--quiet`, `--no-quiet` → `--quiet`
-    /// with `negated` set), or `nil` after the last word.
-    mutating func next() throws -> String? {
+    /// The declaration of the next option (`-q`: `--quiet`; `--no-quiet`: `--quiet` with
+    /// `negated` set), or `nil` after the last word.
+    mutating func next() throws -> CommandSpec.Option? {
         index += 1
         negated = false
         guard index < words.count else { return nil }
@@ -46,30 +46,30 @@ struct ArgumentList {
         guard word.hasPrefix("-"), word.count > 1 else {
             throw unexpected(word, first: index == 0)
         }
-        var name = command.optionName(word)
-        if name == nil, word.hasPrefix("--no-"), let flag = command.optionName("--" + word.dropFirst(5)),
-           command.options.first(where: { $0.name == flag })?.isNegatable == true
-        {
-            name = flag
+        var option = command.option(word)
+        if option == nil, word.hasPrefix("--no-"), let flag = command.option("--" + word.dropFirst(5)), flag.isNegatable {
+            option = flag
             negated = true
         }
-        guard let name else { throw command.unknownOption(word) }
-        if command.isFlag(name), index + 1 < words.count, words[index + 1].inline {
+        guard let option else { throw command.unknownOption(word) }
+        if option.value == .flag, index + 1 < words.count, words[index + 1].inline {
             throw CommandLineOptions.UsageError(
                 description: "\(word) takes no value, not '\(TerminalText.sanitize(words[index + 1].text))' "
                     + "(write \(word) to turn it on\(negated ? "" : ", --no-\(word.dropFirst(2)) to turn it off"))")
         }
-        return name
+        return option
     }
 
-    /// Reads every option into `options` through the `OptionBinding` its declaration carries.
-    mutating func read<Root>(into options: inout Root) throws {
-        while let name = try next() {
-            guard let binding = command.options.first(where: { $0.name == name })?.binding as? OptionBinding<Root> else {
-                throw command.unknownOption(name)
-            }
-            try binding.read(&options, &self, name, !negated)
+    /// `options` with every option of `given` read into it through the `OptionBinding` its
+    /// declaration in `command` carries.
+    static func read<Root>(_ given: [String], command: CommandSpec, into options: Root) throws -> Root {
+        var options = options
+        var list = ArgumentList(given, command: command)
+        while let option = try list.next() {
+            guard let binding = option.binding as? OptionBinding<Root> else { throw command.unknownOption(option.name) }
+            try binding.read(&options, &list, option.name, !list.negated)
         }
+        return options
     }
 
     /// The word after option `name`.
@@ -77,7 +77,7 @@ struct ArgumentList {
         index += 1
         guard index < words.count else { throw CommandLineOptions.UsageError(description: "\(name) needs a value") }
         let word = words[index]
-        if !word.inline, word.text.hasPrefix("-"), command.optionName(word.text) != nil {
+        if !word.inline, word.text.hasPrefix("-"), command.option(word.text) != nil {
             throw CommandLineOptions.UsageError(
                 description: "\(name) needs a value, but the next word is the option \(TerminalText.sanitize(word.text)) "
                     + "(for a value that starts with -, write \(name)=VALUE)")

@@ -1,10 +1,6 @@
 import FeedCrawlKit
 
 extension CommandLineOptions {
-    /// What an option takes after its name: nothing (`--quiet`), one value (`--pages 3`) or
-    /// comma-separated names (`--pixabay-images preview,large`; a file may write a JSON array).
-    typealias ValueKind = FeedOption.Value
-
     /// The part of `feedcrawl --help` (and of the man page) an option is listed in.
     enum HelpSection: String, CaseIterable, Sendable {
         /// Where the crawl reads from: "SOURCES".
@@ -31,8 +27,9 @@ extension CommandLineOptions {
         var name: String
         /// The short name, e.g. `-q`; nil (the default) when there is none.
         var short: String?
-        /// What the option takes after its name.
-        var value: ValueKind
+        /// What the option takes after its name: nothing (`--quiet`), one value (`--pages 3`) or
+        /// comma-separated names (`--pixabay-images preview,large`; a file may write a JSON array).
+        var value: FeedOption.Value
         /// The value's placeholder as shown to people (`N`, `URL`, `DURATION`); nil for a flag.
         var placeholder: String?
         /// The default as shown to people (`5`, `./output`, `off`); nil when none is shown.
@@ -65,33 +62,27 @@ extension CommandLineOptions {
             return spec
         }
 
-        /// This option, also set by the environment variable `variable`.
-        func environment(_ variable: String) -> OptionSpec {
-            var spec = self
-            spec.environment = variable
-            return spec
-        }
-
         /// A flag (`value` `.flag`, no placeholder) whose default is shown as `off` unless
-        /// `defaultText` says otherwise.
+        /// `defaultText` says otherwise; `environment`: the variable that also sets it.
         static func flag(
             _ name: String, short: String? = nil, _ section: HelpSection, defaultText: String? = "off",
-            _ help: String, _ binding: Binding? = nil
+            _ help: String, _ binding: Binding? = nil, environment: String? = nil
         ) -> OptionSpec {
             OptionSpec(
                 name: name, short: short, value: .flag, placeholder: nil, defaultText: defaultText, help: help,
-                section: section, binding: binding)
+                section: section, environment: environment, binding: binding)
         }
 
-        /// An option taking one value (`kind` `.value`, the default) or a list (`.list`).
+        /// An option taking one value (`kind` `.value`, the default) or a list (`.list`);
+        /// `environment`: the variable that also sets it.
         static func value(
             _ name: String, short: String? = nil, _ placeholder: String, _ section: HelpSection,
-            kind: ValueKind = .value, defaultText: String?, choices: [String] = [], _ help: String,
-            _ binding: Binding? = nil
+            kind: FeedOption.Value = .value, defaultText: String?, choices: [String] = [], _ help: String,
+            _ binding: Binding? = nil, environment: String? = nil
         ) -> OptionSpec {
             OptionSpec(
                 name: name, short: short, value: kind, placeholder: placeholder, defaultText: defaultText,
-                help: help, section: section, choices: choices, binding: binding)
+                help: help, section: section, choices: choices, environment: environment, binding: binding)
         }
     }
 
@@ -120,14 +111,14 @@ extension CommandLineOptions {
     static let runOptions: [OptionSpec] = [
         // Options
         .value("--pages", "N", .options, defaultText: "5", "Feed pages to fetch per source.",
-               .int(\.pages, 0...100_000)).environment("FEEDCRAWL_PAGES"),
+               .int(\.feed.pages, 0...100_000), environment: "FEEDCRAWL_PAGES"),
         .value("--per-page", "N", .options, defaultText: "100",
                "Pixabay hits per page, 3-200 (launches: --launches-page-size; arrays: --array-per-page).",
-               .int(\.perPage, 3...200)),
+               .int(\.feed.perPage, 3...200)),
         .value("--out", "DIR", .options, defaultText: "./output",
                "Output folder for cache/, manifest.json and index.html, the contact sheet written after "
                    + "every run; or s3://BUCKET/PREFIX for S3-compatible object storage (credentials from "
-                   + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).", .out).environment("FEEDCRAWL_OUT"),
+                   + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).", .out, environment: "FEEDCRAWL_OUT"),
         .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
                "The S3-compatible service an s3:// OUT is on (path-style addressing), e.g. "
                    + "http://127.0.0.1:8333.", .text(\.s3Endpoint, Binding.httpURL)),
@@ -178,7 +169,7 @@ extension CommandLineOptions {
                .text(\.userAgent, Binding.printable("--user-agent takes 1 to 256 printable characters", maxBytes: 256))),
         .value("--page-ttl", "DURATION", .options, defaultText: "24h Pixabay, 0 others",
                "Reuse feed pages fetched less than this ago, kept in OUT/pages/ (Pixabay's terms ask "
-                   + "for 24h).", .duration(\.pageTTLSeconds)),
+                   + "for 24h).", .duration(\.feed.pageTTL)),
         .flag("--refresh", .options, "Ignore the kept feed pages: fetch every page anew.", .flag(\.crawl.refreshPages)),
         .value("--record", "DIR", .options, defaultText: "off",
                "Save every feed response (status, headers, body; key removed) under DIR as it is fetched.",
@@ -206,7 +197,7 @@ extension CommandLineOptions {
                "How progress is shown: auto, a live display when stderr is a terminal, else a log line "
                    + "per page and a progress line every --progress-interval; always, the live display "
                    + "even when not a terminal; never, neither.",
-               .choice(\.ux.progress)).environment("FEEDCRAWL_PROGRESS"),
+               .choice(\.ux.progress), environment: "FEEDCRAWL_PROGRESS"),
         .flag("--no-progress", .output, "The same as --progress never.",
                Binding(read: { options, _, _, _ in options.ux.progress = .never },
                        shown: { .bool($0.ux.progress == .never) })),
@@ -215,18 +206,18 @@ extension CommandLineOptions {
                .duration(\.ux.progressInterval, atLeast: 0.05)),
         .flag("--quiet", short: "-q", .output,
               "Print nothing when the run ends with status 0 (for cron); otherwise only warnings, "
-                  + "errors and the summary.", .flag(\.ux.quiet)).environment("FEEDCRAWL_QUIET"),
+                  + "errors and the summary.", .flag(\.ux.quiet), environment: "FEEDCRAWL_QUIET"),
         .flag("--verbose", short: "-v", .output,
               "One log line per image transfer (URL, status, size, dimensions, time, error), and pages "
                   + "and retries also above the live display.", .flag(\.ux.verbose)),
         .value("--log-format", "FORMAT", .output, defaultText: "text",
                choices: LogFormat.allCases.map(\.rawValue),
                "text or json: one JSON object per line with timestamp, level, source, event, message "
-                   + "and fields.", .choice(\.ux.logFormat)).environment("FEEDCRAWL_LOG_FORMAT"),
+                   + "and fields.", .choice(\.ux.logFormat), environment: "FEEDCRAWL_LOG_FORMAT"),
         .value("--log-file", "PATH", .output, defaultText: "stderr",
                "Append log lines to PATH (text lines get a timestamp; its folder is created if "
                    + "missing); stderr still gets warnings, errors and the summary.",
-               .text(\.ux.logFile, Binding.needs("a file name"))).environment("FEEDCRAWL_LOG_FILE"),
+               .text(\.ux.logFile, Binding.needs("a file name")), environment: "FEEDCRAWL_LOG_FILE"),
         .flag("--json", .output,
               "Print the run summary as one JSON object on stdout (counts by status, bytes, seconds, "
                   + "per-source pages and errors, exit status). Nothing else is ever printed on stdout.",
@@ -234,7 +225,7 @@ extension CommandLineOptions {
         .value("--config", "PATH", .output, defaultText: "OUT/feedcrawl.json",
                "Read options and sources from PATH (the default only when it exists). Precedence: "
                    + "flags > environment > file > defaults.",
-               .text(\.ux.configPath, Binding.needs("a file name"))).environment("FEEDCRAWL_CONFIG"),
+               .text(\.ux.configPath, Binding.needs("a file name")), environment: "FEEDCRAWL_CONFIG"),
         .value("--metrics-file", "PATH", .output, defaultText: "none",
                "Write Prometheus metrics to PATH at the end of the run, for node_exporter's textfile "
                    + "collector (its folder is created if missing).",
@@ -245,20 +236,15 @@ extension CommandLineOptions {
                    + "push is an error, exit status 1.", .text(\.metricsPush, Binding.pushgateway)),
     ]
 
-    /// The kind of value option `name` (a long name) takes, or nil when it is no option.
-    static func valueKind(of name: String) -> ValueKind? {
-        declared.first { $0.name == name }?.value
-    }
-
     /// The declared long names given in `arguments` (which `parse` accepts), in order, values
     /// skipped (`["-q", "--no-json", "--pages", "3", "--out=o"]` → `["--quiet", "--json",
     /// "--pages", "--out"]`), as `ArgumentList` reads them.
     static func optionNames(in arguments: [String]) -> [String] {
         var list = ArgumentList(arguments, command: .crawl)
         var names: [String] = []
-        while let name = try? list.next() {
-            names.append(name)
-            if valueKind(of: name) != .flag { _ = try? list.value(for: name) }
+        while let option = try? list.next() {
+            names.append(option.name)
+            if option.value != .flag { _ = try? list.value(for: option.name) }
         }
         return names
     }

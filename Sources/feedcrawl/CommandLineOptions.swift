@@ -10,10 +10,11 @@ struct CommandLineOptions {
     }
 
     var action: Action = .crawl
-    /// `--pages`: feed pages to fetch per source; default 5.
-    var pages = 5
-    /// `--per-page`: Pixabay hits per page; default 100.
-    var perPage = 100
+    /// What the feed types read: `--pages` (default 5), `--per-page` (default 100), `--page-ttl`
+    /// (default per feed type), the `--header`s (repeatable; values are secrets), the feed
+    /// types' own options as given, in order (`FeedSource.commandLineOptions`), and the
+    /// environment they read (a key: `PIXABAY_KEY`).
+    var feed = FeedCommandLine()
     /// The crawl's settings that options set as they are (`--out`, `--concurrency`, `--ttl`, …),
     /// with `CrawlConfiguration`'s defaults, which are the command line's.
     var crawl = CrawlConfiguration()
@@ -23,10 +24,6 @@ struct CommandLineOptions {
     var s3Endpoint: String?
     /// `--public-url`: the contact sheet's links start with it; default relative links.
     var publicURL: String?
-    /// `--header` (repeatable): sent with every feed request of every source; values are secrets.
-    var headers: [HTTPHeader] = []
-    /// `--page-ttl`: reuse feed pages younger than this; default per feed type.
-    var pageTTLSeconds: Double?
     /// `--connect-timeout`: the longest a connection (DNS, TCP, TLS) may take; default 10s.
     var connectTimeoutSeconds: Double = 10
     /// `--user-agent`: the User-Agent of every request; default `feedcrawl/<version>`.
@@ -38,24 +35,13 @@ struct CommandLineOptions {
     /// Output and configuration options (progress, logs, --json, --config).
     var ux = UXOptions()
 
-    /// The feed types' options as given, in order (`FeedSource.commandLineOptions`).
-    var feedOptions: [(name: String, value: String)] = []
-    /// The environment the feed types read (a key: `PIXABAY_KEY`).
-    var environment: [String: String] = [:]
-
     /// Whether no source was named, so the built-in demo feed is crawled.
-    var usesDemoFeed: Bool { !feedCommandLine().namesSource() }
+    var usesDemoFeed: Bool { !feed.namesSource() }
 
     /// What the feed types take from this command line; `demoURLs`: the demo feed's URL for each
     /// type, when no source is named.
     func feedCommandLine(demoURLs: [String: String] = [:]) -> FeedCommandLine {
-        var commandLine = FeedCommandLine()
-        commandLine.given = feedOptions
-        commandLine.pages = pages
-        commandLine.perPage = perPage
-        commandLine.pageTTL = pageTTLSeconds
-        commandLine.headers = headers
-        commandLine.environment = environment
+        var commandLine = feed
         commandLine.replay = crawl.replayDirectory != nil
         commandLine.demoURLs = demoURLs
         return commandLine
@@ -64,16 +50,14 @@ struct CommandLineOptions {
     /// Reads `arguments`, each declared option through its `Binding`; then checks what no single
     /// option can.
     static func parse(_ arguments: [String], environment: [String: String]) throws -> CommandLineOptions {
-        var options = CommandLineOptions()
-        var list = ArgumentList(arguments, command: .crawl)
-        try list.read(into: &options)
+        var options = try ArgumentList.read(arguments, command: .crawl, into: CommandLineOptions())
         if options.crawl.recordDirectory != nil && options.crawl.replayDirectory != nil {
             throw UsageError(description: "--record and --replay cannot be combined")
         }
         if options.crawl.replayDirectory != nil && options.usesDemoFeed {
             throw UsageError(description: "--replay needs the sources that were recorded (--pixabay-url, --launches-url, --array-url)")
         }
-        options.environment = environment
+        options.feed.environment = environment
         do {
             _ = try FeedSources.sources(options.feedCommandLine())
         } catch {
@@ -256,14 +240,14 @@ extension OptionBinding where Root == CommandLineOptions {
     /// A feed type's option, checked by that type and kept by name; `--no-NAME` drops what a
     /// lower layer (the file, the environment) turned on.
     static var feed: Self { Self(read: { options, list, name, on in
-        guard on else { return options.feedOptions.removeAll { $0.name == name } }
-        let value = CommandLineOptions.valueKind(of: name) == .flag ? "" : try list.value(for: name)
+        guard on else { return options.feed.given.removeAll { $0.name == name } }
+        let value = list.command.option(name)?.value == .flag ? "" : try list.value(for: name)
         do {
             try FeedSources.type(declaring: name)?.check(option: name, value: value)
         } catch let error as FeedOptionError {
             throw UsageError(description: error.description)
         }
-        options.feedOptions.append((name, value))
+        options.feed.given.append((name, value))
     }) }
 
     /// Sets what `--help` and `--version` ask for.
@@ -297,7 +281,7 @@ extension OptionBinding where Root == CommandLineOptions {
     /// `--header` (repeatable): each one is added.
     static var header: Self { Self(read: { options, list, name, _ in
         do {
-            options.headers.append(try FeedHeaders.parse(try list.value(for: name)))
+            options.feed.headers.append(try FeedHeaders.parse(try list.value(for: name)))
         } catch let error as FeedHeaders.Invalid {
             throw UsageError(description: "\(name): \(error)")
         }

@@ -29,14 +29,10 @@ struct CommandSpec: Sendable {
     /// `feedcrawl manifest merge`, `feedcrawl` for the crawl.
     var displayName: String { (["feedcrawl"] + words).joined(separator: " ") }
 
-    /// The declared long name of `argument` (`-h` → `--help`) among this command's options.
-    func optionName(_ argument: String) -> String? {
-        options.first { $0.name == argument || $0.short == argument }?.name
-    }
-
-    /// Whether option `name` (a long name) takes no value.
-    func isFlag(_ name: String) -> Bool {
-        options.first { $0.name == name }?.value == .flag
+    /// The declaration of `argument` (a long or a short name: `-h` is `--help`) among this
+    /// command's options.
+    func option(_ argument: String) -> Option? {
+        options.first { $0.name == argument || $0.short == argument }
     }
 
     /// `unknown option '--page' for 'feedcrawl manifest'; did you mean '--pages'?` (the

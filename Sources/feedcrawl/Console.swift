@@ -1,3 +1,4 @@
+import FeedCrawlKit
 import Glibc
 
 /// Writes lines to the standard streams without C's global `FILE*` variables.
@@ -9,9 +10,11 @@ enum Console {
     static func write(_ text: String) { ConsoleWriter.write(fd: 1, text) }
 
     /// Prints `feedcrawl: error: MESSAGE` and which help to read (`COMMAND --help`, e.g.
-    /// `feedcrawl manifest`), then exits with status 2, a usage error.
-    static func usageError(_ message: String, help command: String) -> Never {
-        err("feedcrawl: error: \(message)\nRun '\(command) --help' for usage.")
+    /// `feedcrawl manifest`; nil: none), and with `json` (default false) the failure as a JSON
+    /// line on stdout, then exits with status 2, a usage error.
+    static func usageError(_ message: String, help command: String?, json: Bool = false) -> Never {
+        err("feedcrawl: error: \(message)" + (command.map { "\nRun '\($0) --help' for usage." } ?? ""))
+        if json { out(RunSummary.failureLine(exitStatus: ExitStatus.usage.rawValue, message: message)) }
         exit(ExitStatus.usage.rawValue)
     }
 

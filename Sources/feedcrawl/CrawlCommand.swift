@@ -22,7 +22,7 @@ enum CrawlCommand {
             Console.out(HelpText.main)
             exit(0)
         case .version:
-            Console.out(HelpText.version)
+            Console.out(BuildInfo.versionText)
             exit(0)
         case .crawl:
             break
@@ -36,9 +36,11 @@ enum CrawlCommand {
             configuration.sources = fileSources
         } else if options.usesDemoFeed {
             do {
-                let server = try DemoFeedServer(options: DemoSettings.options(environment))
+                let server = try DemoFeedServer(options: demoOptions(environment))
                 demo = server
-                configuration = options.crawlConfiguration(demoURLs: server.endpointsByType)
+                configuration = options.crawlConfiguration(demoURLs: [
+                    PixabaySourceConfiguration.type: server.pixabayURL, LaunchesSourceConfiguration.type: server.launchesURL,
+                ])
                 // Each run's demo server has a new port: cache its images under a port-free name.
                 configuration.cacheIdentity = { url in
                     let loopback = "http://127.0.0.1:"
@@ -69,7 +71,7 @@ enum CrawlCommand {
         let output: Reporter
         do {
             output = try Reporter(
-                plan: OutputPlan(options.ux, stderrIsTerminal: ConsoleWriter.isTerminal(2)),
+                options.ux, stderrIsTerminal: ConsoleWriter.isTerminal(2),
                 sources: configuration.sources.map { ($0.name, $0.pages) })
         } catch {
             // The log file asked for cannot be opened: the run cannot do what it was told, a run
@@ -91,19 +93,16 @@ enum CrawlCommand {
         let report: CrawlReport
         do {
             report = try await crawl.value
-        } catch Crawler.SetupError.locked(let path) {
-            output.fail(lockedMessage(path), status: ExitStatus.locked.rawValue)
-            exit(ExitStatus.locked.rawValue)
-        } catch Crawler.SetupError.leaseHeld(let message) {
-            output.fail(message, status: ExitStatus.locked.rawValue)
-            exit(ExitStatus.locked.rawValue)
-        } catch Crawler.SetupError.damagedManifest(let damage) {
-            output.fail(damage.description, status: ExitStatus.damagedManifest.rawValue)
-            exit(ExitStatus.damagedManifest.rawValue)
         } catch {
+            let (message, status): (String, ExitStatus) = switch error {
+            case Crawler.SetupError.locked(let path): (lockedMessage(path), .locked)
+            case Crawler.SetupError.leaseHeld(let message): (message, .locked)
+            case Crawler.SetupError.damagedManifest(let damage): (damage.description, .damagedManifest)
             // OUT (a folder or a store) could not be read, written or reached: the run failed.
-            output.fail("\(error)", status: ExitStatus.itemsFailed.rawValue)
-            exit(ExitStatus.itemsFailed.rawValue)
+            default: ("\(error)", .itemsFailed)
+            }
+            output.fail(message, status: status.rawValue)
+            exit(status.rawValue)
         }
         demo?.stop()
 
@@ -169,6 +168,27 @@ enum CrawlCommand {
         exit(status)
     }
 
+    /// Development knobs for the built-in demo feed, from the environment (not in --help):
+    /// `FEEDCRAWL_DEMO_LATENCY_MS` (delay added to every response, 0–60000) and
+    /// `FEEDCRAWL_DEMO_FAIL_RATE` (fraction 0–1 of feed and image requests answered with HTTP
+    /// 500), to watch the progress display or the retry logs on a slow, flaky feed.
+    static func demoOptions(_ environment: [String: String]) throws -> DemoFeedOptions {
+        var options = DemoFeedOptions()
+        if let text = environment["FEEDCRAWL_DEMO_LATENCY_MS"], !text.isEmpty {
+            guard let ms = Int(text), (0...60_000).contains(ms) else {
+                throw CommandLineOptions.UsageError(description: "FEEDCRAWL_DEMO_LATENCY_MS takes 0 to 60000, not '\(TerminalText.sanitize(text))'")
+            }
+            options.latencyMs = ms
+        }
+        if let text = environment["FEEDCRAWL_DEMO_FAIL_RATE"], !text.isEmpty {
+            guard let rate = Double(text), (0...1).contains(rate) else {
+                throw CommandLineOptions.UsageError(description: "FEEDCRAWL_DEMO_FAIL_RATE takes 0 to 1, not '\(TerminalText.sanitize(text))'")
+            }
+            options.failRate = rate
+        }
+        return options
+    }
+
     /// What a run that finds `path` locked says: who holds it (the PID its lock file records,
     /// when that process is alive) and what to do.
     static func lockedMessage(_ path: String) -> String {
@@ -179,17 +199,9 @@ enum CrawlCommand {
             + "run again when it has finished, or stop it first (kill \(pid))"
     }
 
-    /// Exits with status 2 after a usage or configuration error (and its JSON line with --json).
+    /// Exits with status 2 after a usage or configuration error (a configuration file's names
+    /// the file and the key, so no help is pointed to), with its JSON line after `--json`.
     static func usageError(_ error: any Error, arguments: [String]) -> Never {
-        let message = "\(error)"
-        if error is ConfigError {
-            Console.err("feedcrawl: error: \(message)")
-        } else {
-            Console.err("feedcrawl: error: \(message)\nRun 'feedcrawl --help' for usage.")
-        }
-        if arguments.contains("--json") {
-            Console.out(RunSummary.failureLine(exitStatus: ExitStatus.usage.rawValue, message: message))
-        }
-        exit(ExitStatus.usage.rawValue)
+        Console.usageError("\(error)", help: error is ConfigError ? nil : "feedcrawl", json: arguments.contains("--json"))
     }
 }

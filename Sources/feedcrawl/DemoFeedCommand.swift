@@ -20,9 +20,7 @@ enum DemoFeedCommand {
 
     /// Parses the options after `demo-feed`; throws `UsageError` naming the bad option.
     static func parse(_ given: [String]) throws -> Options {
-        var options = Options()
-        var list = ArgumentList(given, command: .demoFeed)
-        try list.read(into: &options)
+        let options = try ArgumentList.read(given, command: .demoFeed, into: Options())
         if options.rateWindowGiven && options.feed.rateLimit == nil {
             throw CommandLineOptions.UsageError(description: "--rate-window needs --rate-limit")
         }

@@ -9,9 +9,10 @@ extension HelpText {
                                   variable with "keyEnv"). Never printed or logged.
 
         """
-        for variable in EnvironmentOptions.variables {
-            let what = "Like \(variable.option)" + (variable.isFlag ? " (1 on, 0 off)" : "") + "; the command line wins."
-            text += entry("  " + variable.variable, what, column: 26, width: 200, gap: 1) + "\n"
+        for spec in CommandLineOptions.declared {
+            guard let variable = spec.environment else { continue }
+            let what = "Like \(spec.name)" + (spec.value == .flag ? " (1 on, 0 off)" : "") + "; the command line wins."
+            text += entry("  " + variable, what, column: 26, width: 200, gap: 1) + "\n"
         }
         return String(text.dropLast())
     }
@@ -33,7 +34,12 @@ extension HelpText {
     /// (`FeedSourceEntry.commonKeys`, each type's `fileKeys`), the top-level keys from the
     /// options' (`LoadedConfiguration.fileKeys`).
     static var config: String {
-        """
+        // What the top-level keys are, which options a file may not set, and the keys, wrapped.
+        let intro = "The command-line options in camelCase, with the same values (perPage = --per-page, "
+            + "quiet = --quiet: true, --no-quiet: false), except \(LoadedConfiguration.notInFile.sorted().joined(separator: ", ")) "
+            + "(sources go in \"sources\"; one file serves every shard; a header's value comes from the environment):"
+        let keys = LoadedConfiguration.fileKeys.filter { $0 != "sources" }.joined(separator: ", ")
+        return """
         USAGE: feedcrawl config [--print | --origins] [options]
 
         Prints the effective configuration on stdout as a configuration file: defaults, then the
@@ -70,8 +76,8 @@ extension HelpText {
           have one ("500K", "20M", "2G"). A misspelt key is answered with the closest one.
 
         TOP-LEVEL KEYS:
-        \(topLevelIntro)
-        \(indentedList(LoadedConfiguration.fileKeys.filter { $0 != "sources" }))
+        \(wrap(intro, width: 94).map { "  " + $0 }.joined(separator: "\n"))
+        \(wrap(keys, width: 92).map { "    " + $0 }.joined(separator: "\n"))
           Lists (pixabayImages, launchImages, a source's images) take a JSON array of names,
           ["large", "webformat"], or one comma-separated string, "large,webformat".
 
@@ -89,24 +95,6 @@ extension HelpText {
           2    an option, a variable or the file is not valid (the message names the file, the
                key and what is wrong)
         """
-    }
-
-    /// What the top-level keys are, and which options a file may not set.
-    static var topLevelIntro: String {
-        let text = "The command-line options in camelCase, with the same values (perPage = --per-page, "
-            + "quiet = --quiet: true, --no-quiet: false), except \(notInFileText) (sources go in "
-            + "\"sources\"; one file serves every shard; a header's value comes from the environment):"
-        return wrap(text, width: 94).map { "  " + $0 }.joined(separator: "\n")
-    }
-
-    /// The options a file may not set, as the help names them.
-    static var notInFileText: String {
-        LoadedConfiguration.notInFile.sorted().joined(separator: ", ")
-    }
-
-    /// `words`, comma-separated and wrapped at 96 columns, indented by 4.
-    static func indentedList(_ words: [String]) -> String {
-        wrap(words.joined(separator: ", "), width: 92).map { "    " + $0 }.joined(separator: "\n")
     }
 
     /// Every source key, the common ones first, then each type's own, with what it means.

@@ -12,19 +12,17 @@ extension HelpText {
         }.joined(separator: "\n")
     }
 
+    /// The first lines of a man page: its title (`.TH`), no hyphenation (option names are never
+    /// hyphenated), left-aligned, and NAME saying `name`.
+    static func manHead(_ title: String, _ name: String) -> [String] {
+        [#".TH \#(roff(title)) 1 "" "feedcrawl \#(roff(BuildInfo.version))" "User Commands""#, ".nh", ".ad l", ".SH NAME", name]
+    }
+
     /// `feedcrawl help --man`: a man page in roff (`man -l -` reads it): NAME, SYNOPSIS,
     /// DESCRIPTION, OPTIONS (generated from the declaration), COMMANDS, EXIT STATUS.
     static var manPage: String {
-        var page = [
-            #".TH FEEDCRAWL 1 "" "feedcrawl \#(roff(BuildInfo.version))" "User Commands""#,
-            ".nh",  // option names are never hyphenated
-            ".ad l",
-            ".SH NAME",
-            "feedcrawl \\- crawl image feeds into a disk cache and a manifest",
-            ".SH SYNOPSIS",
-            ".B feedcrawl",
-            "[\\fIoptions\\fR]",
-        ]
+        var page = manHead("FEEDCRAWL", "feedcrawl \\- crawl image feeds into a disk cache and a manifest")
+        page += [".SH SYNOPSIS", ".B feedcrawl", "[\\fIoptions\\fR]"]
         for command in ["config [--print | --origins] [options]", "manifest [--out DIR] [--status S] [options]",
                         "manifest merge [crawl options]", "demo-feed [options]", "help [--man] [COMMAND]",
                         "completion bash|zsh|fish"] {
@@ -59,11 +57,9 @@ extension HelpText {
     /// of its own: USAGE becomes SYNOPSIS, the first paragraphs DESCRIPTION, and each block
     /// headed `NAME:` a section of that name.
     static func manPage(topic: String, help: String) -> String {
-        let title = "FEEDCRAWL-" + topic.uppercased()
-        var page = [
-            #".TH \#(roff(title)) 1 "" "feedcrawl \#(roff(BuildInfo.version))" "User Commands""#,
-            ".nh", ".ad l", ".SH NAME", "feedcrawl\\-\(roff(topic)) \\- " + roff(CommandSpec.all.first { $0.words.last == topic }?.summary ?? topic),
-        ]
+        var page = manHead(
+            "FEEDCRAWL-" + topic.uppercased(),
+            "feedcrawl\\-\(roff(topic)) \\- " + roff(CommandSpec.all.first { $0.words.last == topic }?.summary ?? topic))
         var heading = "SYNOPSIS"
         var block: [String] = []
         func flush() {

@@ -4,15 +4,13 @@ import FoundationEssentials
 /// The option lines of `--help` and the declaration as JSON, generated from
 /// `CommandLineOptions.declared` (the man page and the completion scripts build on them).
 extension HelpText {
-    typealias Spec = CommandLineOptions.OptionSpec
-
     /// The width `--help` is wrapped at (columns).
     static let width = 100
     /// The column an option's help starts at in `--help`.
     static let helpColumn = 26
 
     /// How an option is named to people: `-q, --quiet` or `--pages N`.
-    static func label(_ spec: Spec) -> String {
+    static func label(_ spec: CommandSpec.Option) -> String {
         var label = spec.short.map { "\($0), " } ?? ""
         label += spec.name
         if let placeholder = spec.placeholder { label += " " + placeholder }
@@ -21,7 +19,7 @@ extension HelpText {
 
     /// The help of `spec` with its default: "Feed pages to fetch per source (default 5)." A flag
     /// that is off unless given shows no default.
-    static func helpWithDefault(_ spec: Spec) -> String {
+    static func helpWithDefault(_ spec: CommandSpec.Option) -> String {
         guard let shown = spec.defaultText, !(spec.value == .flag && shown == "off") else { return spec.help }
         var text = spec.help
         if text.hasSuffix(".") { text.removeLast() }
@@ -57,7 +55,7 @@ extension HelpText {
 
     /// One option as `--help` lists it: the label, then its help from column 26 (on the next
     /// line when the label is too long), wrapped at 100 columns.
-    static func helpEntry(_ spec: Spec) -> String {
+    static func helpEntry(_ spec: CommandSpec.Option) -> String {
         entry("  " + label(spec), helpWithDefault(spec), column: helpColumn, width: width)
     }
 
@@ -69,32 +67,20 @@ extension HelpText {
     // MARK: - The declaration as data
 
     /// `feedcrawl help --options-json`: the declaration as a JSON array, one object per option
-    /// (name, short, value, placeholder, default, help, section, choices, environment), for tests
-    /// and tooling.
+    /// (name, short, value, placeholder, default, help, section, choices, environment; absent
+    /// values written as `null`), for tests and tooling.
     static var optionsJSON: String {
+        typealias Value = EffectiveConfiguration.Value
+        let options = CommandLineOptions.declared.map { spec in
+            Value.object([
+                "name": .string(spec.name), "short": Value(spec.short), "value": .string("\(spec.value)"),
+                "placeholder": Value(spec.placeholder), "default": Value(spec.defaultText), "help": .string(spec.help),
+                "section": .string(spec.section.rawValue), "choices": .strings(spec.choices),
+                "environment": Value(spec.environment),
+            ])
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(CommandLineOptions.declared.map(OptionJSON.init))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// One option in `optionsJSON`: absent values are written as `null`.
-    private struct OptionJSON: Encodable {
-        let spec: Spec
-
-        enum Key: String, CodingKey { case name, short, value, placeholder, `default`, help, section, choices, environment }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(spec.name, forKey: .name)
-            try container.encode(spec.short, forKey: .short)
-            try container.encode("\(spec.value)", forKey: .value)
-            try container.encode(spec.placeholder, forKey: .placeholder)
-            try container.encode(spec.defaultText, forKey: .default)
-            try container.encode(spec.help, forKey: .help)
-            try container.encode(spec.section.rawValue, forKey: .section)
-            try container.encode(spec.choices, forKey: .choices)
-            try container.encode(spec.environment, forKey: .environment)
-        }
+        return String(decoding: (try? encoder.encode(Value.list(options))) ?? Data(), as: UTF8.self)
     }
 }

@@ -1,8 +1,6 @@
 import FeedCrawlKit
 
 enum HelpText {
-    static var version: String { BuildInfo.versionText }
-
     /// What feedcrawl does: the paragraphs under USAGE in `--help` and the man page's DESCRIPTION.
     static let description = """
     Crawls image feeds page by page, downloads the image variants asked for of each item

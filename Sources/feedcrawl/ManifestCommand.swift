@@ -30,9 +30,7 @@ enum ManifestCommand {
     /// Parses the options after `manifest`, each through the binding its declaration
     /// (`CommandSpec.manifest`) carries; throws `UsageError` naming the bad option.
     static func parse(_ given: [String]) throws -> Options {
-        var options = Options()
-        var list = ArgumentList(given, command: .manifest)
-        try list.read(into: &options)
+        let options = try ArgumentList.read(given, command: .manifest, into: Options())
         if options.repair && !options.verify {
             throw CommandLineOptions.UsageError(description: "--repair goes with --verify (feedcrawl manifest --verify --repair)")
         }
@@ -156,16 +154,10 @@ enum ManifestCommand {
         } catch {
             failed(error, reading: snapshot)
         }
-        let (removed, notRemoved) = !repair ? ([], []) : reader.repair(result, in: snapshot)
-        report(result, removed: removed, notRemoved: notRemoved, format: format, repair: repair)
-    }
-
-    /// Prints what `--verify` (and `--repair`) found and exits: 0 when clean, else 1.
-    private static func report(
-        _ result: CacheVerification, removed: [String], notRemoved: [String], format: InspectionFormat, repair: Bool
-    ) -> Never {
+        // What `--verify` (and `--repair`) found.
         Console.write(result.render(format))
         if repair {
+            let (removed, notRemoved) = reader.repair(result, in: snapshot)
             if format == .table {
                 Console.write(removed.isEmpty ? "Repair: nothing to remove.\n"
                     : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again.\n")

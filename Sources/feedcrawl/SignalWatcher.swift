@@ -20,10 +20,9 @@ final class SignalWatcher: @unchecked Sendable {
     init(say: @escaping @Sendable (String) -> Void = { Console.err($0) }, onFirst: @escaping @Sendable (Int32) -> Void) {
         queue.sync {
             for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
                 let index = sources.count
-                source.setEventHandler { [unowned self] in
+                // Its handler runs on `queue`, so not before the source is in `sources`.
+                sources.append(Self.watch(number, queue: queue) { [unowned self] in
                     // Signals that arrive before the handler runs are counted together.
                     let count = self.sources[index].data
                     if self.received != 0 || count > 1 {
@@ -34,9 +33,7 @@ final class SignalWatcher: @unchecked Sendable {
                     let name = number == SIGTERM ? "SIGTERM" : "SIGINT"
                     say("feedcrawl: \(name) received: stopping, writing the manifest (send it again to exit at once)")
                     onFirst(number)
-                }
-                sources.append(source)
-                source.resume()
+                })
             }
         }
     }

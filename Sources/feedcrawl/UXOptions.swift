@@ -2,7 +2,7 @@ import FeedCrawlKit
 
 /// The options about output and configuration: progress, logs, `--json`, `--config`.
 /// Parsed as part of `CommandLineOptions` (their `Binding`s write here).
-struct UXOptions: Equatable {
+struct UXOptions {
     /// `--progress auto|always|never`.
     enum Progress: String, CaseIterable { case auto, always, never }
 

@@ -125,7 +125,7 @@ struct EffectiveConfiguration: Encodable {
         if let type = FeedSources.type(declaring: name) {
             return Value(type.shown(option: name, in: options.feedCommandLine()))
         }
-        return (CommandLineOptions.declared.first { $0.name == name }?.binding as? CommandLineOptions.Binding)?.shown(options)
+        return (CommandSpec.crawl.option(name)?.binding as? CommandLineOptions.Binding)?.shown(options)
     }
 
     /// Options that set the same value as another: either one's layer counts for both.
@@ -174,7 +174,7 @@ struct EffectiveConfiguration: Encodable {
                 headers[header.name] = header.env.map { .object(["env": .string($0)]) } ?? .string(header.value ?? "")
             }
             if !headers.isEmpty { printed["headers"] = .object(headers) }
-            for header in options.headers where !unprintedHeaders.contains(header.name) {
+            for header in options.feed.headers where !unprintedHeaders.contains(header.name) {
                 unprintedHeaders.append(header.name)
             }
             for (key, value) in source.feed.settings(redactor) { printed[key] = Value(value) }

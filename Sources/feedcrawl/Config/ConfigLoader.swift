@@ -33,9 +33,9 @@ struct LoadedConfiguration {
         guard options.usesDemoFeed, let file, let sources = file.sources, !sources.isEmpty else { return nil }
         return try sources.enumerated().map { index, source in
             try source.configuration(
-                pages: options.pages, perPage: options.perPage,
+                pages: options.feed.pages, perPage: options.feed.perPage,
                 overridePages: origin(of: "--pages") > .file, overridePerPage: origin(of: "--per-page") > .file,
-                headers: options.headers, environment: environment, index: index, path: file.path)
+                headers: options.feed.headers, environment: environment, index: index, path: file.path)
         }
     }
 
@@ -60,7 +60,7 @@ struct LoadedConfiguration {
 
     /// Reads the layers. Throws `CommandLineOptions.UsageError` or `ConfigError`.
     static func load(arguments: [String], environment: [String: String]) throws -> LoadedConfiguration {
-        let environmentArguments = try EnvironmentOptions.arguments(environment)
+        let environmentArguments = try Self.arguments(environment: environment)
         let first = try CommandLineOptions.parse(environmentArguments + arguments, environment: environment)
         var origins: [String: Origin] = [:]
         for name in CommandLineOptions.optionNames(in: environmentArguments) { origins[name] = .environment }
@@ -96,6 +96,36 @@ struct LoadedConfiguration {
         return LoadedConfiguration(options: options, file: file, origins: origins)
     }
 
+    /// The arguments the `FEEDCRAWL_*` variables of `environment` stand for (each option's
+    /// `OptionSpec.environment`), each checked on its own so an error names the variable. On/off
+    /// options take `1`/`true`/`yes`/`on` (`--NAME`) or `0`/`false`/`no`/`off` (`--no-NAME`, so
+    /// the environment turns off what a file turned on).
+    static func arguments(environment: [String: String]) throws -> [String] {
+        var arguments: [String] = []
+        for spec in CommandLineOptions.declared {
+            guard let variable = spec.environment, let text = environment[variable], !text.isEmpty else { continue }
+            var tokens = [spec.name]
+            if spec.value == .flag {
+                switch text.lowercased() {
+                case "1", "true", "yes", "on": break
+                case "0", "false", "no", "off": tokens = ["--no-" + spec.name.dropFirst(2)]
+                default:
+                    throw CommandLineOptions.UsageError(
+                        description: "environment variable \(variable) takes 1 or 0, not '\(TerminalText.sanitize(text))'")
+                }
+            } else {
+                tokens.append(text)
+            }
+            do {
+                _ = try CommandLineOptions.parse(tokens, environment: [:])
+            } catch {
+                throw CommandLineOptions.UsageError(description: "environment variable \(variable): \(error)")
+            }
+            arguments += tokens
+        }
+        return arguments
+    }
+
     /// The arguments one top-level file option stands for, checked on its own so that an error
     /// names the file and the key.
     static func arguments(for option: ConfigFile.Option, file: ConfigFile) throws -> [String] {
@@ -112,15 +142,14 @@ struct LoadedConfiguration {
             }
             throw fail("not allowed in a configuration file")
         }
-        guard fileOptionNames.contains(name), let kind = CommandLineOptions.valueKind(of: name) else {
+        guard fileOptionNames.contains(name), let spec = CommandSpec.crawl.option(name) else {
             throw fail(KeySuggestion.unknownKey(option.key, valid: fileKeys))
         }
         let tokens: [String]
-        switch (kind, option.value) {
+        switch (spec.value, option.value) {
         case (.flag, .bool(let on)):
             // `false` is `--no-NAME`, so a file can turn off what is on by default or elsewhere.
-            let negatable = CommandLineOptions.declared.first { $0.name == name }?.isNegatable == true
-            tokens = on ? [name] : negatable ? ["--no-" + name.dropFirst(2)] : []
+            tokens = on ? [name] : spec.isNegatable ? ["--no-" + name.dropFirst(2)] : []
         case (.flag, _):
             throw fail("expected true or false, not \(option.value.kindDescription)")
         case (.list, _):
@@ -132,19 +161,13 @@ struct LoadedConfiguration {
             tokens = [name, items.joined(separator: ",")]
         case (.value, .bool):
             throw fail("expected a value for \(name), not \(option.value.kindDescription)")
-        case (.value, .number):
-            guard let text = option.value.argumentText else {
-                throw fail("expected a string or a number, not \(option.value.kindDescription)")
+        case (.value, let value):
+            guard let text = value.argumentText else {
+                throw fail("expected a string or a number, not \(value.kindDescription)")
             }
             // A bare number is ambiguous for a duration (seconds? minutes?): the unit is asked for.
-            let placeholder = CommandLineOptions.declared.first { $0.name == name }?.placeholder
-            if placeholder == "DURATION" || placeholder == "D" {
+            if case .number = value, spec.placeholder == "DURATION" || spec.placeholder == "D" {
                 throw fail("a duration needs its unit: write \"\(text)s\" (or m, h, d), not the bare number \(text)")
-            }
-            tokens = [name, text]
-        case (.value, _):
-            guard let text = option.value.argumentText else {
-                throw fail("expected a string or a number, not \(option.value.kindDescription)")
             }
             tokens = [name, text]
         }

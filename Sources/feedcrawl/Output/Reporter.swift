@@ -6,8 +6,21 @@ import Glibc
 /// Turns a crawl's events into what the user sees: the live display, log records (stderr or a
 /// log file, text or JSON), the summary and `--json`. Events are counted under a lock and
 /// rendered on a timer, never per event, so the image path stays cheap.
+///
+/// What goes where is decided once, from the options and whether stderr is a terminal:
+/// - Live display (pages per source, images, bytes, rate, elapsed, redrawn in place): stderr is
+///   a terminal and `--progress auto` (unless JSON logs go to stderr), or `--progress always`;
+///   never with `--quiet`.
+/// - Periodic progress records (every `--progress-interval`): when there is no live display,
+///   or there is a log file; never with `--progress never`.
+/// - Log records go to `--log-file` (appended) or to stderr, at `info` and up (`debug` with
+///   `--verbose`). With a log file, stderr still gets warnings, errors and the summary as text.
+/// - `--quiet`: nothing on stderr unless the run fails; then its warnings, errors and the summary.
 final class Reporter: @unchecked Sendable {
-    let plan: OutputPlan
+    let ux: UXOptions
+    let live: Bool
+    let progressRecords: Bool
+    let threshold: LogLevel
     let progress: CrawlProgress
     private let console = ConsoleWriter()
     private let logFile: LogFileSink?
@@ -24,11 +37,19 @@ final class Reporter: @unchecked Sendable {
     private var nextRecord: Double
 
     /// - Throws: when the log file cannot be opened.
-    init(plan: OutputPlan, sources: [(name: String, pages: Int)]) throws {
-        self.plan = plan
+    init(_ ux: UXOptions, stderrIsTerminal: Bool, sources: [(name: String, pages: Int)]) throws {
+        self.ux = ux
+        let jsonOnStderr = ux.logFormat == .json && ux.logFile == nil
+        switch ux.progress {
+        case .always: live = !ux.quiet
+        case .auto: live = !ux.quiet && stderrIsTerminal && !jsonOnStderr
+        case .never: live = false
+        }
+        progressRecords = ux.progress != .never && (!live || ux.logFile != nil)
+        threshold = ux.verbose ? .debug : .info
         progress = CrawlProgress(sources: sources)
-        logFile = try plan.logFile.map { try LogFileSink(path: $0) }
-        nextRecord = plan.progressInterval
+        logFile = try ux.logFile.map { try LogFileSink(path: $0) }
+        nextRecord = ux.progressInterval
     }
 
     // MARK: events (any thread)
@@ -50,7 +71,7 @@ final class Reporter: @unchecked Sendable {
                             fields: [LogField("url", url), LogField("attempt", attempt + 1), LogField("delay", delay), LogField("reason", reason)]),
                   chatter: true)
         case .imageFetched(let url, let outcome, let seconds, let owner):
-            guard plan.threshold <= .debug else { return }
+            guard threshold <= .debug else { return }
             route(Self.transferRecord(url: url, outcome: outcome, seconds: seconds, owner: owner), chatter: true)
         case .hostSlowed(let host, let concurrency, let interval, let status):
             let spacing = DurationParser.format(interval)
@@ -98,16 +119,16 @@ final class Reporter: @unchecked Sendable {
 
     // MARK: lifecycle
 
-    /// Starts the live display and the periodic progress records, as the plan says.
+    /// Starts the live display and the periodic progress records, as `live` and `progressRecords` say.
     func start() {
-        guard plan.live || plan.progressRecords else { return }
+        guard live || progressRecords else { return }
         let timer = DispatchSource.makeTimerSource(queue: tickerQueue)
-        let period = plan.live ? 0.1 : min(0.5, plan.progressInterval)
+        let period = live ? 0.1 : min(0.5, ux.progressInterval)
         timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [weak self] in self?.tick() }
         lock.withLock { ticker = timer }
         timer.resume()
-        guard plan.live else { return }
+        guard live else { return }
         // A resized terminal gets a frame at its new width now rather than at the next tick.
         let source = SignalWatcher.watch(SIGWINCH, queue: tickerQueue) { [weak self] in
             guard let self else { return }
@@ -119,9 +140,9 @@ final class Reporter: @unchecked Sendable {
     private func tick() {
         let snapshot = progress.snapshot()
         rate.add(time: snapshot.elapsed, bytes: snapshot.bytes)
-        if plan.live { draw(snapshot) }
-        if plan.progressRecords, snapshot.elapsed >= nextRecord {
-            nextRecord = snapshot.elapsed + plan.progressInterval
+        if live { draw(snapshot) }
+        if progressRecords, snapshot.elapsed >= nextRecord {
+            nextRecord = snapshot.elapsed + ux.progressInterval
             route(Self.progressRecord(snapshot, rate: rate.bytesPerSecond))
         }
     }
@@ -198,7 +219,7 @@ final class Reporter: @unchecked Sendable {
         route(LogRecord(level: .info, event: "summary", message: message, fields: fields), summary: true)
         if let next { route(LogRecord(level: .info, event: "next", message: next), summary: true) }
         flushHeld(status: status)
-        if plan.json {
+        if ux.json {
             let counts = Dictionary(uniqueKeysWithValues: progress.snapshot().sources.map { ($0.name, $0.counts) })
             let sheet = FileIO.directoryName(of: report.manifestPath) + "/" + ContactSheet.fileName
             let summary = RunSummary(report: report, exitStatus: status, sourceCounts: counts,
@@ -212,28 +233,28 @@ final class Reporter: @unchecked Sendable {
         stop()
         route(LogRecord(level: .error, event: "error", message: message, fields: [LogField("exitStatus", Int(status))]))
         flushHeld(status: status)
-        if plan.json { ConsoleWriter.write(fd: 1, RunSummary.failureLine(exitStatus: status, message: message) + "\n") }
+        if ux.json { ConsoleWriter.write(fd: 1, RunSummary.failureLine(exitStatus: status, message: message) + "\n") }
     }
 
     // MARK: routing
 
-    /// Sends a record where the plan says. `chatter` records (pages, retries, transfers) are not
+    /// Sends a record where the options say. `chatter` records (pages, retries, transfers) are not
     /// printed above a live display unless --verbose; the display already shows their effect.
     private func route(_ record: LogRecord, chatter: Bool = false, summary: Bool = false) {
         if let logFile {
-            if record.level >= plan.threshold || summary {
-                logFile.write(plan.logFormat.format(record, timestamps: plan.logFormat == .text))
+            if record.level >= threshold || summary {
+                logFile.write(ux.logFormat.format(record, timestamps: ux.logFormat == .text))
             }
             if record.level >= .warning || summary { toConsole(record, format: .text, summary: summary) }
-        } else if record.level >= plan.threshold || summary {
-            if chatter && plan.live && !plan.verbose { return }
-            toConsole(record, format: plan.logFormat, summary: summary)
+        } else if record.level >= threshold || summary {
+            if chatter && live && !ux.verbose { return }
+            toConsole(record, format: ux.logFormat, summary: summary)
         }
     }
 
     private func toConsole(_ record: LogRecord, format: LogFormat, summary: Bool) {
         let line = format.format(record)
-        if plan.quiet {
+        if ux.quiet {
             guard record.level >= .warning || summary else { return }
             lock.withLock {
                 if held.count < Self.heldLimit { held.append(line) } else { heldDropped += 1 }
@@ -248,7 +269,7 @@ final class Reporter: @unchecked Sendable {
             defer { held = [] }
             return held
         }
-        guard plan.quiet, status != 0 else { return }
+        guard ux.quiet, status != 0 else { return }
         for line in lines { console.line(line) }
         let dropped = lock.withLock { heldDropped }
         if dropped > 0 { console.line("feedcrawl: (\(dropped) more lines not shown)") }
