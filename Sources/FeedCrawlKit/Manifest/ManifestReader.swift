@@ -70,7 +70,7 @@ final class ManifestReader {
             if error.isNotFound { return nil }
             throw .io(error)
         }
-        return try ManifestReader(path: path, fd: fd)
+        return try ManifestReader(path: path, input: ByteReader(fd: fd, path: path))
     }
 
     /// The whole header of the manifest at `path`, `run` included, without reading the items
@@ -132,10 +132,6 @@ final class ManifestReader {
     /// Reads a manifest held in memory (`path` only names it in errors).
     convenience init(bytes: [UInt8], path: String = "manifest.json") throws(ManifestStore.Error) {
         try self.init(path: path, input: ByteReader(bytes: bytes, path: path))
-    }
-
-    private convenience init(path: String, fd: Int32) throws(ManifestStore.Error) {
-        try self.init(path: path, input: ByteReader(fd: fd, path: path))
     }
 
     private init(path: String, input reader: ByteReader) throws(ManifestStore.Error) {
@@ -227,6 +223,13 @@ final class ManifestReader {
             ended = try input.endOfMember()
         }
         if let runText = fields["run"] { header.run = try Self.decodeRun(runText, path: path) }
+    }
+
+    /// Every item, in a `Manifest` (for small manifests and tests).
+    func manifest() throws(ManifestStore.Error) -> Manifest {
+        var items: [ManifestItem] = []
+        while let (item, _) = try next() { items.append(item) }
+        return Manifest(header: header, items: items)
     }
 
     /// The text of the element `nextElement()` returned last.
