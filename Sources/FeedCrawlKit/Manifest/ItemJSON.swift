@@ -153,25 +153,14 @@ extension ManifestItem: Decodable {
 
 extension ImageRecord: Decodable {
     enum CodingKeys: String, CodingKey {
-        case variant, url, status, file, bytes, sha256, contentType, width, height, etag, lastModified, fetchedAt
-        case error
+        case variant, url
     }
 
+    /// Decodes a record: `variant`, `url`, and its outcome's keys beside them.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            variant: try c.decode(String.self, forKey: .variant),
-            url: try c.decode(String.self, forKey: .url),
-            status: try c.decode(ItemStatus.self, forKey: .status),
-            file: try c.decodeIfPresent(String.self, forKey: .file),
-            bytes: try c.decodeIfPresent(Int64.self, forKey: .bytes),
-            sha256: try c.decodeIfPresent(String.self, forKey: .sha256),
-            contentType: try c.decodeIfPresent(String.self, forKey: .contentType),
-            width: try c.decodeIfPresent(Int.self, forKey: .width),
-            height: try c.decodeIfPresent(Int.self, forKey: .height),
-            etag: try c.decodeIfPresent(String.self, forKey: .etag),
-            lastModified: try c.decodeIfPresent(String.self, forKey: .lastModified),
-            fetchedAt: try c.decodeIfPresent(Date.self, forKey: .fetchedAt),
-            error: try c.decodeIfPresent(String.self, forKey: .error))
+            variant: try c.decode(String.self, forKey: .variant), url: try c.decode(String.self, forKey: .url),
+            outcome: try Outcome(from: decoder))
     }
 }
