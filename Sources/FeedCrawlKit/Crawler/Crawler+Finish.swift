@@ -39,17 +39,7 @@ extension Crawler {
                     try ManifestItemStream(path: layout.manifestPath, spill: spill, sorted: sorted),
                 ]
             },
-            record: { merged, found in
-                var record = run
-                record.counts = Dictionary(uniqueKeysWithValues: merged.run.items.map { ($0.key.rawValue, $0.value) })
-                record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })
-                record.evicted = found.plan?.evicted.count ?? 0
-                record.evictedBytes = found.plan?.evictedBytes ?? 0
-                record.orphansRemoved = whole
-                    ? (run.orphansRemoved ?? 0) + found.temporary + found.unreferencedPresent - found.evictedPresent : nil
-                return record
-            },
-            stored: { try? recorder.journal.remove() })
+            run: run, stored: { try? recorder.journal.remove() })
     }
 
     /// Folds the journal a killed run left into the manifest (saved atomically), then removes
