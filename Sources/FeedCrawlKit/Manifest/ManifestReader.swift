@@ -102,7 +102,7 @@ final class ManifestReader {
             let count = Int(min(length, size))
             guard let tail = try? FileIO.readAt(fd, offset: size - Int64(count), count: count, path: path, { Array($0) })
             else { return nil }
-            if let start = lastRange(of: marker, in: tail) {
+            if let start = tail.ranges(of: marker).last?.lowerBound {
                 var text = Array(tail[(start + marker.count)...])
                 // Drop the object's closing brace, and the white space around it (`null` is
                 // then compared as it is).
@@ -117,16 +117,6 @@ final class ManifestReader {
             if Int64(count) >= size || length >= 64 << 20 { return nil }
             length *= 8
         }
-    }
-
-    private static func lastRange(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard needle.count <= haystack.count else { return nil }
-        var index = haystack.count - needle.count
-        while index >= 0 {
-            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index -= 1
-        }
-        return nil
     }
 
     /// Reads a manifest held in memory (`path` only names it in errors).
@@ -194,7 +184,7 @@ final class ManifestReader {
         }
     }
 
-    /// The next item's text (in `elementBytes`) and its location; nil after the last.
+    /// The next item's location (its text in `element`); nil after the last.
     func nextElement() throws(ManifestStore.Error) -> ItemLocation? {
         guard inItems, !itemsDone else { return nil }
         if try input.endOfArray() {
@@ -231,9 +221,6 @@ final class ManifestReader {
         while let (item, _) = try next() { items.append(item) }
         return Manifest(header: header, items: items)
     }
-
-    /// The text of the element `nextElement()` returned last.
-    var elementBytes: [UInt8] { element }
 
     private static func decodeHeader(_ fields: [String: [UInt8]], path: String) throws(ManifestStore.Error) -> ManifestHeader {
         func fail(_ reason: String) -> ManifestStore.Error { .corrupt(path: path, reason: reason) }
