@@ -174,7 +174,7 @@ public final class Crawler: Sendable {
         }
         let cancelled = Task.isCancelled
         let deadline = deadlineReached.withLock { $0 }
-        pipeline.finish(spill: spill?.sibling())
+        pipeline.finish(spill: spill.flatMap { Spill(directory: $0.directory) })
 
         let finished = Date()
         var run = RunRecord(
