@@ -188,9 +188,11 @@ public final class Crawler: Sendable {
         let done = finish(
             recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill,
             session: session)
+        // The device filling up, then a failed final write, joined when both happened.
+        let problems = [storage.problem, done.storageProblem].compactMap { $0 }
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: done.merged.run.items, bytesDownloaded: pipeline.downloadedBytes,
-            sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,
+            sources: reports, storageProblem: problems.isEmpty ? recorder.journalProblem : problems.joined(separator: "; "),
             cancelled: cancelled, manifestPath: layout.manifestPath)
         report.imageCounts = done.merged.run.images
         report.runBySource = done.merged.runBySource
