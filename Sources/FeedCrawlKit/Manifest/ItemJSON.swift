@@ -90,10 +90,7 @@ public enum ItemJSON {
 
     /// `decode(_:v1:)` for bytes in an array.
     public static func decode(_ bytes: [UInt8], v1: ManifestItemV1.Variants = .init()) throws(DecodeError) -> ManifestItem {
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(DecodeError) in try decode(buffer, v1: v1) }
-        }
-        return try result.get()
+        try bytes.withUnsafeBufferPointer { buffer throws(DecodeError) in try decode(buffer, v1: v1) }
     }
 
     /// The strict scanner alone (nil for whatever it leaves to `JSONDecoder`), for the tests
