@@ -139,9 +139,8 @@ public final class Crawler: Sendable {
             throw SetupError.output("\(error)")
         }
         session.journalOpened(path: layout.journalPath) { [events = self.events] in events(.warning(source: "", message: $0)) }
-        let previous = PreviousManifest(
-            bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0,
-            inOrder: archive?.inOrder[layout.manifestPath])
+        let previous = (
+            bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0, inOrder: archive?.inOrder[layout.manifestPath])
         let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, userAgent: configuration.userAgent,
