@@ -60,13 +60,6 @@ final class CrawlStorage: @unchecked Sendable {
     /// Why the run stopped writing, if it did (names the problem and the path).
     var problem: String? { lock.withLock { fullProblem } }
 
-    /// The run's storage problem for the report: `problem`, then a failed final write
-    /// (`finalWrite`, e.g. "cannot write the manifest: …"), joined when both happened.
-    func problem(finalWrite: String?) -> String? {
-        let parts = [problem, finalWrite].compactMap { $0 }
-        return parts.isEmpty ? nil : parts.joined(separator: "; ")
-    }
-
     /// What an item that was not fetched because of `problem` records as its error.
     var itemError: String? {
         lock.withLock { fullProblem == nil ? nil : "not fetched: the output device is full or read-only" }

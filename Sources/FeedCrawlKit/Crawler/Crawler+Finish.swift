@@ -2,22 +2,16 @@ import FoundationEssentials
 import Glibc
 
 extension Crawler {
-    /// What the run knew of the previous manifest when it started: bytes of its distinct
-    /// files, how many images have files, whether it was in order.
-    struct PreviousManifest {
-        var bytes: Int64
-        var files: Int
-        var inOrder: Bool?
-    }
-
     /// The final phase of a run (`ManifestCommit`): this run's items (from the journal) and the
     /// previous manifest's are merged into the new manifest; `--cache-max` is planned only when
     /// the archive and this run's downloads together could exceed it, and never in a shard (the
     /// merge evicts: another shard may use the files); the journal is removed once the manifest
-    /// is stored; a shard sweeps nothing and writes no contact sheet.
+    /// is stored; a shard sweeps nothing and writes no contact sheet. `previous` is what the run
+    /// knew of the previous manifest when it started: bytes of its distinct files, how many
+    /// images have files, whether it was in order.
     func finish(
-        recorder: RunItems, previous: PreviousManifest, pipeline: ImagePipeline, layout: CacheLayout, run: RunRecord,
-        spill: Spill?, session: any ArchiveSession
+        recorder: RunItems, previous: (bytes: Int64, files: Int, inOrder: Bool?), pipeline: ImagePipeline,
+        layout: CacheLayout, run: RunRecord, spill: Spill?, session: any ArchiveSession
     ) -> ManifestCommit.Outcome {
         let whole = configuration.shard == nil
         var policy = ManifestMerge.Policy(
@@ -39,17 +33,7 @@ extension Crawler {
                     try ManifestItemStream(path: layout.manifestPath, spill: spill, sorted: sorted),
                 ]
             },
-            record: { merged, found in
-                var record = run
-                record.counts = Dictionary(uniqueKeysWithValues: merged.run.items.map { ($0.key.rawValue, $0.value) })
-                record.images = Dictionary(uniqueKeysWithValues: merged.run.images.map { ($0.key.rawValue, $0.value) })
-                record.evicted = found.plan?.evicted.count ?? 0
-                record.evictedBytes = found.plan?.evictedBytes ?? 0
-                record.orphansRemoved = whole
-                    ? (run.orphansRemoved ?? 0) + found.temporary + found.unreferencedPresent - found.evictedPresent : nil
-                return record
-            },
-            stored: { try? recorder.journal.remove() })
+            run: run, stored: { try? recorder.journal.remove() })
     }
 
     /// Folds the journal a killed run left into the manifest (saved atomically), then removes

@@ -139,9 +139,8 @@ public final class Crawler: Sendable {
             throw SetupError.output("\(error)")
         }
         session.journalOpened(path: layout.journalPath) { [events = self.events] in events(.warning(source: "", message: $0)) }
-        let previous = PreviousManifest(
-            bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0,
-            inOrder: archive?.inOrder[layout.manifestPath])
+        let previous = (
+            bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0, inOrder: archive?.inOrder[layout.manifestPath])
         let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, userAgent: configuration.userAgent,
@@ -174,7 +173,7 @@ public final class Crawler: Sendable {
         }
         let cancelled = Task.isCancelled
         let deadline = deadlineReached.withLock { $0 }
-        pipeline.finish(spill: spill?.sibling())
+        pipeline.finish(spill: spill.flatMap { Spill(directory: $0.directory) })
 
         let finished = Date()
         var run = RunRecord(
@@ -188,9 +187,11 @@ public final class Crawler: Sendable {
         let done = finish(
             recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill,
             session: session)
+        // The device filling up, then a failed final write, joined when both happened.
+        let problems = [storage.problem, done.storageProblem].compactMap { $0 }
         var report = CrawlReport(
             startedAt: started, finishedAt: finished, counts: done.merged.run.items, bytesDownloaded: pipeline.downloadedBytes,
-            sources: reports, storageProblem: storage.problem(finalWrite: done.storageProblem) ?? recorder.journalProblem,
+            sources: reports, storageProblem: problems.isEmpty ? recorder.journalProblem : problems.joined(separator: "; "),
             cancelled: cancelled, manifestPath: layout.manifestPath)
         report.imageCounts = done.merged.run.images
         report.runBySource = done.merged.runBySource

@@ -133,15 +133,7 @@ public struct ShardMerge: Sendable {
                 try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
                     .map { try ManifestItemStream(path: $0, spill: spill) }
             },
-            record: { merged, found in
-                var record = record
-                record.evicted = found.plan?.evicted.count ?? 0
-                record.evictedBytes = found.plan?.evictedBytes ?? 0
-                record.counts = Dictionary(uniqueKeysWithValues: merged.total.items.map { ($0.key.rawValue, $0.value) })
-                record.images = Dictionary(uniqueKeysWithValues: merged.total.images.map { ($0.key.rawValue, $0.value) })
-                record.orphansRemoved = found.temporary + found.unreferencedPresent - found.evictedPresent
-                return record
-            })
+            run: record, countsAll: true)
         report.evictedFiles = done.plan?.evicted.count ?? 0
         report.evictedBytes = done.plan?.evictedBytes ?? 0
         report.overCacheMax = done.plan?.overCap ?? false

@@ -9,9 +9,12 @@ public enum InspectionFormat: String, Sendable, CaseIterable {
     /// Comma-separated values with a header row, for spreadsheets.
     case csv
 
-    /// Encodes `value` as the manifest's pretty JSON, ending with a newline.
+    /// Encodes `value` as pretty JSON (sorted keys, ISO-8601 dates), ending with a newline.
     static func json<T: Encodable>(_ value: T) -> String {
-        guard let data = try? ManifestCoding.prettyEncoder().encode(value) else { return "null\n" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        guard let data = try? encoder.encode(value) else { return "null\n" }
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 

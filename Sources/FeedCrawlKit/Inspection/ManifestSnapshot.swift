@@ -69,9 +69,7 @@ public struct ManifestSnapshot: Sendable {
     public func manifest() throws -> Manifest {
         var items: [ManifestItem] = []
         let header = try forEachItem { items.append($0) }
-        var manifest = Manifest(generatedAt: header.generatedAt, run: header.run, items: items)
-        manifest.version = header.version
-        return manifest
+        return Manifest(header: header, items: items)
     }
 }
 

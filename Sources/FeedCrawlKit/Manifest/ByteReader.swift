@@ -3,8 +3,9 @@ import Glibc
 #endif
 
 /// A file read forward through a 256 KiB buffer, with just enough JSON structure to find
-/// values (strings, brackets), for `ManifestReader` (internal). It checks the structure, not
-/// the values: whatever it captures is decoded by `JSONDecoder` or a strict scanner later.
+/// values (strings, brackets), for `ManifestReader`, or line by line, for `Journal.read`
+/// (internal). It checks the structure, not the values: whatever it captures is decoded by
+/// `JSONDecoder` or a strict scanner later.
 struct ByteReader {
     let fd: Int32
     let path: String
@@ -42,6 +43,10 @@ struct ByteReader {
 
     /// Makes bytes available; false at the end of the file.
     private mutating func fill() throws(ManifestStore.Error) -> Bool {
+        do { return try readMore() } catch { throw .io(error) }
+    }
+
+    private mutating func readMore() throws(FileSystemError) -> Bool {
         if start < end { return true }
         if fd < 0 { return false }
         bufferOffset += Int64(end)
@@ -54,8 +59,25 @@ struct ByteReader {
                 return true
             }
             if n == 0 { return false }
-            if errno != EINTR { throw .io(FileSystemError("read", path: path)) }
+            if errno != EINTR { throw FileSystemError("read", path: path) }
         }
+    }
+
+    /// The next line without its newline, and where it starts; nil at the end of the file
+    /// (`Journal.read`).
+    mutating func line() throws(FileSystemError) -> (bytes: [UInt8], offset: Int64)? {
+        let offset = position
+        var line: [UInt8] = []
+        while try readMore() {
+            if let newline = buffer[start..<end].firstIndex(of: 0x0A) {
+                line += buffer[start..<newline]
+                start = newline + 1
+                return (line, offset)
+            }
+            line += buffer[start..<end]
+            start = end
+        }
+        return line.isEmpty ? nil : (line, offset)
     }
 
     /// Moves to `offset` (a position this reader reported).

@@ -100,8 +100,8 @@ public struct ImageRecord: Sendable, Equatable {
     }
 
     /// The outcome of one fetch of a URL, before it is given to the items (and variants) that
-    /// list the URL: everything but `variant` and `url`.
-    public struct Outcome: Sendable, Equatable {
+    /// list the URL: everything but `variant` and `url`. Decoded from the record's own keys.
+    public struct Outcome: Sendable, Equatable, Decodable {
         public var status: ItemStatus
         public var file: String? = nil
         public var bytes: Int64? = nil

@@ -90,10 +90,7 @@ public enum ItemJSON {
 
     /// `decode(_:v1:)` for bytes in an array.
     public static func decode(_ bytes: [UInt8], v1: ManifestItemV1.Variants = .init()) throws(DecodeError) -> ManifestItem {
-        let result = bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(DecodeError) in try decode(buffer, v1: v1) }
-        }
-        return try result.get()
+        try bytes.withUnsafeBufferPointer { buffer throws(DecodeError) in try decode(buffer, v1: v1) }
     }
 
     /// The strict scanner alone (nil for whatever it leaves to `JSONDecoder`), for the tests
@@ -153,25 +150,14 @@ extension ManifestItem: Decodable {
 
 extension ImageRecord: Decodable {
     enum CodingKeys: String, CodingKey {
-        case variant, url, status, file, bytes, sha256, contentType, width, height, etag, lastModified, fetchedAt
-        case error
+        case variant, url
     }
 
+    /// Decodes a record: `variant`, `url`, and its outcome's keys beside them.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
-            variant: try c.decode(String.self, forKey: .variant),
-            url: try c.decode(String.self, forKey: .url),
-            status: try c.decode(ItemStatus.self, forKey: .status),
-            file: try c.decodeIfPresent(String.self, forKey: .file),
-            bytes: try c.decodeIfPresent(Int64.self, forKey: .bytes),
-            sha256: try c.decodeIfPresent(String.self, forKey: .sha256),
-            contentType: try c.decodeIfPresent(String.self, forKey: .contentType),
-            width: try c.decodeIfPresent(Int.self, forKey: .width),
-            height: try c.decodeIfPresent(Int.self, forKey: .height),
-            etag: try c.decodeIfPresent(String.self, forKey: .etag),
-            lastModified: try c.decodeIfPresent(String.self, forKey: .lastModified),
-            fetchedAt: try c.decodeIfPresent(Date.self, forKey: .fetchedAt),
-            error: try c.decodeIfPresent(String.self, forKey: .error))
+            variant: try c.decode(String.self, forKey: .variant), url: try c.decode(String.self, forKey: .url),
+            outcome: try Outcome(from: decoder))
     }
 }

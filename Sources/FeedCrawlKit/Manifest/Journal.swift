@@ -196,10 +196,11 @@ final class Journal: @unchecked Sendable {
             if error.isNotFound { return (0, 0) }
             throw error
         }
-        defer { _ = Glibc.close(fd) }
-        var lines = LineReader(fd: fd, path: path)
+        var lines = ByteReader(fd: fd, path: path)
+        defer { lines.close() }
         var count = (items: 0, skipped: 0)
-        while let (line, location) = try lines.next() {
+        while let (line, offset) = try lines.line() {
+            let location = ItemLocation(offset: offset, length: min(line.count, ItemLocation.maxLength))
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
             guard let item = try? line.withUnsafeBufferPointer({ try ItemJSON.decode($0, v1: variants) }) else {
                 count.skipped += 1
@@ -209,69 +210,5 @@ final class Journal: @unchecked Sendable {
             try body(item, location)
         }
         return count
-    }
-
-    /// Deletes the journal at `path`; a missing file is fine.
-    static func remove(path: String) throws(FileSystemError) {
-        try FileIO.remove(path)
-    }
-}
-
-/// Lines of a file read forward through a buffer, each with its location (internal).
-struct LineReader {
-    let fd: Int32
-    let path: String
-    private var buffer = [UInt8](repeating: 0, count: 256 << 10)
-    private var start = 0
-    private var end = 0
-    /// File offset of `buffer[start]`.
-    private var offset: Int64 = 0
-    private var eof = false
-
-    init(fd: Int32, path: String) {
-        self.fd = fd
-        self.path = path
-    }
-
-    /// The next line without its newline, and where it is; nil at the end of the file.
-    mutating func next() throws(FileSystemError) -> ([UInt8], ItemLocation)? {
-        var searched = start
-        while true {
-            if let newline = buffer[searched..<end].firstIndex(of: 0x0A) {
-                let line = Array(buffer[start..<newline])
-                let location = ItemLocation(offset: offset, length: min(line.count, ItemLocation.maxLength))
-                offset += Int64(newline + 1 - start)
-                start = newline + 1
-                return (line, location)
-            }
-            searched = end
-            if eof {
-                guard start < end else { return nil }
-                let line = Array(buffer[start..<end])
-                let location = ItemLocation(offset: offset, length: min(line.count, ItemLocation.maxLength))
-                offset += Int64(end - start)
-                start = end
-                return (line, location)
-            }
-            // Make room: move the partial line to the front, grow for a line longer than the buffer.
-            if start > 0 {
-                buffer.withUnsafeMutableBufferPointer { b in
-                    _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
-                }
-                end -= start
-                searched -= start
-                start = 0
-            }
-            if end == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
-            let room = buffer.count - end
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + end, room) }
-            if n > 0 {
-                end += n
-            } else if n == 0 {
-                eof = true
-            } else if errno != EINTR {
-                throw FileSystemError("read", path: path)
-            }
-        }
     }
 }

@@ -37,6 +37,12 @@ public struct Manifest: Sendable, Equatable {
         self.items = items
     }
 
+    /// A manifest of `items` under `header`, keeping its version.
+    init(header: ManifestHeader, items: [ManifestItem]) {
+        self.init(generatedAt: header.generatedAt, run: header.run, items: items)
+        version = header.version
+    }
+
     /// An empty manifest (no run, no items, `generatedAt` = 1970-01-01), used when none exists.
     public static var empty: Manifest { Manifest(generatedAt: Date(timeIntervalSince1970: 0)) }
 

@@ -5,14 +5,6 @@ import FoundationEssentials
 /// Dates are ISO-8601 in UTC with whole seconds (`2024-05-01T12:00:00Z`); decoding also accepts
 /// fractional seconds. Keys are sorted and slashes are not escaped.
 public enum ManifestCoding {
-    /// Encoder for `manifest.json`: pretty printed, sorted keys.
-    public static func prettyEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }
-
     /// Encoder for a run record in the manifest: compact (no newlines), sorted keys, dates with
     /// milliseconds (a merge compares the start times of shards' runs).
     public static func compactEncoder() -> JSONEncoder {

@@ -46,12 +46,13 @@ struct ManifestCommit {
     }
 
     /// Runs the sequence in `session`, writing the manifest at `manifestPath` with
-    /// `generatedAt`. `streams` opens the inputs (twice when an eviction is planned); `record`
-    /// makes the manifest's run record from what the merge and the listing found.
+    /// `generatedAt`. `streams` opens the inputs (twice when an eviction is planned). The
+    /// manifest's run record is `run` with what the merge and the listing found: the counts of
+    /// the run's items (`countsAll`: of every item), the eviction, and with `sweeps` the files
+    /// removed (added to `run`'s).
     func run(
         in session: any ArchiveSession, manifestPath: String, generatedAt: Date,
-        streams: () throws -> [any ItemStream], record: (ManifestMerge.Result, Outcome) -> RunRecord?,
-        stored: () -> Void = {}
+        streams: () throws -> [any ItemStream], run: RunRecord, countsAll: Bool = false, stored: () -> Void = {}
     ) -> Outcome {
         var outcome = Outcome()
         let store = session.store
@@ -89,7 +90,15 @@ struct ManifestCommit {
                 }
                 outcome.merged = merged
                 outcome.unreferencedPresent = present.count(notIn: merged.referenced)
-                try writer.finish(run: record(merged, outcome), to: &out)
+                var record = run
+                let counts = countsAll ? merged.total : merged.run
+                record.counts = Dictionary(uniqueKeysWithValues: counts.items.map { ($0.key.rawValue, $0.value) })
+                record.images = Dictionary(uniqueKeysWithValues: counts.images.map { ($0.key.rawValue, $0.value) })
+                record.evicted = outcome.plan?.evicted.count ?? 0
+                record.evictedBytes = outcome.plan?.evictedBytes ?? 0
+                record.orphansRemoved = sweeps
+                    ? (run.orphansRemoved ?? 0) + outcome.temporary + outcome.unreferencedPresent - outcome.evictedPresent : nil
+                try writer.finish(run: record, to: &out)
             }
         } catch {
             outcome.storageProblem = "cannot write the manifest: \(error)"

@@ -39,19 +39,12 @@ struct ManifestMerge {
     typealias Counts = StatusCounts
 
     struct Result {
-        /// Items written.
-        var items = 0
         /// Items written that were listed at or after `runStarted`.
         var run = Counts()
         /// Every item written, and per source; `run`'s items per source.
         var total = Counts()
         var bySource: [String: Counts] = [:]
         var runBySource: [String: Counts] = [:]
-        /// Items of other inputs written, and dropped (a file evicted or gone).
-        var carried = 0
-        var dropped = 0
-        /// Items written that were listed before `runStarted`.
-        var earlier = 0
         /// Every file an item written references.
         var referenced = CacheFiles()
         /// Bytes of those files, each counted once (as the items record them); only with
@@ -101,10 +94,8 @@ struct ManifestMerge {
             }
             // This run's own items are written as they are; every other item is carried over.
             let own = policy.precedence == .firstInput && winner == 0
-            guard let item = own ? chosen : carry(chosen, into: &result) else { continue }
+            guard let item = own ? chosen : carry(chosen) else { continue }
             try write(item)
-            result.items += 1
-            if !own { result.carried += 1 }
             // With `.firstInput` the run's own items are exactly input 0's: an item carried over
             // whose `lastSeen` is not before `runStarted` (a previous run in the same second, a
             // clock set back) is still an earlier run's.
@@ -113,8 +104,6 @@ struct ManifestMerge {
             if recent {
                 result.run.add(item.item)
                 result.runBySource[item.item.source, default: Counts()].add(item.item)
-            } else {
-                result.earlier += 1
             }
             result.total.add(item.item)
             result.bySource[item.item.source, default: Counts()].add(item.item)
@@ -144,14 +133,11 @@ struct ManifestMerge {
     }
 
     /// A carried item brought up to date, or nil when it leaves (a file evicted or gone).
-    private func carry(_ entry: StreamItem, into result: inout Result) -> StreamItem? {
+    private func carry(_ entry: StreamItem) -> StreamItem? {
         var item = entry.item
         // The placeholder of a feed element without a usable id is the run's that saw it: a
         // later run lists the element anew (whole, under its id, or as a placeholder again).
-        if policy.dropsPlaceholders, item.images.isEmpty, FeedItem.isSyntheticID(item.id) {
-            result.dropped += 1
-            return nil
-        }
+        if policy.dropsPlaceholders, item.images.isEmpty, FeedItem.isSyntheticID(item.id) { return nil }
         var changed = false
         for index in item.images.indices {
             guard let file = item.images[index].file, let key = CacheKey(file: file) else { continue }
@@ -165,14 +151,8 @@ struct ManifestMerge {
                 changed = true
             }
             let current = item.images[index].file ?? file
-            if let evicted = policy.evicted, evicted.contains(current) {
-                result.dropped += 1
-                return nil
-            }
-            if let present = policy.present, !present.contains(current) {
-                result.dropped += 1
-                return nil
-            }
+            if let evicted = policy.evicted, evicted.contains(current) { return nil }
+            if let present = policy.present, !present.contains(current) { return nil }
         }
         return StreamItem(item: item, line: changed ? nil : entry.line)
     }

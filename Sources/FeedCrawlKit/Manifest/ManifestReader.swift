@@ -70,7 +70,7 @@ final class ManifestReader {
             if error.isNotFound { return nil }
             throw .io(error)
         }
-        return try ManifestReader(path: path, fd: fd)
+        return try ManifestReader(path: path, input: ByteReader(fd: fd, path: path))
     }
 
     /// The whole header of the manifest at `path`, `run` included, without reading the items
@@ -102,7 +102,7 @@ final class ManifestReader {
             let count = Int(min(length, size))
             guard let tail = try? FileIO.readAt(fd, offset: size - Int64(count), count: count, path: path, { Array($0) })
             else { return nil }
-            if let start = lastRange(of: marker, in: tail) {
+            if let start = tail.ranges(of: marker).last?.lowerBound {
                 var text = Array(tail[(start + marker.count)...])
                 // Drop the object's closing brace, and the white space around it (`null` is
                 // then compared as it is).
@@ -119,23 +119,9 @@ final class ManifestReader {
         }
     }
 
-    private static func lastRange(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard needle.count <= haystack.count else { return nil }
-        var index = haystack.count - needle.count
-        while index >= 0 {
-            if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index -= 1
-        }
-        return nil
-    }
-
     /// Reads a manifest held in memory (`path` only names it in errors).
     convenience init(bytes: [UInt8], path: String = "manifest.json") throws(ManifestStore.Error) {
         try self.init(path: path, input: ByteReader(bytes: bytes, path: path))
-    }
-
-    private convenience init(path: String, fd: Int32) throws(ManifestStore.Error) {
-        try self.init(path: path, input: ByteReader(fd: fd, path: path))
     }
 
     private init(path: String, input reader: ByteReader) throws(ManifestStore.Error) {
@@ -198,7 +184,7 @@ final class ManifestReader {
         }
     }
 
-    /// The next item's text (in `elementBytes`) and its location; nil after the last.
+    /// The next item's location (its text in `element`); nil after the last.
     func nextElement() throws(ManifestStore.Error) -> ItemLocation? {
         guard inItems, !itemsDone else { return nil }
         if try input.endOfArray() {
@@ -229,8 +215,12 @@ final class ManifestReader {
         if let runText = fields["run"] { header.run = try Self.decodeRun(runText, path: path) }
     }
 
-    /// The text of the element `nextElement()` returned last.
-    var elementBytes: [UInt8] { element }
+    /// Every item, in a `Manifest` (for small manifests and tests).
+    func manifest() throws(ManifestStore.Error) -> Manifest {
+        var items: [ManifestItem] = []
+        while let (item, _) = try next() { items.append(item) }
+        return Manifest(header: header, items: items)
+    }
 
     private static func decodeHeader(_ fields: [String: [UInt8]], path: String) throws(ManifestStore.Error) -> ManifestHeader {
         func fail(_ reason: String) -> ManifestStore.Error { .corrupt(path: path, reason: reason) }

@@ -23,31 +23,19 @@ public enum ManifestStore {
     /// Loads the manifest at `path` (version 1 or 2; version-1 items converted). A missing file
     /// yields `Manifest.empty`; an unreadable or corrupt one throws an error naming the file.
     public static func load(path: String) throws(Error) -> Manifest {
-        guard let reader = try ManifestReader.open(path: path) else { return .empty }
-        var items: [ManifestItem] = []
-        while let (item, _) = try reader.next() { items.append(item) }
-        var manifest = Manifest(generatedAt: reader.header.generatedAt, run: reader.header.run, items: items)
-        manifest.version = reader.header.version
-        return manifest
+        try ManifestReader.open(path: path)?.manifest() ?? .empty
     }
 
     /// Decodes a whole manifest from its bytes (version 1 or 2); throws `.corrupt` when they
     /// are not a manifest.
     public static func decode(_ bytes: [UInt8]) throws(Error) -> Manifest {
-        let reader = try ManifestReader(bytes: bytes)
-        var items: [ManifestItem] = []
-        while let (item, _) = try reader.next() { items.append(item) }
-        var manifest = Manifest(generatedAt: reader.header.generatedAt, run: reader.header.run, items: items)
-        manifest.version = reader.header.version
-        return manifest
+        try ManifestReader(bytes: bytes).manifest()
     }
 
     /// The manifest as `save` writes it: version 2, one item per line, items in stable order.
     public static func encode(_ manifest: Manifest) -> [UInt8] {
         var sink = MemorySink()
-        var writer = ManifestWriter(generatedAt: manifest.generatedAt)
-        for item in manifest.sortedItems { try? writer.append(item, to: &sink) }
-        try? writer.finish(run: manifest.run, to: &sink)
+        try? write(manifest, to: &sink)
         return sink.bytes
     }
 
@@ -58,16 +46,19 @@ public enum ManifestStore {
 
     /// Writes `manifest` to `path` atomically and durably, items in stable order.
     public static func save(_ manifest: Manifest, path: String) throws(Error) {
-        let items = manifest.sortedItems
         do {
             try AtomicFile.stream(to: path) { (out: inout AtomicFileStream) throws(FileSystemError) in
-                var writer = ManifestWriter(generatedAt: manifest.generatedAt)
-                for item in items { try writer.append(item, to: &out) }
-                try writer.finish(run: manifest.run, to: &out)
+                try write(manifest, to: &out)
             }
         } catch {
             throw .io(error)
         }
+    }
+
+    private static func write(_ manifest: Manifest, to out: inout some ByteSink) throws(FileSystemError) {
+        var writer = ManifestWriter(generatedAt: manifest.generatedAt)
+        for item in manifest.sortedItems { try writer.append(item, to: &out) }
+        try writer.finish(run: manifest.run, to: &out)
     }
 
     /// Writes `manifest` to `OUT/manifest.json`; see `save(_:path:)`.

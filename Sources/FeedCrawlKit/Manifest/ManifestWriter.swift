@@ -39,10 +39,7 @@ struct ManifestWriter {
     /// Appends a merged item: its line as it is when it has one, else encoded.
     mutating func append(_ entry: StreamItem, to out: inout some ByteSink) throws(FileSystemError) {
         if let line = entry.line {
-            let result = line.withUnsafeBufferPointer { buffer in
-                Result { () throws(FileSystemError) in try append(line: buffer, to: &out) }
-            }
-            try result.get()
+            try line.withUnsafeBufferPointer { buffer throws(FileSystemError) in try append(line: buffer, to: &out) }
         } else {
             try append(entry.item, to: &out)
         }

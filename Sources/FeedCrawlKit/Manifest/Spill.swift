@@ -11,7 +11,8 @@ final class Spill {
     /// Names the file in errors and for `WriteFaults` (it has no name of its own).
     let faultPath: String
     private(set) var size: Int64 = 0
-    private let directory: String
+    /// The folder it is in (another scratch file for a second writer goes there too).
+    let directory: String
     /// Whether the file position may be past `size` (after a failed write).
     private var misplaced = false
 
@@ -53,11 +54,6 @@ final class Spill {
         misplaced = false
         defer { size += Int64(bytes.count) }
         return size
-    }
-
-    /// Another scratch file in the same folder, for a second writer (nil when none can be made).
-    func sibling() -> Spill? {
-        Spill(directory: directory)
     }
 
     /// The `count` bytes at `offset`, or nil when they cannot be read back.

@@ -147,7 +147,7 @@ public struct ContactSheet {
         static let chunk = 64 << 10
 
         init(spill: Spill?) {
-            file = spill?.sibling()
+            file = spill.flatMap { Spill(directory: $0.directory) }
             spilling = file != nil
             pending.reserveCapacity(spilling ? Self.chunk + 4096 : 0)
         }

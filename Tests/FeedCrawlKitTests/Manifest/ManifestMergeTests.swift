@@ -46,9 +46,8 @@ struct ManifestMergeTests {
         #expect(items.map(\.item.key) == [ItemKey(source: "p", id: "1"), ItemKey(source: "p", id: "2"),
                                           ItemKey(source: "p", id: "10"), ItemKey(source: "q", id: "1")])
         #expect(items[1].item.title == "this run")
-        #expect(result.items == 4)
-        #expect(result.carried == 2)
-        #expect(result.dropped == 0)
+        #expect(result.total.itemCount == 4)
+        #expect(result.total.itemCount - result.run.itemCount == 2)  // carried over
         #expect(result.run.items == [.downloaded: 1, .failed: 1])
         #expect(result.run.images == [.downloaded: 1, .failed: 1])
         #expect(result.total.items == [.downloaded: 1, .failed: 1, .fresh: 2])
@@ -62,8 +61,7 @@ struct ManifestMergeTests {
         let c = [Self.item("p", "2", file: 2, seen: 0, title: "c"), Self.item("p", "3", file: 3, title: "c")]
         let (items, result) = try Self.merge([a, b, c], .init(precedence: .latestSeen))
         #expect(items.map(\.item.title) == ["a", "b", "c"])
-        #expect(result.items == 3)
-        #expect(result.carried == 3)  // with latestSeen no input is the run's own
+        #expect(result.total.itemCount == 3)  // with latestSeen no input is the run's own
         #expect(result.run.items.isEmpty)
         // An item never listed counts as listed longest ago.
         var unseen = Self.item("p", "1", file: 1, title: "unseen")
@@ -82,8 +80,7 @@ struct ManifestMergeTests {
         policy.evicted = Self.files([1])
         let (items, result) = try Self.merge([run, previous], policy)
         #expect(Set(items.map(\.item.id)) == ["1", "kept", "fileless"])
-        #expect(result.dropped == 2)
-        #expect(result.carried == 2)
+        #expect(result.total.itemCount - result.run.itemCount == 2)  // carried over; 2 dropped
         #expect(result.referenced.contains(ItemFixtures.file(3)))
         #expect(result.referenced.contains(ItemFixtures.file(9)))
         #expect(!result.referenced.contains(ItemFixtures.file(1)))
@@ -153,7 +150,7 @@ struct ManifestMergeTests {
         #expect(result.protectedBytes == 1000)
         #expect(result.referencedBytes == 1030)  // each file once
         #expect(result.candidates.count == 3)  // one per carried item and image
-        #expect(result.earlier == 3)  // the carried items were listed before this run
+        #expect(result.total.itemCount - result.run.itemCount == 3)  // the carried items were listed before this run
         let plan = EvictionPlan(candidates: result.candidates, protected: result.protected,
                                 protectedBytes: result.protectedBytes, capBytes: 1015)
         #expect(plan.evicted == [CacheFiles.key(ItemFixtures.file(3))!])  // file 2 is newer (b, day -1)
@@ -196,8 +193,7 @@ struct ManifestMergeTests {
                 return present.contains(n) && !evicted.contains(n)
             }.map(\.0).sorted(by: ManifestItem.stableOrder)
             #expect(items.map(\.item) == expected, "round \(round)")
-            #expect(result.items == expected.count)
-            #expect(result.dropped == winners.count - expected.count)
+            #expect(result.total.itemCount == expected.count)
             let referenced = Set(expected.compactMap { $0.images.first?.file })
             #expect(result.referenced.count == referenced.count)
             for file in referenced { #expect(result.referenced.contains(file)) }
