@@ -43,7 +43,7 @@ final class S3Archive: @unchecked Sendable {
     }
 
     /// Runs `body` to completion on the bridge's own executor and returns its result.
-    func blocking<T: Sendable>(_ body: @escaping @Sendable (S3Client) async throws -> T) throws -> T {
+    private func blocking<T: Sendable>(_ body: @escaping @Sendable (S3Client) async throws -> T) throws -> T {
         let client = self.client
         return try bridge.run { try await body(client) }
     }
@@ -96,9 +96,10 @@ final class S3Archive: @unchecked Sendable {
         return try blocking { try await $0.get(key: key, maxBytes: maxBytes) }
     }
 
-    /// Every object under `folder/` (names relative to the prefix), in key order.
-    func list(_ folder: String) throws -> [S3ListedObject] {
-        let prefix = target.location.key(folder.hasSuffix("/") ? folder : folder + "/")
+    /// Every object whose name starts with `start` (`shards/`, `index-`; names relative to the
+    /// prefix), in key order.
+    func list(_ start: String) throws -> [S3ListedObject] {
+        let prefix = target.location.key(start)
         let lead = target.location.prefix.isEmpty ? "" : target.location.prefix + "/"
         let objects: [S3ListedObject] = try blocking { client in
             var found: [S3ListedObject] = []
@@ -184,7 +185,7 @@ final class S3Archive: @unchecked Sendable {
     /// at `path` one after the other (the file is created, or truncated). Returns their names,
     /// for `delete` once a manifest holding their outcomes is stored.
     func pullJournal(state: String, to path: String) throws -> [String] {
-        let names = try list(Self.statePath(state, Self.journalFolder)).map(\.key)
+        let names = try list(Self.statePath(state, Self.journalFolder) + "/").map(\.key)
         guard !names.isEmpty else { return [] }
         let fd = try FileIO.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
         defer { close(fd) }

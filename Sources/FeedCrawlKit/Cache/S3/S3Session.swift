@@ -108,7 +108,7 @@ final class S3Session: ArchiveSession, @unchecked Sendable {
     /// journal is folded into the copy of its part; its objects stay until that shard's next
     /// run stores its part.
     private func pullShards() throws {
-        let parts = try archive.list("shards").compactMap { object in
+        let parts = try archive.list("shards/").compactMap { object in
             ShardMerge.ShardPart(Array(object.key.split(separator: "/").dropFirst()), written: object.lastModified)
         }
         let count = try ShardMerge.latestShardCount(parts, shown: archive.displayPath("shards"))
@@ -176,14 +176,7 @@ final class S3Session: ArchiveSession, @unchecked Sendable {
                 for name in pages {
                     try archive.push(directory + "/" + name, as: name, contentType: "text/html; charset=utf-8")
                 }
-                let key = archive.target.location.key(ContactSheet.pagePrefix)
-                let stored: [String]? = try? archive.blocking { client in
-                    var keys: [String] = []
-                    try await client.listAll(prefix: key) { keys.append($0.key) }
-                    return keys
-                }
-                let lead = key.dropLast(ContactSheet.pagePrefix.utf8.count)
-                let names = (stored ?? []).filter { $0.hasPrefix(lead) }.map { String($0.dropFirst(lead.count)) }
+                let names = (try? archive.list(ContactSheet.pagePrefix))?.map(\.key) ?? []
                 _ = archive.delete(ContactSheet.stalePages(names, pages: pages.count))
             } catch {
                 result.contactSheetProblem = "cannot store the contact sheet: \(error)"
