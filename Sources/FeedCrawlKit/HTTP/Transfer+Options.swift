@@ -96,7 +96,13 @@ extension Transfer {
             check(fc_setopt_slist(h, CURLOPT_HTTPHEADER, headerList))
         }
         if let upload {
-            check(configureUpload(h, upload, context: context))
+            // A PUT streamed from the file; its length goes out as `Content-Length`.
+            check(fc_setopt_long(h, CURLOPT_UPLOAD, 1))
+            check(fc_setopt_readfn(h, transferReadCallback))
+            check(fc_setopt_ptr(h, CURLOPT_READDATA, context))
+            check(fc_setopt_seekfn(h, transferSeekCallback))
+            check(fc_setopt_ptr(h, CURLOPT_SEEKDATA, context))
+            check(fc_setopt_off(h, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload.size)))
         } else if request.method == .post || request.method == .put {
             let body = request.body ?? []
             check(fc_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
