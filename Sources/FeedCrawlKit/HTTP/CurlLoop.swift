@@ -113,7 +113,7 @@ final class CurlLoop: @unchecked Sendable {
         if closed || transfer.cancelRequested {
             let error: any Error = closed ? HTTPError.engineShutDown : CancellationError()
             lock.unlock()
-            transfer.resume(throwing: error)
+            transfer.resume(.failure(error))
             return
         }
         transfer.submitted = true
