@@ -60,12 +60,6 @@ public final class DemoFeedServer: @unchecked Sendable {
 public func withDemoFeed<T>(options: DemoFeedOptions = .init(),
                             _ body: (DemoFeedServer) async throws -> T) async throws -> T {
     let feed = try DemoFeedServer(options: options)
-    do {
-        let result = try await body(feed)
-        feed.stop()
-        return result
-    } catch {
-        feed.stop()
-        throw error
-    }
+    defer { feed.stop() }
+    return try await body(feed)
 }

@@ -13,30 +13,24 @@ enum Socket {
     static func listen(host: String, port: UInt16, backlog: Int32 = 128) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket") }
+        /// Closes the socket and names what failed (`code` is read before the close).
+        func failure(_ what: String, errno code: Int32 = errno) -> Failure {
+            close(fd)
+            return Failure(what, errno: code)
+        }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &addr.sin_addr) == 1 else {
-            close(fd)
-            throw Failure("bad IPv4 host \(host)", errno: EINVAL)
-        }
+        guard inet_pton(AF_INET, host, &addr.sin_addr) == 1 else { throw failure("bad IPv4 host \(host)", errno: EINVAL) }
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0 else {
-            let code = errno
-            close(fd)
-            throw Failure("bind \(host):\(port)", errno: code)
-        }
-        guard Glibc.listen(fd, backlog) == 0 else {
-            let code = errno
-            close(fd)
-            throw Failure("listen", errno: code)
-        }
+        guard bound == 0 else { throw failure("bind \(host):\(port)") }
+        guard Glibc.listen(fd, backlog) == 0 else { throw failure("listen") }
         var actual = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &actual) {

@@ -42,12 +42,6 @@ public final class HTTPServer: @unchecked Sendable {
 public func withHTTPServer<T>(handler: @escaping HTTPServer.Handler,
                               _ body: (HTTPServer) async throws -> T) async throws -> T {
     let server = try HTTPServer(handler: handler)
-    do {
-        let result = try await body(server)
-        server.stop()
-        return result
-    } catch {
-        server.stop()
-        throw error
-    }
+    defer { server.stop() }
+    return try await body(server)
 }

@@ -29,8 +29,7 @@ enum ResponseWriter {
         let userFraming = has.contains("content-length") || has.contains("transfer-encoding")
         var bodyCount = 0
         switch response.body {
-        case .bytes(let b), .drip(let b, _), .truncated(let b, _): bodyCount = b.count
-        case .closeDelimited(let b): bodyCount = b.count
+        case .bytes(let b), .drip(let b, _), .truncated(let b, _), .closeDelimited(let b): bodyCount = b.count
         case .chunked, .endless: bodyCount = 1
         case .stall: bodyCount = stallLength
         case .reset: bodyCount = 0

@@ -87,18 +87,12 @@ public struct FeedSourceEntry: Sendable, Equatable {
     ]
     /// The registered types' names, `pixabay, launches, array`.
     private static var typeNames: String {
-        var names: [String] = []
-        for type in FeedSources.registered { names.append(type.type) }
-        return names.joined(separator: ", ")
+        FeedSources.registered.map { $0.type }.joined(separator: ", ")
     }
 
     /// Each registered type's variant names, `pixabay: preview, webformat, large; …`.
     private static var variantsByType: String {
-        var parts: [String] = []
-        for type in FeedSources.registered {
-            parts.append(type.type + ": " + type.variantNames.joined(separator: ", "))
-        }
-        return parts.joined(separator: "; ")
+        FeedSources.registered.map { $0.type + ": " + $0.variantNames.joined(separator: ", ") }.joined(separator: "; ")
     }
 
     /// Keys refused with a pointer to `keyEnv`: secrets never sit in the file.
@@ -203,7 +197,6 @@ public struct FeedSourceEntry: Sendable, Equatable {
         self.path = path
         name = type.type
         url = ""
-        func fail(_ key: String, _ problem: String) -> ConfigError { self.fail(key, problem) }
 
         guard let url = try string("url") else { throw fail("url", "missing; expected the API's http:// or https:// URL") }
         let lower = url.lowercased()

@@ -49,23 +49,6 @@ public enum AddressClass: Sendable, Equatable {
         return .public
     }
 
-    /// Classifies a socket address (`AF_INET` or `AF_INET6`) of `length` bytes; `nil` for any
-    /// other family or a short address.
-    public static func of(_ address: UnsafeRawPointer, length: Int) -> AddressClass? {
-        switch Int32(address.load(fromByteOffset: 0, as: sa_family_t.self)) {
-        case AF_INET:
-            guard length >= MemoryLayout<sockaddr_in>.size else { return nil }
-            let sin = address.loadUnaligned(as: sockaddr_in.self)
-            return ipv4(UInt32(bigEndian: sin.sin_addr.s_addr))
-        case AF_INET6:
-            guard length >= MemoryLayout<sockaddr_in6>.size else { return nil }
-            let sin6 = address.loadUnaligned(as: sockaddr_in6.self)
-            return ipv6(withUnsafeBytes(of: sin6.sin6_addr) { Array($0) })
-        default:
-            return nil
-        }
-    }
-
     /// Classifies a numeric IPv4 or IPv6 address (`"169.254.169.254"`, `"::1"`, `"fe80::1%eth0"`;
     /// the zone after `%` is ignored); `nil` when `text` is not one.
     public static func of(numericHost text: String) -> AddressClass? {

@@ -13,16 +13,4 @@ enum CurlGlobal {
         }
         return nil
     }()
-
-    /// libcurl's version string, e.g. `"7.88.1"`.
-    static var version: String {
-        guard let info = fc_version_info(), let v = info.pointee.version else { return "unknown" }
-        return String(cString: v)
-    }
-
-    /// Whether this libcurl build supports HTTP/2 (used over TLS via ALPN).
-    static var supportsHTTP2: Bool {
-        guard let info = fc_version_info() else { return false }
-        return info.pointee.features & Int32(CURL_VERSION_HTTP2) != 0
-    }
 }

@@ -6,7 +6,7 @@ extension CurlLoop {
     /// resumes the transfer with an error when that fails.
     func begin(_ transfer: Transfer) {
         guard let easy = pool.popLast() ?? EasyHandle.make() else {
-            transfer.resume(throwing: HTTPError.curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed"))
+            transfer.resume(.failure(HTTPError.curl(code: Int(CURLE_FAILED_INIT.rawValue), message: "curl_easy_init failed")))
             return
         }
         transfer.easy = easy
@@ -15,14 +15,14 @@ extension CurlLoop {
             let error = HTTPError.fromCurl(code: rc.rawValue, message: easy.errorMessage(rc), recorded: nil,
                                            bytesReceived: 0, expected: nil, maxBytes: transfer.request.maxBytes)
             release(transfer)
-            transfer.resume(throwing: error)
+            transfer.resume(.failure(error))
             return
         }
         let mrc = curl_multi_add_handle(multi, easy.curl)
         if mrc != CURLM_OK {
             release(transfer)
             let message = String(cString: curl_multi_strerror(mrc))
-            transfer.resume(throwing: HTTPError.curl(code: Int(mrc.rawValue), message: message))
+            transfer.resume(.failure(HTTPError.curl(code: Int(mrc.rawValue), message: message)))
             return
         }
         transfer.activeIndex = active.count
@@ -51,19 +51,13 @@ extension CurlLoop {
         }
         if result == CURLE_OK {
             let response = transfer.makeResponse(easy)
-            var sink: (any BodySink)?
-            if response.isSuccess {
-                do {
-                    sink = try transfer.finishedSink()
-                } catch {
-                    detach(transfer)
-                    transfer.resume(throwing: error)
-                    return
-                }
-                transfer.bodySink = nil
+            // A 2xx sink destination hands its sink over (made now for an empty body).
+            let completed = Result { () throws -> CompletedTransfer in
+                CompletedTransfer(response: response, sink: response.isSuccess ? try transfer.finishedSink() : nil)
             }
+            transfer.bodySink = nil
             detach(transfer)
-            transfer.resume(returning: CompletedTransfer(response: response, sink: sink))
+            transfer.resume(completed)
         } else {
             var error: any Error = HTTPError.fromCurl(
                 code: result.rawValue, message: easy.errorMessage(result),
@@ -77,7 +71,7 @@ extension CurlLoop {
             }
             detach(transfer)
             transfer.discardSink()
-            transfer.resume(throwing: error)
+            transfer.resume(.failure(error))
         }
     }
 
@@ -87,7 +81,7 @@ extension CurlLoop {
         guard transfer.activeIndex >= 0 else { return }
         detach(transfer)
         transfer.discardSink()
-        transfer.resume(throwing: error)
+        transfer.resume(.failure(error))
     }
 
     /// Removes the transfer from the multi handle and the active table, and recycles its handle.
@@ -124,14 +118,8 @@ extension CurlLoop {
 extension Transfer {
     /// Calls the completion exactly once (loop thread only, or the caller's for a transfer that
     /// never reached the loop).
-    func resume(returning value: CompletedTransfer) {
-        completion?(.success(value))
-        completion = nil
-    }
-
-    /// Calls the completion exactly once with an error.
-    func resume(throwing error: any Error) {
-        completion?(.failure(error))
+    func resume(_ result: Result<CompletedTransfer, any Error>) {
+        completion?(result)
         completion = nil
     }
 }

@@ -29,7 +29,8 @@ final class CurlLoop: @unchecked Sendable {
 
     // Loop thread only (set up before the thread starts).
     let multi: UnsafeMutableRawPointer
-    let defaults: TransferDefaults
+    /// The engine's configuration, `noProxy` resolved (`noProxyList`).
+    let defaults: HTTPEngine.Configuration
     let poolLimit: Int
     /// Read and write ends of the wake-up pipe (non-blocking).
     let wakeRead: Int32
@@ -62,9 +63,9 @@ final class CurlLoop: @unchecked Sendable {
         wakeRead = pipeEnds[0]
         wakeWrite = pipeEnds[1]
         let concurrency = max(1, configuration.maxConcurrentTransfers)
-        defaults = TransferDefaults(
-            userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
-            noProxy: TransferDefaults.noProxy(configuration.noProxy, environment: nil))
+        var defaults = configuration
+        defaults.noProxy = configuration.noProxyList
+        self.defaults = defaults
         poolLimit = concurrency + 4
         active.reserveCapacity(concurrency)
         inbox.reserveCapacity(concurrency)
@@ -112,7 +113,7 @@ final class CurlLoop: @unchecked Sendable {
         if closed || transfer.cancelRequested {
             let error: any Error = closed ? HTTPError.engineShutDown : CancellationError()
             lock.unlock()
-            transfer.resume(throwing: error)
+            transfer.resume(.failure(error))
             return
         }
         transfer.submitted = true

@@ -107,13 +107,7 @@ public final class HTTPEngine: @unchecked Sendable {
         _ body: (HTTPEngine) async throws -> T
     ) async throws -> T {
         let engine = try HTTPEngine(configuration: configuration)
-        do {
-            let result = try await body(engine)
-            engine.shutdown()
-            return result
-        } catch {
-            engine.shutdown()
-            throw error
-        }
+        defer { engine.shutdown() }
+        return try await body(engine)
     }
 }

@@ -43,16 +43,9 @@ extension HTTPRequest {
         return bytes[bytes.index(bytes.startIndex, offsetBy: 4)] | 0x20 == UInt8(ascii: "s")
     }
 
-    /// Accepts only absolute `http://` and `https://` URLs with a non-empty host.
+    /// Accepts only absolute `http://` and `https://` URLs with a non-empty host, saying what is
+    /// wrong otherwise.
     static func validateURL(_ url: String) throws(HTTPError) {
-        // Fast path, one pass over the bytes: what `checkURL` accepts, for the usual URL.
-        var copy = url
-        if copy.withUTF8({ isPlainHTTPURL($0) }) { return }
-        try checkURL(url)
-    }
-
-    /// `validateURL` step by step, saying what is wrong.
-    static func checkURL(_ url: String) throws(HTTPError) {
         let bytes = url.utf8
         if bytes.isEmpty { throw .invalidURL("empty URL") }
         if bytes.count > maxURLLength { throw .invalidURL("URL longer than \(maxURLLength) bytes") }
@@ -85,18 +78,6 @@ extension HTTPRequest {
         guard let first = authority.first, first != 0x2F, first != 0x3F, first != 0x23 else {
             throw .invalidURL("no host in \(debugQuoted(url))")
         }
-    }
-}
-
-extension HTTPRequest {
-    /// Whether `bytes` are an `http://` or `https://` URL (any letter case) of at most
-    /// `maxURLLength` bytes with a host, and without spaces or control characters.
-    static func isPlainHTTPURL(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let start = URLCheck.plainHTTPSchemeLength(bytes, maxLength: maxURLLength), start < bytes.count else {
-            return false
-        }
-        let first = bytes[start]
-        return first != 0x2F && first != 0x3F && first != 0x23
     }
 }
 

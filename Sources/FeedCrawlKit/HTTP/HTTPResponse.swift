@@ -73,10 +73,6 @@ public struct HTTPResponse: Sendable {
         self.effectiveURL = effectiveURL
         self.redirectCount = redirectCount
         self.retryAfterSeconds = retryAfterSeconds
-        self.contentType = nil
-        self.etag = nil
-        self.lastModified = nil
-        self.contentLength = nil
         self.contentType = header("content-type")
         self.etag = header("etag")
         self.lastModified = header("last-modified")

@@ -13,18 +13,12 @@ extension Transfer {
         if purpose == CURLSOCKTYPE_IPCXN {
             // `addr` is declared as a 16-byte sockaddr but libcurl's storage holds the whole
             // address (28 bytes for IPv6): read it in place, never through a copy of `addr`.
-            let raw = UnsafeRawPointer(address) + Transfer.sockaddrOffset
-            let length = Int(address.pointee.addrlen)
-            let rule: String?
-            if let addressClass = AddressClass.of(raw, length: length) {
-                rule = request.addressPolicy.refusal(of: addressClass)
-            } else {
-                rule = request.addressPolicy == .any ? nil : "not an IP address"
-            }
-            if let rule {
+            // Classified from its numeric form, as the pre-request check classifies the peer's.
+            let host = numericHost(UnsafeRawPointer(address) + Transfer.sockaddrOffset, length: Int(address.pointee.addrlen))
+            if let rule = request.addressPolicy.refusal(ofNumericHost: host) {
                 let hop = redirectCount()
                 if connectRefusal == nil || connectRefusal?.hop != hop {
-                    connectRefusal = (.addressRefused(address: numericHost(raw, length: length), rule: rule), hop)
+                    connectRefusal = (.addressRefused(address: host, rule: rule), hop)
                 }
                 return CURL_SOCKET_BAD
             }

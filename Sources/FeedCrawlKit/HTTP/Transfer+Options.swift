@@ -1,37 +1,24 @@
 import CCurl
 import Glibc
 
-/// Engine-wide settings applied to every transfer.
-struct TransferDefaults: Sendable {
-    var userAgent: String
-    var caInfo: String?
-    /// `CURLOPT_PROXY`, or nil to leave the environment's proxy variables to libcurl.
-    var proxy: String? = nil
-    /// `CURLOPT_NOPROXY`: loopback plus the configured or environment's list.
-    var noProxy: String = TransferDefaults.noProxy(nil, environment: nil)
-
-    /// Loopback hosts, then `configured` (or the environment's `no_proxy`/`NO_PROXY` when nil).
-    /// Setting `CURLOPT_NOPROXY` replaces libcurl's own reading of the environment, hence both.
-    static func noProxy(_ configured: String?, environment: [String: String]?) -> String {
-        let environment = environment ?? Self.environment()
-        let rest = configured ?? environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
+extension HTTPEngine.Configuration {
+    /// `CURLOPT_NOPROXY`: loopback hosts, then `noProxy` (or the environment's `no_proxy`/`NO_PROXY`
+    /// when nil). Setting it replaces libcurl's own reading of the environment, hence both.
+    var noProxyList: String {
+        let environment = ["no_proxy", "NO_PROXY"].lazy.compactMap { (name: String) -> String? in
+            getenv(name).map { String(cString: $0) }
+        }
+        let rest = noProxy ?? environment.first ?? ""
         let loopback = "localhost,127.0.0.1,::1"
         return rest.trimmingASCIIWhitespace().isEmpty ? loopback : loopback + "," + rest
-    }
-
-    private static func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        for name in ["no_proxy", "NO_PROXY"] {
-            if let value = getenv(name) { result[name] = String(cString: value) }
-        }
-        return result
     }
 }
 
 extension Transfer {
-    /// Sets every option for this request on `easy` (a fresh or reset handle).
-    /// Returns the first failing `CURLcode`, or `CURLE_OK`.
-    func configure(_ easy: EasyHandle, defaults: TransferDefaults) -> CURLcode {
+    /// Sets every option for this request on `easy` (a fresh or reset handle), with the engine's
+    /// `defaults` (their `noProxy` already `noProxyList`). Returns the first failing `CURLcode`,
+    /// or `CURLE_OK`.
+    func configure(_ easy: EasyHandle, defaults: HTTPEngine.Configuration) -> CURLcode {
         let h = easy.curl
         let context = Unmanaged.passUnretained(self).toOpaque()
         var rc = CURLE_OK
@@ -79,7 +66,9 @@ extension Transfer {
         if let proxy = defaults.proxy {
             check(fc_setopt_str(h, CURLOPT_PROXY, proxy))
         }
-        check(fc_setopt_str(h, CURLOPT_NOPROXY, defaults.noProxy))
+        if let noProxy = defaults.noProxy {
+            check(fc_setopt_str(h, CURLOPT_NOPROXY, noProxy))
+        }
         if let caInfo = defaults.caInfo {
             check(fc_setopt_str(h, CURLOPT_CAINFO, caInfo))
         }
@@ -107,7 +96,13 @@ extension Transfer {
             check(fc_setopt_slist(h, CURLOPT_HTTPHEADER, headerList))
         }
         if let upload {
-            check(configureUpload(h, upload, context: context))
+            // A PUT streamed from the file; its length goes out as `Content-Length`.
+            check(fc_setopt_long(h, CURLOPT_UPLOAD, 1))
+            check(fc_setopt_readfn(h, transferReadCallback))
+            check(fc_setopt_ptr(h, CURLOPT_READDATA, context))
+            check(fc_setopt_seekfn(h, transferSeekCallback))
+            check(fc_setopt_ptr(h, CURLOPT_SEEKDATA, context))
+            check(fc_setopt_off(h, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload.size)))
         } else if request.method == .post || request.method == .put {
             let body = request.body ?? []
             check(fc_setopt_off(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))

@@ -12,43 +12,22 @@ struct UploadFile {
 
     /// Opens `path` and takes its length.
     static func open(_ path: String) throws(HTTPError) -> UploadFile {
-        let shown = path
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw .bodyFile(path: shown, problem: "\(errnoDescription(code)) (errno \(code))")
-        }
         var info = stat()
-        guard fstat(fd, &info) == 0 else {
+        guard fd >= 0, fstat(fd, &info) == 0 else {
             let code = errno
-            Glibc.close(fd)
-            throw .bodyFile(path: shown, problem: "\(errnoDescription(code)) (errno \(code))")
+            if fd >= 0 { Glibc.close(fd) }
+            throw .bodyFile(path: path, problem: "\(errnoDescription(code)) (errno \(code))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             Glibc.close(fd)
-            throw .bodyFile(path: shown, problem: "not a regular file")
+            throw .bodyFile(path: path, problem: "not a regular file")
         }
         return UploadFile(fd: fd, size: Int64(info.st_size))
     }
 }
 
 extension Transfer {
-    /// Sets the upload options for `upload` on `h`: `CURLOPT_UPLOAD` (a PUT), the read and seek
-    /// callbacks, and the length as `CURLOPT_INFILESIZE_LARGE` (a `Content-Length` goes out).
-    func configureUpload(_ h: UnsafeMutableRawPointer, _ upload: UploadFile, context: UnsafeMutableRawPointer) -> CURLcode {
-        var rc = CURLE_OK
-        func check(_ r: CURLcode) {
-            if rc == CURLE_OK && r != CURLE_OK { rc = r }
-        }
-        check(fc_setopt_long(h, CURLOPT_UPLOAD, 1))
-        check(fc_setopt_readfn(h, transferReadCallback))
-        check(fc_setopt_ptr(h, CURLOPT_READDATA, context))
-        check(fc_setopt_seekfn(h, transferSeekCallback))
-        check(fc_setopt_ptr(h, CURLOPT_SEEKDATA, context))
-        check(fc_setopt_off(h, CURLOPT_INFILESIZE_LARGE, curl_off_t(upload.size)))
-        return rc
-    }
-
     /// The read callback's body: up to `buffer.count` bytes of the body file at the current
     /// offset. Returns the count, or `CURL_READFUNC_ABORT` after noting `failure`.
     func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -61,11 +40,11 @@ extension Transfer {
             if n < 0 && errno == EINTR { continue }
             if n < 0 {
                 let code = errno
-                failure = .bodyFile(path: uploadDisplayPath, problem: "\(errnoDescription(code)) (errno \(code))")
+                failure = .bodyFile(path: request.bodyFile ?? "", problem: "\(errnoDescription(code)) (errno \(code))")
                 return Int(CURL_READFUNC_ABORT)
             }
             if n == 0 {
-                failure = .bodyFile(path: uploadDisplayPath,
+                failure = .bodyFile(path: request.bodyFile ?? "",
                                     problem: "ended after \(upload.offset) of \(upload.size) bytes while it was sent")
                 return Int(CURL_READFUNC_ABORT)
             }
@@ -83,11 +62,6 @@ extension Transfer {
         upload.offset = offset
         self.upload = upload
         return Int32(CURL_SEEKFUNC_OK)
-    }
-
-    /// The body file as named in errors.
-    var uploadDisplayPath: String {
-        request.bodyFile ?? ""
     }
 
     /// Closes the body file, if open.

@@ -108,9 +108,7 @@ final class Transfer: @unchecked Sendable {
         switch request.destination {
         case .memory:
             route = .memory
-            var length: curl_off_t = -1
-            fc_getinfo_off(easy.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-            if length > 0 && Int64(length) <= request.maxBytes && !request.acceptEncoding {
+            if let length = expectedLength(easy), length > 0 && length <= request.maxBytes && !request.acceptEncoding {
                 body.reserveCapacity(Int(length))
             }
         case .sink(let make):

@@ -21,7 +21,7 @@ public struct AtomicFileStream {
     public mutating func write(_ bytes: [UInt8]) throws(FileSystemError) {
         if buffer.count + bytes.count > Self.bufferSize { try flush() }
         if bytes.count >= Self.bufferSize {
-            try writeOut(bytes)
+            try FileIO.writeAll(fd, bytes, path: path)
         } else {
             buffer.append(contentsOf: bytes)
         }
@@ -30,15 +30,8 @@ public struct AtomicFileStream {
     /// Writes out what is buffered.
     public mutating func flush() throws(FileSystemError) {
         guard !buffer.isEmpty else { return }
-        try writeOut(buffer)
+        try FileIO.writeAll(fd, buffer, path: path)
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    private func writeOut(_ bytes: [UInt8]) throws(FileSystemError) {
-        let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(FileSystemError) in try FileIO.writeAll(fd, raw, path: path) }
-        }
-        try result.get()
     }
 }
 

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
 
 /// Crash-safe whole-file writes: the bytes go to a temporary file in the destination's directory,
 /// which is then renamed over the destination, so readers see the old file or the new one,
@@ -21,7 +20,7 @@ public enum AtomicFile {
     ///   `write /out/manifest.json.3f09c2a1b4d8.part: no space left on device`). The temporary
     ///   file is removed on failure; the destination is untouched.
     public static func write(
-        _ bytes: UnsafeRawBufferPointer, to path: String, permissions: mode_t = 0o644, durable: Bool = true
+        _ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, durable: Bool = true
     ) throws(FileSystemError) {
         try replace(path, permissions: permissions, durable: durable) { (fd, temp) throws(FileSystemError) in
             try FileIO.writeAll(fd, bytes, path: temp)
@@ -53,30 +52,6 @@ public enum AtomicFile {
             throw error
         }
         if durable { try FileIO.syncDirectory(FileIO.directoryName(of: path)) }
-    }
-
-    /// Writes `bytes` to `path` atomically; see `write(_:to:permissions:durable:)`.
-    public static func write(
-        _ bytes: [UInt8], to path: String, permissions: mode_t = 0o644, durable: Bool = true
-    ) throws(FileSystemError) {
-        let result = bytes.withUnsafeBytes { raw in
-            Result { () throws(FileSystemError) in
-                try write(raw, to: path, permissions: permissions, durable: durable)
-            }
-        }
-        try result.get()
-    }
-
-    /// Writes `data` to `path` atomically; see `write(_:to:permissions:durable:)`.
-    public static func write(
-        _ data: Data, to path: String, permissions: mode_t = 0o644, durable: Bool = true
-    ) throws(FileSystemError) {
-        let result = data.withUnsafeBytes { raw in
-            Result { () throws(FileSystemError) in
-                try write(raw, to: path, permissions: permissions, durable: durable)
-            }
-        }
-        try result.get()
     }
 
     /// A fresh temporary path next to `path`: `"<path>.<12 random hex digits>.part"`.

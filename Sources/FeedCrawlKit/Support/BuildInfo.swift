@@ -17,7 +17,10 @@ public enum BuildInfo {
     public static var userAgent: String { "feedcrawl/\(version)" }
 
     /// libcurl's version, e.g. `7.88.1`.
-    public static var libcurlVersion: String { CurlGlobal.version }
+    public static var libcurlVersion: String {
+        guard let version = fc_version_info()?.pointee.version else { return "unknown" }
+        return String(cString: version)
+    }
 
     /// What the running libcurl brings that feedcrawl uses: its TLS library, the decoders
     /// (zlib, brotli, zstd) and HTTP/2, e.g. `["OpenSSL/3.0.19", "zlib/1.2.13", "brotli/1.0.9",

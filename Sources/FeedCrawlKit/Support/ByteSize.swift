@@ -92,8 +92,6 @@ public enum ByteSize {
 
     private static let unitNames = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
 
-    /// Human-readable binary size: `"512 B"`, `"1 KiB"`, `"1.5 MiB"`, `"20 MiB"`, `"2.3 GiB"`.
-    /// One decimal at most, dropped when it is zero; negative values get a leading `-`.
     /// `bytes` exactly, as an option takes it: the largest unit that divides it, `2G`, `500K`,
     /// `1536K`, else the bytes, `1000`. `parse` reads it back to the same number.
     public static func exact(_ bytes: Int64) -> String {
@@ -105,6 +103,8 @@ public enum ByteSize {
         return "\(bytes)"
     }
 
+    /// Human-readable binary size: `"512 B"`, `"1 KiB"`, `"1.5 MiB"`, `"20 MiB"`, `"2.3 GiB"`.
+    /// One decimal at most, dropped when it is zero; negative values get a leading `-`.
     public static func format(_ bytes: Int64) -> String {
         if bytes < 0 {
             return "-" + format(bytes == .min ? .max : -bytes)

@@ -53,7 +53,7 @@ public enum DurationParser {
             // Number: digits with at most one dot, at least one digit.
             let numberStart = i
             var digits = 0, dots = 0
-            while i < chars.count, isDigit(chars[i]) || chars[i] == "." {
+            while i < chars.count, ("0"..."9").contains(chars[i]) || chars[i] == "." {
                 if chars[i] == "." { dots += 1 } else { digits += 1 }
                 i += 1
             }
@@ -65,7 +65,7 @@ public enum DurationParser {
             }
             // Unit: ASCII letters.
             let unitStart = i
-            while i < chars.count, isLetter(chars[i]) { i += 1 }
+            while i < chars.count, ("a"..."z").contains(chars[i]) || ("A"..."Z").contains(chars[i]) { i += 1 }
             let unit = String(String.UnicodeScalarView(chars[unitStart..<i]))
             if unit.isEmpty {
                 // A bare number is seconds, but only on its own: "1h30" is ambiguous.
@@ -82,11 +82,6 @@ public enum DurationParser {
             while i < chars.count, chars[i] == " " { i += 1 }
         }
         return total
-    }
-
-    static func isDigit(_ c: Unicode.Scalar) -> Bool { (0x30...0x39).contains(c.value) }
-    static func isLetter(_ c: Unicode.Scalar) -> Bool {
-        (0x41...0x5A).contains(c.value) || (0x61...0x7A).contains(c.value)
     }
 
     /// Compact form of a duration: `"250ms"`, `"1.5s"`, `"45s"`, `"1h30m"`, `"7d"`, `"1d2h3m4s"`.

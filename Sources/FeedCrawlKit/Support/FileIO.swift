@@ -37,6 +37,11 @@ public enum FileIO {
         }
     }
 
+    /// `writeAll(_:_:path:)` for the bytes of an array.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(FileSystemError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(FileSystemError) in try writeAll(fd, raw, path: path) } }.get()
+    }
+
     /// `fsync` (or `fdatasync` when `dataOnly`), retrying on EINTR.
     public static func sync(_ fd: Int32, path: String, dataOnly: Bool = false) throws(FileSystemError) {
         while (dataOnly ? fdatasync(fd) : fsync(fd)) != 0 {
@@ -58,24 +63,18 @@ public enum FileIO {
         var out = [UInt8]()
         var st = stat()
         if fstat(fd, &st) == 0, st.st_size > 0 { out.reserveCapacity(min(Int(st.st_size), maxBytes) + 1) }
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                guard out.count + n <= maxBytes else { throw FileSystemError("read", path: path, code: EFBIG) }
-                out.append(contentsOf: chunk[0..<n])
-            } else if n == 0 {
-                return out
-            } else if errno != EINTR {
-                throw FileSystemError("read", path: path)
-            }
+        try readChunks(fd, path: path) { (chunk) throws(FileSystemError) in
+            guard out.count + chunk.count <= maxBytes else { throw FileSystemError("read", path: path, code: EFBIG) }
+            out.append(contentsOf: chunk)
         }
+        return out
     }
 
     /// Reads `fd` from where it stands to its end, handing each chunk (at most 64 KiB, valid only
-    /// during the call) to `chunk`. `path` only labels errors.
+    /// during the call) to `chunk`; an error `chunk` throws ends the reading. `path` only labels
+    /// errors.
     public static func readChunks(
-        _ fd: Int32, path: String, _ chunk: (UnsafeRawBufferPointer) -> Void
+        _ fd: Int32, path: String, _ chunk: (UnsafeRawBufferPointer) throws(FileSystemError) -> Void
     ) throws(FileSystemError) {
         let size = 64 << 10
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
@@ -83,7 +82,7 @@ public enum FileIO {
         while true {
             let n = Glibc.read(fd, buffer.baseAddress, size)
             if n > 0 {
-                chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                try chunk(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             } else if n == 0 {
                 return
             } else if errno != EINTR {

@@ -46,7 +46,13 @@ enum WriteFaults {
     @inline(__always)
     static func check(path: @autoclosure () -> String, count: Int) -> Int32? {
         guard faults.withLock({ !$0.isEmpty }) else { return nil }
-        return slowCheck(path: path(), count: Int64(count))
+        let path = path()
+        return faults.withLock { list in
+            guard let index = list.firstIndex(where: { path.hasPrefix($0.directory) }) else { return nil }
+            if list[index].budget < Int64(count) { return list[index].code }
+            list[index].budget -= Int64(count)
+            return nil
+        }
     }
 
     /// Gives `count` bytes back to the fault covering `path` (a file there was deleted).
@@ -55,15 +61,6 @@ enum WriteFaults {
         faults.withLock { list in
             guard let index = list.firstIndex(where: { path.hasPrefix($0.directory) }) else { return }
             list[index].budget += count
-        }
-    }
-
-    private static func slowCheck(path: String, count: Int64) -> Int32? {
-        faults.withLock { list in
-            guard let index = list.firstIndex(where: { path.hasPrefix($0.directory) }) else { return nil }
-            if list[index].budget < count { return list[index].code }
-            list[index].budget -= count
-            return nil
         }
     }
 }

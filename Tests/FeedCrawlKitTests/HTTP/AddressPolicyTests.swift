@@ -24,7 +24,7 @@ struct AddressPolicyTests {
         var sin = sockaddr_in()
         sin.sin_family = sa_family_t(AF_INET)
         #expect(inet_pton(AF_INET, text, &sin.sin_addr) == 1)
-        let viaSockaddr = withUnsafeBytes(of: &sin) { AddressClass.of($0.baseAddress!, length: $0.count) }
+        let viaSockaddr = withUnsafeBytes(of: &sin) { AddressClass.of(numericHost: numericHost($0.baseAddress!, length: $0.count)) }
         #expect(viaSockaddr == expected)
         // The same address mapped into IPv6 is classified as itself.
         #expect(AddressClass.of(numericHost: "::ffff:" + text) == expected)
@@ -49,7 +49,7 @@ struct AddressPolicyTests {
         var sin6 = sockaddr_in6()
         sin6.sin6_family = sa_family_t(AF_INET6)
         #expect(inet_pton(AF_INET6, text, &sin6.sin6_addr) == 1)
-        let viaSockaddr = withUnsafeBytes(of: &sin6) { AddressClass.of($0.baseAddress!, length: $0.count) }
+        let viaSockaddr = withUnsafeBytes(of: &sin6) { AddressClass.of(numericHost: numericHost($0.baseAddress!, length: $0.count)) }
         #expect(viaSockaddr == expected)
     }
 
@@ -71,14 +71,14 @@ struct AddressPolicyTests {
     @Test func otherFamiliesAndShortAddressesAreNotClassified() {
         var sun = sockaddr_un()
         sun.sun_family = sa_family_t(AF_UNIX)
-        #expect(withUnsafeBytes(of: &sun) { AddressClass.of($0.baseAddress!, length: $0.count) } == nil)
+        #expect(withUnsafeBytes(of: &sun) { AddressClass.of(numericHost: numericHost($0.baseAddress!, length: $0.count)) } == nil)
         var sin6 = sockaddr_in6()
         sin6.sin6_family = sa_family_t(AF_INET6)
         // An AF_INET6 address cut to sockaddr's 16 bytes.
-        #expect(withUnsafeBytes(of: &sin6) { AddressClass.of($0.baseAddress!, length: 16) } == nil)
+        #expect(withUnsafeBytes(of: &sin6) { AddressClass.of(numericHost: numericHost($0.baseAddress!, length: 16)) } == nil)
         var sin = sockaddr_in()
         sin.sin_family = sa_family_t(AF_INET)
-        #expect(withUnsafeBytes(of: &sin) { AddressClass.of($0.baseAddress!, length: 8) } == nil)
+        #expect(withUnsafeBytes(of: &sin) { AddressClass.of(numericHost: numericHost($0.baseAddress!, length: 8)) } == nil)
     }
 
     @Test func numericHostNamesSocketAddresses() {
