@@ -129,7 +129,7 @@ final class ImagePipeline: @unchecked Sendable {
         var tokens: [Int?] = []
         tokens.reserveCapacity(page.count)
         for item in page {
-            let token = lock.withLock { items.add(item, group: group, awaitingDetails: awaitingDetails, seen: recorder.runStarted) }
+            let token = lock.withLock { items.add(item, awaitingDetails: awaitingDetails, seen: recorder.runStarted) }
             tokens.append(token)
             if let problem = item.problem {
                 lock.withLock {
@@ -188,20 +188,18 @@ final class ImagePipeline: @unchecked Sendable {
             switch step {
             case .done: return
             case .start(let requests): startTransfers(requests); return
-            case .waitForURL:
+            case .wait, .waitForURL:
+                // Until the queue has room, or the URL's stopped task has ended; then look again.
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let resumeNow: Bool = lock.withLock {
-                        if tasks[image.url]?.stopRequested != true || stopReason != nil { return true }
-                        urlWaiters[image.url, default: []].append(continuation)
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-            case .wait:
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let resumeNow: Bool = lock.withLock {
-                        if scheduler.hasRoom || stopReason != nil { return true }
-                        roomWaiters.append(continuation)
+                        if stopReason != nil { return true }
+                        if case .wait = step {
+                            if scheduler.hasRoom { return true }
+                            roomWaiters.append(continuation)
+                        } else {
+                            if tasks[image.url]?.stopRequested != true { return true }
+                            urlWaiters[image.url, default: []].append(continuation)
+                        }
                         return false
                     }
                     if resumeNow { continuation.resume() }
