@@ -67,13 +67,13 @@ extension ImagePipeline {
     func startAttempt(_ url: String) {
         enum Begin {
             case request(ImageTask)
-            case stopped
-            case notFetched(String)
+            /// Stopped, or not fetched: the outcome.
+            case end(ImageRecord.Outcome)
             case throttled
         }
         let begin: Begin = lock.withLock {
-            guard let task = tasks[url], !task.stopRequested else { return .stopped }
-            if let error = storage?.itemError { return .notFetched(error) }
+            guard let task = tasks[url], !task.stopRequested else { return .end(cancelledOutcome(nil)) }
+            if let error = storage?.itemError { return .end(.init(status: .failed, error: error)) }
             if task.admittedAt == nil {
                 let now = clock()
                 switch throttle.admit(url, host: task.image.host, now: now) {
@@ -93,11 +93,8 @@ extension ImagePipeline {
         case .throttled:
             pumpThrottle()
             return
-        case .stopped:
-            end(url, .done(cancelledOutcome(nil), nil))
-            return
-        case .notFetched(let error):
-            end(url, .done(.init(status: .failed, error: error), nil))
+        case .end(let outcome):
+            end(url, .done(outcome, nil))
             return
         }
         do {
@@ -203,11 +200,12 @@ extension ImagePipeline {
         case .retry(let reason, let retryAfter, let pushback):
             enum Next {
                 case wait(number: Int, delay: Double)
-                case stop(String?)
+                /// No retry: the outcome (`cancelled` for a stopped task, else `failed`).
+                case stop(ImageRecord.Outcome)
             }
             var source: String?
             let next: Next = lock.withLock {
-                guard let task = tasks[url], !task.stopRequested else { return .stop(nil) }
+                guard let task = tasks[url], !task.stopRequested else { return .stop(cancelledOutcome(nil)) }
                 // The source of the first item waiting for the image (two lookups, on retries only).
                 source = scheduler.firstSubscriber(running: url).flatMap { items.source(token: $0.token) }
                 // A host that pushes back is being slowed down (HostThrottle): the first `retries`
@@ -216,22 +214,20 @@ extension ImagePipeline {
                 if pushback != nil, task.forgivenPushbacks < settings.policy.retry.retries {
                     task.forgivenPushbacks += 1
                 }
-                guard settings.policy.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else { return .stop(reason) }
+                guard settings.policy.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else {
+                    return .stop(.init(status: .failed, error: reason))
+                }
                 let number = task.attempt
                 switch settings.policy.retry.decide(beforeRetry: number, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
                 case .wait(let delay):
                     task.attempt += 1
                     return .wait(number: number, delay: delay)
                 case .giveUp(let why):
-                    return .stop("\(reason): \(why)")
+                    return .stop(.init(status: .failed, error: "\(reason): \(why)"))
                 }
             }
             guard case .wait(let number, let delay) = next else {
-                if case .stop(let error?) = next {
-                    end(url, .done(.init(status: .failed, error: error), nil))
-                } else {
-                    end(url, .done(cancelledOutcome(nil), nil))
-                }
+                if case .stop(let outcome) = next { end(url, .done(outcome, nil)) }
                 return
             }
             events(.retrying(url: url, attempt: number, delay: delay, reason: reason, source: source))
