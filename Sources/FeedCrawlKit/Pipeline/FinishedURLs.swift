@@ -122,9 +122,6 @@ struct FinishedURLs {
         }
     }
 
-    /// Whether the URL with `key` got its file this run or kept one (for the end of the run).
-    func contains(_ key: UInt64) -> Bool { self[key] != nil }
-
     private func lookUp(_ key: UInt64) -> UInt64? {
         if let raw = recent[key] { return raw }
         for run in runs.reversed() {

@@ -11,20 +11,11 @@ final class ImageCommitter: @unchecked Sendable {
     struct Job: Sendable {
         var url: String
         var outcome: ImageRecord.Outcome
-        var file: Placement?
+        var file: CacheCommit?
     }
 
-    /// A downloaded body: the sink holding it, where it goes, what it replaces.
-    struct Placement: Sendable {
-        /// The body, written but not yet committed.
-        var sink: any CacheSink
-        /// The entry's name (`cache/ab/<key>.<ext>`).
-        var final: String
-        /// The name of an earlier copy of the same URL (another image type) to remove, if any.
-        var replaced: String?
-    }
-
-    typealias Deliver = @Sendable ([(url: String, outcome: ImageRecord.Outcome)]) -> Void
+    /// Hears each batch's jobs, their bodies committed (a failed commit's outcome is `failed`).
+    typealias Deliver = @Sendable ([Job]) -> Void
     /// Flushes the journal when `force` or when it is due; returns false when it failed.
     typealias Flush = @Sendable (_ force: Bool) -> Void
 
@@ -213,27 +204,21 @@ final class ImageCommitter: @unchecked Sendable {
     }
 
     /// Commits the batch's bodies (`CacheStore.commitAll`: at once where the store can) and
-    /// delivers the batch's outcomes. Takes the jobs out of `batch` (moving them, not copying),
-    /// leaving it empty with its capacity. Returns how many bodies it committed or failed.
+    /// delivers the batch, leaving `batch` empty with its capacity. Returns how many bodies it
+    /// committed or failed.
     @discardableResult
     private func process(_ batch: inout [Job]) -> Int {
-        var commits: [CacheCommit] = []
-        for job in batch {
-            if let file = job.file { commits.append(CacheCommit(sink: file.sink, name: file.final, replacing: file.replaced)) }
-        }
-        var errors = commits.isEmpty ? [] : store.commitAll(commits)[...]
-        var outcomes: [(url: String, outcome: ImageRecord.Outcome)] = []
-        outcomes.reserveCapacity(batch.count)
-        batch.reverse()
-        while let job = batch.popLast() {
-            var outcome = job.outcome
-            if job.file != nil, let error = errors.popFirst() ?? nil {
+        let commits = batch.compactMap(\.file)
+        if !commits.isEmpty {
+            var errors = store.commitAll(commits).makeIterator()
+            for index in batch.indices where batch[index].file != nil {
+                guard let error = errors.next() ?? nil else { continue }
                 noteWriteFailure(error.path, error.code)
-                outcome = .init(status: .failed, error: error.description)
+                batch[index].outcome = .init(status: .failed, error: error.description)
             }
-            outcomes.append((job.url, outcome))
         }
-        deliver(outcomes)
+        deliver(batch)
+        batch.removeAll(keepingCapacity: true)
         return commits.count
     }
 }

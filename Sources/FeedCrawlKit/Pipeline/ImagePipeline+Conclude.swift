@@ -4,7 +4,7 @@ extension ImagePipeline {
     /// What one attempt's result means (on the engine's thread: no blocking call but the
     /// `discard` of a body that will not be kept): the body validated and ready to be committed,
     /// a 304, a permanent failure, or a reason to retry.
-    func conclude(_ prepared: Prepared, _ result: Result<CompletedTransfer, any Error>) -> Attempt {
+    func conclude(_ task: ImageTask, _ result: Result<CompletedTransfer, any Error>) -> Attempt {
         let completed: CompletedTransfer
         switch result {
         case .success(let value):
@@ -19,7 +19,7 @@ extension ImagePipeline {
             return .done(.init(status: .failed, error: "\(error)"), nil)
         }
         let response = completed.response
-        if response.status == 304, var outcome = prepared.previous {
+        if response.status == 304, var outcome = task.previous {
             outcome.status = .revalidated
             outcome.error = nil
             outcome.fetchedAt = Date()
@@ -53,7 +53,7 @@ extension ImagePipeline {
             sink.discard()
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
-            let relative = CacheLayout.relativePath(forKey: prepared.key.hex, format: info.format)
+            let relative = CacheLayout.relativePath(forKey: task.image.key.hex, format: info.format)
             var outcome = ImageRecord.Outcome(status: .downloaded)
             outcome.file = relative
             outcome.bytes = response.bytesReceived
@@ -64,9 +64,9 @@ extension ImagePipeline {
             outcome.etag = response.etag
             outcome.lastModified = response.lastModified
             outcome.fetchedAt = Date()
-            let old = prepared.previous?.file
+            let old = task.previous?.file
             let replaced = settings.removesReplacedFiles && old != relative ? old : nil
-            return .done(outcome, .init(sink: sink, final: relative, replaced: replaced))
+            return .done(outcome, CacheCommit(sink: sink, name: relative, replacing: replaced))
         }
     }
 

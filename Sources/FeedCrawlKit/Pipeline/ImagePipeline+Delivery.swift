@@ -3,18 +3,18 @@ import FoundationEssentials
 extension ImagePipeline {
     /// The committer's batch: each URL's outcome goes to every subscriber, and the URL is
     /// remembered (`finished`) so a later listing of it gets the same outcome.
-    func deliver(_ outcomes: [(url: String, outcome: ImageRecord.Outcome)]) {
+    func deliver(_ jobs: [ImageCommitter.Job]) {
         var idle: [CheckedContinuation<Void, Never>] = []
         var waiters: [CheckedContinuation<Void, Never>] = []
         // One lock for the batch: the engine's thread waits on this lock to start transfers.
         lock.withLock {
-            for (url, raw) in outcomes {
-                guard let task = tasks.removeValue(forKey: url) else { continue }
-                if let waiting = urlWaiters.removeValue(forKey: url) { waiters += waiting }
-                let outcome = raw.keeping(task.previous).bounded()
+            for job in jobs {
+                guard let task = tasks.removeValue(forKey: job.url) else { continue }
+                if let waiting = urlWaiters.removeValue(forKey: job.url) { waiters += waiting }
+                let outcome = job.outcome.keeping(task.previous).bounded()
                 if outcome.status != .cancelled, let first = task.subscribers.first {
-                    finished[task.key.prefix] = .pending(token: first.token, image: first.image)
-                    items.own(token: first.token, image: first.image, key: task.key.prefix)
+                    finished[task.image.key.prefix] = .pending(token: first.token, image: first.image)
+                    items.own(token: first.token, image: first.image, key: task.image.key.prefix)
                 }
                 for subscriber in task.subscribers { resolveLocked(subscriber, outcome) }
                 if outcome.status == .downloaded { downloaded += outcome.bytes ?? 0 }
@@ -67,21 +67,24 @@ extension ImagePipeline {
         }
     }
 
-    /// The outcome this run already got for `url`, when it finished one (not cancelled).
-    func finishedOutcomeLocked(_ url: String, key: CacheKey) -> ImageRecord.Outcome? {
-        let image: ImageRecord?
+    /// The outcome this run already got for `image`'s URL, when it finished one (not cancelled).
+    func finishedOutcomeLocked(_ image: ImageURL) -> ImageRecord.Outcome? {
+        // Another URL with the same 64-bit key prefix is not this one.
+        guard let record = finishedImageLocked(image.key), record.url == image.url else { return nil }
+        return record.outcome
+    }
+
+    /// The image this run finished under `key`'s first 64 bits (pending, being journaled, or
+    /// read back from the journal), if any.
+    func finishedImageLocked(_ key: CacheKey) -> ImageRecord? {
         switch finished[key.prefix] {
         case nil:
             return nil
         case .pending(let token, let index)?:
-            image = items.image(token: token, index: index) ?? recording[token]?.image(index) ?? nil
+            return items.image(token: token, index: index) ?? recording[token]?.image(index) ?? nil
         case .journaled(let offset, let index)?:
-            let item = recorder.item(startingAt: offset)
-            image = item.flatMap { index < $0.images.count ? $0.images[index] : nil }
+            return recorder.item(startingAt: offset).flatMap { index < $0.images.count ? $0.images[index] : nil }
         }
-        // Another URL with the same 64-bit key prefix is not this one.
-        guard let image, image.url == url else { return nil }
-        return image.outcome
     }
 
     // MARK: Cancellation
@@ -89,9 +92,7 @@ extension ImagePipeline {
     /// Cancels everything, now and later: waiting images are `cancelled` (with `reason` as
     /// their error), transfers in flight are stopped.
     func cancelAll(reason: String = "cancelled") {
-        var handles: [TransferHandle] = []
-        var waits: [Task<Void, Never>] = []
-        var unqueued: [(url: String, previous: ImageRecord.Outcome?)] = []
+        var stopping = Stopping()
         let rooms: [CheckedContinuation<Void, Never>] = lock.withLock {
             if stopReason == nil { stopReason = reason }
             let removed = scheduler.removeWaiting { _ in true }
@@ -99,15 +100,7 @@ extension ImagePipeline {
                 let previous = tasks.removeValue(forKey: entry.key)?.previous
                 for subscriber in entry.subscribers { resolveLocked(subscriber, cancelledOutcome(previous)) }
             }
-            for task in tasks.values where !task.committing {
-                task.stopRequested = true
-                if let handle = task.handle { handles.append(handle) }
-                if let wait = task.retryWait { waits.append(wait) }
-                if task.queuedInThrottle, throttle.remove(task.url, host: task.host) {
-                    task.queuedInThrottle = false
-                    unqueued.append((task.url, task.previous))
-                }
-            }
+            for task in tasks.values where !task.committing { stopLocked(task, &stopping) }
             var rooms: [CheckedContinuation<Void, Never>] = []
             swap(&rooms, &roomWaiters)
             for waiting in urlWaiters.values { rooms += waiting }
@@ -115,8 +108,7 @@ extension ImagePipeline {
             return rooms
         }
         recordCompleted()
-        stop(handles, waits)
-        for task in unqueued { end(task.url, .done(cancelledOutcome(task.previous), nil)) }
+        stop(stopping)
         for room in rooms { room.resume() }
         wakeIfIdle()
     }
@@ -124,9 +116,7 @@ extension ImagePipeline {
     /// Cancels a source's images: its subscribers leave every task (getting `cancelled`); a task
     /// no other source wants is removed or stopped. Later submissions of the group are cancelled.
     func cancel(group: Int) {
-        var handles: [TransferHandle] = []
-        var waits: [Task<Void, Never>] = []
-        var unqueued: [(url: String, previous: ImageRecord.Outcome?)] = []
+        var stopping = Stopping()
         lock.withLock {
             cancelledGroups.insert(group)
             let result = scheduler.unsubscribe(group: group)
@@ -135,25 +125,37 @@ extension ImagePipeline {
             }
             for key in result.removed { tasks[key] = nil }
             for key in result.stop {
-                guard let task = tasks[key] else { continue }
-                task.stopRequested = true
-                if let handle = task.handle { handles.append(handle) }
-                if let wait = task.retryWait { waits.append(wait) }
-                if task.queuedInThrottle, throttle.remove(task.url, host: task.host) {
-                    task.queuedInThrottle = false
-                    unqueued.append((task.url, task.previous))
-                }
+                if let task = tasks[key] { stopLocked(task, &stopping) }
             }
         }
         recordCompleted()
-        stop(handles, waits)
-        for task in unqueued { end(task.url, .done(cancelledOutcome(task.previous), nil)) }
+        stop(stopping)
         wakeIfIdle()
     }
 
-    private func stop(_ handles: [TransferHandle], _ waits: [Task<Void, Never>]) {
-        for handle in handles { engine.cancel(handle) }
-        for wait in waits { wait.cancel() }
+    /// What stopping tasks takes once the lock is let go: their transfers, their retry waits,
+    /// and the tasks taken out of the host throttle's queue (ended `cancelled`).
+    private struct Stopping {
+        var handles: [TransferHandle] = []
+        var waits: [Task<Void, Never>] = []
+        var unqueued: [ImageTask] = []
+    }
+
+    /// Marks `task` stopped and notes what `stop` ends.
+    private func stopLocked(_ task: ImageTask, _ stopping: inout Stopping) {
+        task.stopRequested = true
+        if let handle = task.handle { stopping.handles.append(handle) }
+        if let wait = task.retryWait { stopping.waits.append(wait) }
+        if task.queuedInThrottle, throttle.remove(task.image.url, host: task.image.host) {
+            task.queuedInThrottle = false
+            stopping.unqueued.append(task)
+        }
+    }
+
+    private func stop(_ stopping: Stopping) {
+        for handle in stopping.handles { engine.cancel(handle) }
+        for wait in stopping.waits { wait.cancel() }
+        for task in stopping.unqueued { end(task.image.url, .done(cancelledOutcome(task.previous), nil)) }
     }
 
     // MARK: The end

@@ -1,18 +1,20 @@
 import FoundationEssentials
 import Glibc
 
+/// An image URL as intake (`ImagePipeline.subscribe`) takes it in, computed once and carried
+/// until its outcome is delivered: the URL as requested, the cache key of the text it is cached
+/// under (its cache file name), and its host (what `--per-host` and the host throttle count).
+struct ImageURL: Sendable {
+    let url: String
+    let key: CacheKey
+    let host: String
+}
+
 /// What one URL's task needs while it is in flight (internal; guarded by the pipeline's lock).
 /// A reference: the pipeline's lock sections change it in place instead of copying it out of
-/// `tasks` and back.
+/// `tasks` and back; its `let`s are read without the lock.
 final class ImageTask: @unchecked Sendable {
-    /// A task the limits let start: its URL (started outside the lock).
-    struct Start {
-        var url: String
-    }
-
-    let url: String
-    let host: String
-    let key: CacheKey
+    let image: ImageURL
     /// The archived copy of the URL, for a conditional request and to keep when a fetch fails.
     let previous: ImageRecord.Outcome?
     var attempt = 1
@@ -32,10 +34,8 @@ final class ImageTask: @unchecked Sendable {
     /// The subscribers, once the task left the scheduler (committing).
     var subscribers: [PrefetchScheduler.Subscriber] = []
 
-    init(url: String, host: String, key: CacheKey, previous: ImageRecord.Outcome?) {
-        self.url = url
-        self.host = host
-        self.key = key
+    init(_ image: ImageURL, previous: ImageRecord.Outcome?) {
+        self.image = image
         self.previous = previous
     }
 }
@@ -43,28 +43,22 @@ final class ImageTask: @unchecked Sendable {
 extension ImagePipeline {
     /// What one attempt's result means.
     enum Attempt {
-        case done(ImageRecord.Outcome, ImageCommitter.Placement?)
+        /// The outcome, with the downloaded body to put in place when there is one.
+        case done(ImageRecord.Outcome, CacheCommit?)
         /// `pushback`: the status when the host answered 429 or 503 without `Retry-After`
         /// (`HostThrottle`).
         case retry(reason: String, retryAfter: Int?, pushback: Int? = nil)
     }
 
-    /// One attempt's request and what concluding it needs.
-    struct Prepared: Sendable {
-        var request: HTTPRequest
-        var key: CacheKey
-        var previous: ImageRecord.Outcome?
-    }
-
-    /// Starts what the limits allow (lock held); the caller starts them with `startTransfers`.
-    func startReadyLocked() -> [ImageTask.Start] {
-        var starts: [ImageTask.Start] = []
-        while let entry = scheduler.startNext() { starts.append(.init(url: entry.key)) }
+    /// Starts what the limits allow (lock held): the URLs the caller starts with `startTransfers`.
+    func startReadyLocked() -> [String] {
+        var starts: [String] = []
+        while let entry = scheduler.startNext() { starts.append(entry.key) }
         return starts
     }
 
-    func startTransfers(_ starts: [ImageTask.Start]) {
-        for start in starts { startAttempt(start.url) }
+    func startTransfers(_ urls: [String]) {
+        for url in urls { startAttempt(url) }
     }
 
     /// Starts the next attempt of `url`'s task on the engine, once the host throttle admits it.
@@ -72,17 +66,17 @@ extension ImagePipeline {
     /// ("not fetched: …") without a request, keeping an archived copy.
     func startAttempt(_ url: String) {
         enum Begin {
-            case request(Prepared)
-            case stopped
-            case notFetched(String)
+            case request(ImageTask)
+            /// Stopped, or not fetched: the outcome.
+            case end(ImageRecord.Outcome)
             case throttled
         }
         let begin: Begin = lock.withLock {
-            guard let task = tasks[url], !task.stopRequested else { return .stopped }
-            if let error = storage?.itemError { return .notFetched(error) }
+            guard let task = tasks[url], !task.stopRequested else { return .end(cancelledOutcome(nil)) }
+            if let error = storage?.itemError { return .end(.init(status: .failed, error: error)) }
             if task.admittedAt == nil {
                 let now = clock()
-                switch throttle.admit(url, host: task.host, now: now) {
+                switch throttle.admit(url, host: task.image.host, now: now) {
                 case .go: task.admittedAt = now
                 case .queued:
                     task.queuedInThrottle = true
@@ -90,25 +84,22 @@ extension ImagePipeline {
                 }
             }
             if task.startedAt == nil { task.startedAt = .now }
-            return .request(prepare(task))
+            return .request(task)
         }
-        let prepared: Prepared
+        let task: ImageTask
         switch begin {
-        case .request(let request):
-            prepared = request
+        case .request(let admitted):
+            task = admitted
         case .throttled:
             pumpThrottle()
             return
-        case .stopped:
-            end(url, .done(cancelledOutcome(nil), nil))
-            return
-        case .notFetched(let error):
-            end(url, .done(.init(status: .failed, error: error), nil))
+        case .end(let outcome):
+            end(url, .done(outcome, nil))
             return
         }
         do {
-            let handle = try engine.start(prepared.request) { [self] result in
-                let attempt = conclude(prepared, result)
+            let handle = try engine.start(request(task)) { [self] result in
+                let attempt = conclude(task, result)
                 let answer: HostThrottle.Answer
                 if case .retry(_, _, _?) = attempt {
                     answer = .pushback
@@ -125,16 +116,16 @@ extension ImagePipeline {
             }
             if stop { engine.cancel(handle) }
         } catch {
-            end(url, conclude(prepared, .failure(error)))
+            end(url, conclude(task, .failure(error)))
         }
     }
 
     /// The request for one attempt: conditional when the archive has a copy, streamed into a
     /// sink of the cache store (made at the first byte of a 2xx response), hashed and
     /// structure-checked while it streams.
-    private func prepare(_ task: ImageTask) -> Prepared {
-        let key = task.key.hex
-        var request = HTTPRequest(url: task.url, destination: .sink { [store] in try store.makeSink(key: key) })
+    private func request(_ task: ImageTask) -> HTTPRequest {
+        let key = task.image.key.hex
+        var request = HTTPRequest(url: task.image.url, destination: .sink { [store] in try store.makeSink(key: key) })
         request.maxBytes = settings.maxImageBytes
         // A server may send an image gzip-, deflate- or br-encoded unasked; decode it as a browser
         // does (the cap then counts decoded bytes).
@@ -146,7 +137,7 @@ extension ImagePipeline {
             if let etag = previous.etag { request.headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
             if let date = previous.lastModified { request.headers.append(HTTPHeader(name: "If-Modified-Since", value: date)) }
         }
-        return Prepared(request: request, key: task.key, previous: task.previous)
+        return request
     }
 
     /// Seconds since `epoch`, the throttle's clock.
@@ -187,10 +178,10 @@ extension ImagePipeline {
         let (slowed, queued): ((host: String, state: HostThrottle.State)?, Bool) = lock.withLock {
             guard let task = tasks[url], let admitted = task.admittedAt else { return (nil, throttle.hasQueued) }
             task.admittedAt = nil
-            guard throttle.finished(host: task.host, answer: answer, startedAt: admitted, now: clock()) else {
+            guard throttle.finished(host: task.image.host, answer: answer, startedAt: admitted, now: clock()) else {
                 return (nil, throttle.hasQueued)
             }
-            return ((task.host, throttle.state(task.host)), throttle.hasQueued)
+            return ((task.image.host, throttle.state(task.image.host)), throttle.hasQueued)
         }
         if let slowed {
             events(.hostSlowed(host: slowed.host, concurrency: slowed.state.concurrency,
@@ -209,11 +200,12 @@ extension ImagePipeline {
         case .retry(let reason, let retryAfter, let pushback):
             enum Next {
                 case wait(number: Int, delay: Double)
-                case stop(String?)
+                /// No retry: the outcome (`cancelled` for a stopped task, else `failed`).
+                case stop(ImageRecord.Outcome)
             }
             var source: String?
             let next: Next = lock.withLock {
-                guard let task = tasks[url], !task.stopRequested else { return .stop(nil) }
+                guard let task = tasks[url], !task.stopRequested else { return .stop(cancelledOutcome(nil)) }
                 // The source of the first item waiting for the image (two lookups, on retries only).
                 source = scheduler.firstSubscriber(running: url).flatMap { items.source(token: $0.token) }
                 // A host that pushes back is being slowed down (HostThrottle): the first `retries`
@@ -222,22 +214,20 @@ extension ImagePipeline {
                 if pushback != nil, task.forgivenPushbacks < settings.policy.retry.retries {
                     task.forgivenPushbacks += 1
                 }
-                guard settings.policy.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else { return .stop(reason) }
+                guard settings.policy.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else {
+                    return .stop(.init(status: .failed, error: reason))
+                }
                 let number = task.attempt
                 switch settings.policy.retry.decide(beforeRetry: number, retryAfter: retryAfter, jitter: .random(in: 0..<1)) {
                 case .wait(let delay):
                     task.attempt += 1
                     return .wait(number: number, delay: delay)
                 case .giveUp(let why):
-                    return .stop("\(reason): \(why)")
+                    return .stop(.init(status: .failed, error: "\(reason): \(why)"))
                 }
             }
             guard case .wait(let number, let delay) = next else {
-                if case .stop(let error?) = next {
-                    end(url, .done(.init(status: .failed, error: error), nil))
-                } else {
-                    end(url, .done(cancelledOutcome(nil), nil))
-                }
+                if case .stop(let outcome) = next { end(url, .done(outcome, nil)) }
                 return
             }
             events(.retrying(url: url, attempt: number, delay: delay, reason: reason, source: source))
@@ -257,7 +247,7 @@ extension ImagePipeline {
             }
             if stop { wait.cancel() }
         case .done(let outcome, let placement):
-            let (starts, rooms, elapsed, owner): ([ImageTask.Start], [CheckedContinuation<Void, Never>], Duration?, ImageOwner?) =
+            let (starts, rooms, elapsed, owner): ([String], [CheckedContinuation<Void, Never>], Duration?, ImageOwner?) =
                 lock.withLock {
                     guard let task = tasks[url], !task.committing else { return ([], [], .zero, nil) }
                     task.subscribers = scheduler.finish(url)?.subscribers ?? []

@@ -107,14 +107,8 @@ final class ImagePipeline: @unchecked Sendable {
     /// names a file (the end of the run brings carried-over items sharing the file up to date).
     func finishedOutcome(forFile key: CacheKey) -> ImageRecord.Outcome? {
         lock.withLock {
-            let image: ImageRecord?
-            switch finished[key.prefix] {
-            case nil: return nil
-            case .pending(let token, let index)?: image = items.image(token: token, index: index)
-            case .journaled(let offset, let index)?:
-                image = recorder.item(startingAt: offset).flatMap { index < $0.images.count ? $0.images[index] : nil }
-            }
-            guard let image, let file = image.file, CacheKey(file: file)?.hex == key.hex else { return nil }
+            guard let image = finishedImageLocked(key), let file = image.file, CacheKey(file: file)?.hex == key.hex
+            else { return nil }
             return image.outcome
         }
     }
@@ -135,7 +129,7 @@ final class ImagePipeline: @unchecked Sendable {
         var tokens: [Int?] = []
         tokens.reserveCapacity(page.count)
         for item in page {
-            let token = lock.withLock { items.add(item, group: group, awaitingDetails: awaitingDetails, seen: recorder.runStarted) }
+            let token = lock.withLock { items.add(item, awaitingDetails: awaitingDetails, seen: recorder.runStarted) }
             tokens.append(token)
             if let problem = item.problem {
                 lock.withLock {
@@ -163,43 +157,49 @@ final class ImagePipeline: @unchecked Sendable {
         recordCompleted()
     }
 
+    /// Intake: the image's URL checked, and its cache key and host computed, once; nil (the image
+    /// resolved) when the feed failed it or its URL cannot be fetched.
+    private func intake(_ image: FeedImage, _ subscriber: PrefetchScheduler.Subscriber) -> ImageURL? {
+        let refused: ImageRecord.Outcome
+        if let failure = image.failure {
+            refused = .init(status: .failed, error: failure)
+        } else if let problem = image.problem ?? URLCheck.problem(image.url) {
+            refused = .init(status: .rejected, error: problem)
+        } else {
+            // Cached under the URL as recorded: without its `user:password@`.
+            let key = CacheKey(identity: settings.identity(URLCheck.removingUserInfo(image.url)))
+            return ImageURL(url: image.url, key: key, host: URLCheck.host(of: image.url))
+        }
+        lock.withLock { resolveLocked(subscriber, refused) }
+        return nil
+    }
+
     /// Resolves one image now, or subscribes it to its URL's task (waiting for room).
     private func subscribe(_ image: FeedImage, token: Int, index: Int, group: Int, page: Int) async {
         let subscriber = PrefetchScheduler.Subscriber(token: token, image: index, group: group)
-        if let failure = image.failure {
-            lock.withLock { resolveLocked(subscriber, .init(status: .failed, error: failure)) }
-            return
-        }
-        if let problem = image.problem ?? URLCheck.problem(image.url) {
-            lock.withLock { resolveLocked(subscriber, .init(status: .rejected, error: problem)) }
-            return
-        }
-        // Cached under the URL as recorded: without its `user:password@`.
-        let key = CacheKey(identity: settings.identity(URLCheck.removingUserInfo(image.url)))
+        guard let image = intake(image, subscriber) else { return }
         // What the archive holds for the URL, read (a pread) outside the lock.
-        let archived = lock.withLock { archive }.record(key)
+        let archived = lock.withLock { archive }.record(image.key)
         let priority = PrefetchPriority(tier: index, page: page)
         while true {
             let step: SubmitStep = lock.withLock {
-                joinOrResolveLocked(image.url, key: key, archived: archived, subscriber: subscriber, priority: priority)
+                joinOrResolveLocked(image, archived: archived, subscriber: subscriber, priority: priority)
             }
             switch step {
             case .done: return
             case .start(let requests): startTransfers(requests); return
-            case .waitForURL:
+            case .wait, .waitForURL:
+                // Until the queue has room, or the URL's stopped task has ended; then look again.
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let resumeNow: Bool = lock.withLock {
-                        if tasks[image.url]?.stopRequested != true || stopReason != nil { return true }
-                        urlWaiters[image.url, default: []].append(continuation)
-                        return false
-                    }
-                    if resumeNow { continuation.resume() }
-                }
-            case .wait:
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let resumeNow: Bool = lock.withLock {
-                        if scheduler.hasRoom || stopReason != nil { return true }
-                        roomWaiters.append(continuation)
+                        if stopReason != nil { return true }
+                        if case .wait = step {
+                            if scheduler.hasRoom { return true }
+                            roomWaiters.append(continuation)
+                        } else {
+                            if tasks[image.url]?.stopRequested != true { return true }
+                            urlWaiters[image.url, default: []].append(continuation)
+                        }
                         return false
                     }
                     if resumeNow { continuation.resume() }
@@ -214,7 +214,8 @@ final class ImagePipeline: @unchecked Sendable {
         case wait
         /// The URL's task is being stopped (no one wanted it any more).
         case waitForURL
-        case start([ImageTask.Start])
+        /// The URLs whose tasks the limits let start.
+        case start([String])
     }
 
     /// The one place a URL's work is shared: a task in flight is joined; a URL this run finished
@@ -222,23 +223,22 @@ final class ImagePipeline: @unchecked Sendable {
     /// queue has room). A task being stopped is not joined (it would end `cancelled`): the
     /// submitter waits for it to end, then looks again.
     private func joinOrResolveLocked(
-        _ url: String, key: CacheKey, archived: ImageRecord?, subscriber: PrefetchScheduler.Subscriber,
-        priority: PrefetchPriority
+        _ image: ImageURL, archived: ImageRecord?, subscriber: PrefetchScheduler.Subscriber, priority: PrefetchPriority
     ) -> SubmitStep {
         if cancelledGroups.contains(subscriber.group) || stopReason != nil {
             resolveLocked(subscriber, cancelledOutcome(archived?.outcome))
             return .done
         }
-        if let task = tasks[url] {
+        if let task = tasks[image.url] {
             if task.stopRequested { return .waitForURL }
             if task.committing {
                 task.subscribers.append(subscriber)
             } else {
-                _ = scheduler.submit(key: url, host: task.host, priority: priority, subscriber: subscriber)
+                _ = scheduler.submit(key: image.url, host: image.host, priority: priority, subscriber: subscriber)
             }
             return .done
         }
-        if let outcome = finishedOutcomeLocked(url, key: key) {
+        if let outcome = finishedOutcomeLocked(image) {
             resolveLocked(subscriber, outcome)
             return .done
         }
@@ -253,11 +253,10 @@ final class ImagePipeline: @unchecked Sendable {
             return .done
         }
         guard scheduler.hasRoom else { return .wait }
-        let host = URLCheck.host(of: url)
         // A copy the cache no longer holds (removed by `manifest --verify --repair`, or lost) is
         // fetched whole: a conditional request would have it `revalidated` without a file.
-        tasks[url] = ImageTask(url: url, host: host, key: key, previous: held ? archived?.outcome : nil)
-        _ = scheduler.submit(key: url, host: host, priority: priority, subscriber: subscriber)
+        tasks[image.url] = ImageTask(image, previous: held ? archived?.outcome : nil)
+        _ = scheduler.submit(key: image.url, host: image.host, priority: priority, subscriber: subscriber)
         maxWaitingSeen = max(maxWaitingSeen, scheduler.waitingCount)
         return .start(startReadyLocked())
     }

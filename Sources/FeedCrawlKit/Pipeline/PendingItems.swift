@@ -11,7 +11,6 @@ struct PendingItems {
     /// it is complete.
     final class Pending: @unchecked Sendable {
         var item: ManifestItem
-        var group: Int
         var unresolved: Int
         /// Bit i set: image i has its outcome.
         var resolved: UInt64 = 0
@@ -20,9 +19,8 @@ struct PendingItems {
         /// Images whose URL this item was the first to get an outcome for (see `FinishedURLs`).
         var owned: [(image: Int, key: UInt64)] = []
 
-        init(item: ManifestItem, group: Int, unresolved: Int, awaitingDetails: Bool) {
+        init(item: ManifestItem, unresolved: Int, awaitingDetails: Bool) {
             self.item = item
-            self.group = group
             self.unresolved = unresolved
             self.awaitingDetails = awaitingDetails
         }
@@ -46,12 +44,9 @@ struct PendingItems {
     private var pending: [Int: Pending] = [:]
     private var nextToken = 0
 
-    /// Items not recorded yet.
-    var count: Int { pending.count }
-
     /// Registers `feedItem`; its images start as `cancelled` ("no outcome before the run ended")
     /// until resolved.
-    mutating func add(_ feedItem: FeedItem, group: Int, awaitingDetails: Bool, seen: Date) -> Int {
+    mutating func add(_ feedItem: FeedItem, awaitingDetails: Bool, seen: Date) -> Int {
         let token = nextToken
         nextToken += 1
         var item = ManifestItem(
@@ -62,8 +57,7 @@ struct PendingItems {
             ImageRecord(variant: $0.variant, url: URLCheck.removingUserInfo($0.url), status: .cancelled,
                         error: "no outcome before the run ended")
         }
-        pending[token] = Pending(
-            item: item, group: group, unresolved: item.images.count, awaitingDetails: awaitingDetails)
+        pending[token] = Pending(item: item, unresolved: item.images.count, awaitingDetails: awaitingDetails)
         return token
     }
 

@@ -14,7 +14,7 @@ struct FinishedURLsTests {
         #expect(urls[2] == .journaled(offset: 1 << 40, image: 63))
         #expect(urls[3] == .journaled(offset: 0, image: 0))
         #expect(urls[4] == nil)
-        #expect(urls.contains(3) && !urls.contains(4))
+        #expect(urls[3] != nil && urls[4] == nil)
         urls[3] = nil
         #expect(urls[3] == nil)
     }
