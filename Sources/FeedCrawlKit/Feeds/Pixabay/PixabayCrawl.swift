@@ -82,9 +82,9 @@ struct PixabayCrawl: FeedCrawl {
 
     private func record(_ page: PixabayPage, number: Int, fromCache: Bool, into report: inout SourceReport) async {
         report.pages += 1
-        report.items += page.hits.count
+        report.items += page.items.count
         if fromCache { report.cachedPages += 1 }
-        client.pageParsed(number, items: page.hits.count)
+        client.pageParsed(number, items: page.items.count)
         await pipeline.submit(page.items, group: group)
     }
 
