@@ -2,12 +2,17 @@ import Testing
 @testable import FeedCrawlKit
 
 @Suite struct ArrayFeedTests {
-    @Test func queryURL() {
-        #expect(ArrayQuery(baseURL: "https://api.punkapi.com/v2/beers", perPage: 25).url(page: 2)
+    @Test func pageURL() {
+        func source(_ url: String, perPage: Int) -> ArraySourceConfiguration {
+            var source = ArraySourceConfiguration(url: url)
+            source.perPage = perPage
+            return source
+        }
+        #expect(source("https://api.punkapi.com/v2/beers", perPage: 25).pageURL(2)
             == "https://api.punkapi.com/v2/beers?page=2&per_page=25")
-        #expect(ArrayQuery(baseURL: "http://127.0.0.1:9/v2/beers?abv_gt=5", perPage: 80).url(page: 1)
+        #expect(source("http://127.0.0.1:9/v2/beers?abv_gt=5", perPage: 80).pageURL(1)
             == "http://127.0.0.1:9/v2/beers?abv_gt=5&page=1&per_page=80")
-        #expect(ArrayQuery(baseURL: "https://h/items", perPage: 0).perPage == 1)
+        #expect(source("https://h/items", perPage: 0).pageURL(0) == "https://h/items?page=1&per_page=1")
     }
 
     @Test func decodesBeers() throws {

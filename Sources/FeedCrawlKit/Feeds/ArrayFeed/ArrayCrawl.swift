@@ -7,15 +7,14 @@ struct ArrayCrawl: FeedCrawl {
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0 else { return report }
-        let query = ArrayQuery(baseURL: config.url, perPage: config.perPage)
         var paging = ArrayPaging(
-            requestedPages: config.pages, perPage: query.perPage,
+            requestedPages: config.pages, perPage: config.perPage,
             firstPage: shard?.firstPage(source: config.name) ?? 1, stride: shard?.count ?? 1)
         guard paging.hasPage else { return report }
         var number = paging.page
         do {
             while true {
-                let reply = try await client.fetch(HTTPRequest(url: query.url(page: number)))
+                let reply = try await client.fetch(HTTPRequest(url: config.pageURL(number)))
                 let response = reply.response
                 let items: [FeedItem]
                 do {

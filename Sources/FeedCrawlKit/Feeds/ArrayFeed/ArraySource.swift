@@ -112,6 +112,12 @@ extension ArraySourceConfiguration {
 
     public var variantList: [String] { [ArrayPage.variant] }
 
+    /// The URL of page `page`: `<url>?page=N&per_page=M` (or `&…` after a query already in
+    /// `url`); a page or `perPage` below 1 is sent as 1.
+    public func pageURL(_ page: Int) -> String {
+        FeedPercentEncoding.appendingQuery(to: url, [("page", String(max(page, 1))), ("per_page", String(max(perPage, 1)))])
+    }
+
     public func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)] {
         var settings: [(key: String, value: FeedSetting)] = [
             ("perPage", .int(perPage)), ("idField", .string(idField)), ("imageField", .string(imageField)),
@@ -123,9 +129,4 @@ extension ArraySourceConfiguration {
     public func crawl(_ context: FeedCrawlContext) async -> SourceReport {
         await ArrayCrawl(config: self, context: context).run()
     }
-}
-
-extension SourceConfiguration {
-    /// An array source.
-    public static func array(_ config: ArraySourceConfiguration) -> SourceConfiguration { .init(config) }
 }
