@@ -16,7 +16,6 @@ struct LaunchesCrawl: FeedCrawl {
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0, shard?.owns(source: config.name) ?? true else { return report }
-        let query = LaunchesQuery(endpoint: config.url, variants: config.effectiveVariants, pageSize: config.pageSize)
         let details = config.details ? LaunchDetailsCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline) : nil
         return await withTaskGroup(of: [LaunchDetailsCrawl.Miss].self) { detailTasks in
             var pager = LaunchPager(pageLimit: config.pages)
@@ -25,7 +24,7 @@ struct LaunchesCrawl: FeedCrawl {
             do {
                 listing: while true {
                     let page: LaunchesPage
-                    switch try await fetchPage(number, cursor: cursor, query: query) {
+                    switch try await fetchPage(number, cursor: cursor) {
                     case .page(let decoded, let fromCache):
                         page = decoded
                         if fromCache { report.cachedPages += 1 }
@@ -91,11 +90,11 @@ struct LaunchesCrawl: FeedCrawl {
         }
     }
 
-    private func fetchPage(_ number: Int, cursor: String?, query: LaunchesQuery) async throws -> PageResult {
+    private func fetchPage(_ number: Int, cursor: String?) async throws -> PageResult {
         let request = HTTPRequest(
             url: config.url, method: .post,
             headers: [HTTPHeader(name: "Content-Type", value: LaunchesQuery.contentType)],
-            body: query.listBody(cursor: cursor))
+            body: LaunchesQuery.listBody(cursor: cursor, pageSize: config.pageSize, variants: config.effectiveVariants))
         let reply = try await client.fetch(request)
         let response = reply.response
         if let problem = FeedResponseCheck.problem(response, acceptErrorStatusJSON: true, redactor: redactor) {
