@@ -34,14 +34,14 @@ public enum FuzzChecks {
         for variants in [[PixabayVariant.preview], PixabayVariant.allCases] {
             guard let page = try? PixabayPage.decode(bytes, page: 3, variants: variants) else { continue }
             v.check(page.totalHits >= 0 && page.total >= 0, "negative totals")
-            v.check(page.hits.count <= bytes.count / 2, "\(page.hits.count) hits from \(bytes.count) bytes")
-            for hit in page.hits {
-                check(hit.item, page: 3, into: &v)
+            v.check(page.items.count <= bytes.count / 2, "\(page.items.count) hits from \(bytes.count) bytes")
+            for item in page.items {
+                check(item, page: 3, into: &v)
                 // Each variant from its own field, in the order asked, none twice.
                 let asked = variants.map(\.rawValue)
-                v.check(hit.item.images.map(\.variant) == asked.filter { name in hit.item.images.contains { $0.variant == name } },
+                v.check(item.images.map(\.variant) == asked.filter { name in item.images.contains { $0.variant == name } },
                         "images out of the order asked")
-                if let pageURL = hit.item.pageURL { v.check(FuzzInput.hasHTTPScheme(pageURL), "pageURL \(pageURL.debugDescription)") }
+                if let pageURL = item.pageURL { v.check(FuzzInput.hasHTTPScheme(pageURL), "pageURL \(pageURL.debugDescription)") }
             }
             let last = PixabayPaging(requestedPages: 5, perPage: 100).lastPage(totalHits: page.totalHits)
             v.check((0...5).contains(last), "last page \(last)")

@@ -33,7 +33,7 @@ extension CrawlerTests {
             var config = ArraySourceConfiguration(url: feed.baseURL + "/v2/beers", idField: "id", imageField: "image_url", pages: pages)
             config.perPage = perPage
             if let name { config.name = name }
-            return .array(config)
+            return SourceConfiguration(config)
         }
 
         @Test func stopsAtAShortPage() async throws {

@@ -2,12 +2,17 @@ import Testing
 @testable import FeedCrawlKit
 
 @Suite struct ArrayFeedTests {
-    @Test func queryURL() {
-        #expect(ArrayQuery(baseURL: "https://api.punkapi.com/v2/beers", perPage: 25).url(page: 2)
+    @Test func pageURL() {
+        func source(_ url: String, perPage: Int) -> ArraySourceConfiguration {
+            var source = ArraySourceConfiguration(url: url)
+            source.perPage = perPage
+            return source
+        }
+        #expect(source("https://api.punkapi.com/v2/beers", perPage: 25).pageURL(2)
             == "https://api.punkapi.com/v2/beers?page=2&per_page=25")
-        #expect(ArrayQuery(baseURL: "http://127.0.0.1:9/v2/beers?abv_gt=5", perPage: 80).url(page: 1)
+        #expect(source("http://127.0.0.1:9/v2/beers?abv_gt=5", perPage: 80).pageURL(1)
             == "http://127.0.0.1:9/v2/beers?abv_gt=5&page=1&per_page=80")
-        #expect(ArrayQuery(baseURL: "https://h/items", perPage: 0).perPage == 1)
+        #expect(source("https://h/items", perPage: 0).pageURL(0) == "https://h/items?page=1&per_page=1")
     }
 
     @Test func decodesBeers() throws {
@@ -76,8 +81,10 @@ import Testing
 
     @Test func pagingEndsOnAShortPage() {
         var paging = ArrayPaging(requestedPages: 10, perPage: 5)
-        #expect(paging.accept(items(1...5, page: 1)) == .next(page: 2))
-        #expect(paging.accept(items(6...10, page: 2)) == .next(page: 3))
+        #expect(paging.accept(items(1...5, page: 1)) == .next)
+        #expect(paging.page == 2)
+        #expect(paging.accept(items(6...10, page: 2)) == .next)
+        #expect(paging.page == 3)
         #expect(paging.accept(items(11...12, page: 3)) == .done)
         #expect(paging.newItems.map(\.id) == ["11", "12"])
         #expect(paging.accept(items(13...17, page: 4)) == .done) // finished stays finished
@@ -86,10 +93,12 @@ import Testing
 
     @Test func pagingEndsOnAnEmptyPageAndAtTheRequestedCount() {
         var empty = ArrayPaging(requestedPages: 10, perPage: 5)
-        #expect(empty.accept(items(1...5, page: 1)) == .next(page: 2))
+        #expect(empty.accept(items(1...5, page: 1)) == .next)
+        #expect(empty.page == 2)
         #expect(empty.accept([]) == .done)
         var capped = ArrayPaging(requestedPages: 2, perPage: 5)
-        #expect(capped.accept(items(1...5, page: 1)) == .next(page: 2))
+        #expect(capped.accept(items(1...5, page: 1)) == .next)
+        #expect(capped.page == 2)
         #expect(capped.accept(items(6...10, page: 2)) == .done)
     }
 

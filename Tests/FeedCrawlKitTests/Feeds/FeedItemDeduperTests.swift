@@ -8,8 +8,8 @@ import Testing
         let b = FeedItem(source: "pixabay", id: "2", page: 1)
         #expect(deduper.admit([a, b, a]) == [a, b])
         #expect(deduper.admit([FeedItem(source: "pixabay", id: "2", page: 2), FeedItem(source: "pixabay", id: "3", page: 2)]).map(\.id) == ["3"])
-        #expect(deduper.contains(id: "3"))
-        #expect(!deduper.contains(id: "4"))
+        #expect(deduper.seenIDs.contains("3"))
+        #expect(!deduper.seenIDs.contains("4"))
     }
 
     @Test func onlySeenIDs() {

@@ -131,7 +131,7 @@ struct FeedJSONReaderTests {
         let count = 20_001
         let hits = (0..<count).map { #"{"id":\#($0),"previewURL":"https://cdn.example/\#($0).jpg"}"# }.joined(separator: ",")
         let pixabay = try PixabayPage.decode(Array("{\"hits\":[\(hits)]}".utf8), page: 1)
-        #expect(pixabay.hits.count == count && pixabay.items.last?.id == "20000")
+        #expect(pixabay.items.count == count && pixabay.items.last?.id == "20000")
         let launches = (0..<count).map { #"{"id":"\#($0)","site":"S","mission":{"name":"M","missionPatch":"https://p/\#($0).png"}}"# }
         let body = #"{"data":{"launches":{"cursor":"c","hasMore":false,"launches":["# + launches.joined(separator: ",") + "]}}}"
         let page = try LaunchesPage.decode(Array(body.utf8), page: 1)

@@ -23,7 +23,7 @@ import Testing
         let failure = #expect(throws: GraphQLFailure.self) {
             try LaunchDetailResponse.decode(#"{"errors":[{"message":"Launch not found"}],"data":{"launch":null}}"#.bytes)
         }
-        #expect(failure?.messages == ["Launch not found"])
+        #expect(failure?.errors.map(\.message) == ["Launch not found"])
     }
 
     @Test func errorsAlongsideALaunchAreKept() throws {

@@ -5,7 +5,7 @@ import Testing
     /// Crawls `server` like the crawler would; returns the collected items, the final step
     /// and the number of requests made.
     private func crawl(_ server: TutorialServerModel, pageSize: Int, pageLimit: Int) throws
-        -> (items: [FeedItem], step: LaunchPager.Step, requests: Int)
+        -> (items: [FeedItem], step: PageStep, requests: Int)
     {
         var pager = LaunchPager(pageLimit: pageLimit)
         var cursor: String?
@@ -15,7 +15,7 @@ import Testing
             let step = pager.accept(page)
             items += pager.newItems
             switch step {
-            case .next(let next): cursor = next
+            case .next: cursor = pager.cursor
             case .done, .stop: return (items, step, request)
             }
         }
@@ -70,7 +70,8 @@ import Testing
         let server = TutorialServerModel(count: 40)
         var pager = LaunchPager(pageLimit: 10)
         let first = try LaunchesPage.decode(server.body(after: nil), page: 1)
-        #expect(pager.accept(first) == .next(cursor: "100021"))
+        #expect(pager.accept(first) == .next)
+        #expect(pager.cursor == "100021")
         let step = pager.accept(first)
         guard case .stop(let warning) = step else {
             Issue.record("expected stop, got \(step)")
@@ -84,8 +85,10 @@ import Testing
     @Test func aPageOfIdsAlreadySeenIsNotAnEnd() throws {
         var pager = LaunchPager(pageLimit: 10)
         let item = { (id: String) in FeedItem(source: "launches", id: id, page: 1) }
-        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item("3"), item("2")])) == .next(cursor: "a"))
-        #expect(pager.accept(LaunchesPage(cursor: "b", hasMore: true, items: [item("3"), item("2")])) == .next(cursor: "b"))
+        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item("3"), item("2")])) == .next)
+        #expect(pager.cursor == "a")
+        #expect(pager.accept(LaunchesPage(cursor: "b", hasMore: true, items: [item("3"), item("2")])) == .next)
+        #expect(pager.cursor == "b")
         #expect(pager.newItems.isEmpty)
         #expect(pager.accept(LaunchesPage(cursor: "c", hasMore: false, items: [item("1")])) == .done)
         #expect(pager.newItems.map(\.id) == ["1"])
@@ -94,7 +97,8 @@ import Testing
     @Test func anEmptyPageStopsWhateverHasMoreSays() {
         var pager = LaunchPager(pageLimit: 1000)
         let item = FeedItem(source: "launches", id: "1", page: 1)
-        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item])) == .next(cursor: "a"))
+        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item])) == .next)
+        #expect(pager.cursor == "a")
         let step = pager.accept(LaunchesPage(cursor: "b", hasMore: true, items: []))
         #expect(step == .stop(warning: "launches page 2 is empty although hasMore is true; stopping"))
         var ended = LaunchPager(pageLimit: 1000)
@@ -122,7 +126,8 @@ import Testing
     @Test func duplicateIdsWithinAndAcrossPagesAreDropped() {
         var pager = LaunchPager(pageLimit: 5)
         let item = { (id: String) in FeedItem(source: "launches", id: id, page: 1) }
-        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item("110"), item("110"), item("109")])) == .next(cursor: "a"))
+        #expect(pager.accept(LaunchesPage(cursor: "a", hasMore: true, items: [item("110"), item("110"), item("109")])) == .next)
+        #expect(pager.cursor == "a")
         #expect(pager.newItems.map(\.id) == ["110", "109"])
         #expect(pager.duplicatesDropped == 1)
         #expect(pager.accept(LaunchesPage(cursor: "b", hasMore: false, items: [item("109"), item("108")])) == .done)

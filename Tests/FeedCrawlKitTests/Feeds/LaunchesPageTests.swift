@@ -46,19 +46,19 @@ import Testing
         let validation = #expect(throws: GraphQLFailure.self) {
             try LaunchesPage.decode(LaunchesFixtures.validationError.bytes, page: 1)
         }
-        #expect(validation?.messages == [#"Cannot query field "mySite" on type "Launch". Did you mean "site"?"#])
+        #expect(validation?.errors.map(\.message) == [#"Cannot query field "mySite" on type "Launch". Did you mean "site"?"#])
         #expect(validation?.errors.first?.code == "GRAPHQL_VALIDATION_FAILED")
         #expect(validation?.description == #"GraphQL error: Cannot query field "mySite" on type "Launch". Did you mean "site"? [GRAPHQL_VALIDATION_FAILED]"#)
 
         let apq = #expect(throws: GraphQLFailure.self) {
             try LaunchesPage.decode(LaunchesFixtures.persistedQueryNotFound.bytes, page: 1)
         }
-        #expect(apq?.messages == ["PersistedQueryNotFound"])
+        #expect(apq?.errors.map(\.message) == ["PersistedQueryNotFound"])
 
         let pastEnd = #expect(throws: GraphQLFailure.self) {
             try LaunchesPage.decode(LaunchesFixtures.nullCursorError.bytes, page: 7)
         }
-        #expect(pastEnd?.messages == ["Cannot return null for non-nullable field LaunchConnection.cursor."])
+        #expect(pastEnd?.errors.map(\.message) == ["Cannot return null for non-nullable field LaunchConnection.cursor."])
         #expect(pastEnd?.errors.first?.path == ["launches", "cursor"])
     }
 
@@ -82,11 +82,11 @@ import Testing
         let failure = #expect(throws: GraphQLFailure.self) {
             try LaunchesPage.decode(#"{"errors":[{"extensions":{"code":"X"}},"boom",{"message":42}]}"#.bytes, page: 1)
         }
-        #expect(failure?.messages == ["(no message)", "boom", "42"])
+        #expect(failure?.errors.map(\.message) == ["(no message)", "boom", "42"])
         let notArray = #expect(throws: GraphQLFailure.self) {
             try LaunchesPage.decode(#"{"errors":{"message":"x"}}"#.bytes, page: 1)
         }
-        #expect(notArray?.messages == ["malformed \"errors\" (an object)"])
+        #expect(notArray?.errors.map(\.message) == ["malformed \"errors\" (an object)"])
     }
 
     /// With both sizes asked for, the listing names them as aliases (`small`, `large`); a

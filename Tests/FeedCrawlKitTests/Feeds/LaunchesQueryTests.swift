@@ -35,11 +35,11 @@ import Testing
         #expect(LaunchesQuery.listDocument() == Self.tutorialList)
         #expect(LaunchesQuery.listDocument(variants: [.large])
             == Self.tutorialList.replacing("missionPatch(size: SMALL)", with: "missionPatch(size: LARGE)"))
-        let body = text(LaunchesQuery(endpoint: "http://x/graphql", variants: [.large]).listBody(cursor: nil))
+        let body = text(LaunchesQuery.listBody(cursor: nil, variants: [.large]))
         #expect(body.contains("missionPatch(size: LARGE)"))
         #expect(!body.contains("SMALL"))
         // No variant: the default.
-        #expect(LaunchesQuery(endpoint: "http://x/graphql", variants: []).variants == [.small])
+        #expect(LaunchesQuery.listBody(cursor: nil, variants: []) == LaunchesQuery.listBody(cursor: nil))
     }
 
     @Test func twoVariantsAreAskedAsAliases() {
@@ -47,7 +47,7 @@ import Testing
             == "query LaunchList($cursor: String) { launches(after: $cursor) { hasMore cursor launches { id site mission { name small: missionPatch(size: SMALL) large: missionPatch(size: LARGE) } } } }")
         #expect(LaunchesQuery.listDocument(variants: [.large, .small], withPageSize: true)
             == "query LaunchList($cursor: String, $pageSize: Int) { launches(after: $cursor, pageSize: $pageSize) { hasMore cursor launches { id site mission { name large: missionPatch(size: LARGE) small: missionPatch(size: SMALL) } } } }")
-        let body = text(LaunchesQuery(endpoint: "http://x/graphql", variants: [.small, .large], pageSize: 5).listBody(cursor: "c"))
+        let body = text(LaunchesQuery.listBody(cursor: "c", pageSize: 5, variants: [.small, .large]))
         #expect(body.contains(#""variables":{"cursor":"c","pageSize":5}"#))
         #expect(body.contains("small: missionPatch(size: SMALL) large: missionPatch(size: LARGE)"))
     }

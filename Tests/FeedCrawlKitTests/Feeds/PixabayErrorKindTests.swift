@@ -4,7 +4,7 @@ import Testing
 @Suite struct PixabayErrorKindTests {
     @Test func realBodies() {
         #expect(PixabayErrorKind.classify(status: 400, body: PixabayFixtures.errorInvalidKey.bytes) == .invalidKey)
-        #expect(PixabayErrorKind.classify(status: 400, body: PixabayFixtures.errorInvalidKeyShort) == .invalidKey)
+        #expect(PixabayErrorKind.classify(status: 400, body: PixabayFixtures.errorInvalidKeyShort.bytes) == .invalidKey)
         #expect(PixabayErrorKind.classify(status: 400, body: PixabayFixtures.errorPageOutOfRange.bytes) == .pageOutOfRange)
         #expect(PixabayErrorKind.classify(status: 429, body: PixabayFixtures.errorRateLimit.bytes) == .rateLimited)
     }
@@ -14,18 +14,18 @@ import Testing
     }
 
     @Test func perPageOutOfRangeIsOtherWithTheTrimmedText() {
-        #expect(PixabayErrorKind.classify(status: 400, body: "  " + PixabayFixtures.errorPerPageOutOfRange + "\r\n")
+        #expect(PixabayErrorKind.classify(status: 400, body: ("  " + PixabayFixtures.errorPerPageOutOfRange + "\r\n").bytes)
             == .other(#"[ERROR 400] "per_page" is out of valid range."#))
     }
 
     @Test func pageTextOnlyCountsWith400() {
-        #expect(PixabayErrorKind.classify(status: 500, body: PixabayFixtures.errorPageOutOfRange)
+        #expect(PixabayErrorKind.classify(status: 500, body: PixabayFixtures.errorPageOutOfRange.bytes)
             == .other(PixabayFixtures.errorPageOutOfRange))
     }
 
     @Test func otherBodiesAreOneLineClippedAndRedacted() {
         let body = "<html>\n<title>502 Bad Gateway</title> key=SEKRET " + String(repeating: "z", count: 400)
-        let kind = PixabayErrorKind.classify(status: 502, body: body, redactor: SecretRedactor(secrets: ["SEKRET"]))
+        let kind = PixabayErrorKind.classify(status: 502, body: body.bytes, redactor: SecretRedactor(secrets: ["SEKRET"]))
         guard case .other(let message) = kind else {
             Issue.record("expected .other, got \(kind)")
             return

@@ -12,8 +12,6 @@ import Testing
             source: "pixabay", id: "3386356", page: 1, title: "piglet, mammal, species",
             images: [FeedImage(variant: "preview", url: "https://cdn.pixabay.com/photo/2018/05/09/22/44/piglet-3386356_150.jpg")],
             author: "RoyBuri", pageURL: "https://pixabay.com/photos/piglet-mammal-species-fauna-3386356/", problem: nil))
-        #expect(page.hits[0].type == "photo")
-        #expect(page.hits[1].largeImageURL?.hasSuffix("_1280.jpg") == true)
         #expect(page.items.allSatisfy { $0.problem == nil })
     }
 
@@ -22,7 +20,6 @@ import Testing
             PixabayFixtures.compactPage.bytes, page: 2, variants: [.large, .preview, .webformat], source: "pix")
         let item = page.items[0]
         #expect(item.images.map(\.variant) == ["large", "preview", "webformat"])
-        #expect(item.url("large") == page.hits[0].largeImageURL)
         #expect(item.url("large")?.hasSuffix("_1280.jpg") == true)
         #expect(item.url("preview")?.hasSuffix("_150.jpg") == true)
         #expect(item.url("webformat")?.hasPrefix("https://pixabay.com/get/g559a") == true)
@@ -66,24 +63,18 @@ import Testing
         let page = try PixabayPage.decode(PixabayFixtures.mixedPage.bytes, page: 3)
         #expect(page.total == 1954) // "1954" as a string
         #expect(page.totalHits == 500)
-        #expect(page.hits.count == 8)
+        #expect(page.items.count == 8)
         let items = page.items
 
-        // id as a string; "" webformat ignored; Int flag 0 → false
+        // id as a string
         #expect(items[0].id == "6000964")
         #expect(items[0].images == [FeedImage(variant: "preview", url: "https://cdn.pixabay.com/photo/2021/02/10/05/44/golden-gate-bridge-6000964_150.jpg")])
         #expect(items[0].author == "kauci")
         #expect(items[0].problem == nil)
-        #expect(page.hits[0].isLowQuality == false)
-        #expect(page.hits[0].isAiGenerated == false)
-        #expect(page.hits[0].webformatURL == nil)
 
-        // id as 951006.0; "" preview: no image (no fallback to webformat); flag 1 → true, "true" → true
+        // id as 951006.0; "" preview: no image (no fallback to webformat)
         #expect(items[1].id == "951006")
         #expect(items[1].images.isEmpty)
-        #expect(page.hits[1].webformatURL == "https://pixabay.com/get/ge3a36be_640.jpg")
-        #expect(page.hits[1].isLowQuality == true)
-        #expect(page.hits[1].isAiGenerated == true)
 
         #expect(items[2] == FeedItem(source: "pixabay", id: "page3-index2", page: 3, problem: "hit is a string, not an object"))
         #expect(items[3] == FeedItem(source: "pixabay", id: "page3-index3", page: 3, problem: "hit is null, not an object"))
@@ -112,7 +103,7 @@ import Testing
 
     @Test func emptyResultIsNotAnError() throws {
         let page = try PixabayPage.decode(PixabayFixtures.emptyResult.bytes, page: 1)
-        #expect(page == PixabayPage(total: 0, totalHits: 0, hits: []))
+        #expect(page == PixabayPage(total: 0, totalHits: 0, items: []))
     }
 
     @Test func missingTotalsFallBack() throws {

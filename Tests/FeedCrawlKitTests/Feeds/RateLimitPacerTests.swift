@@ -102,7 +102,7 @@ import Testing
     @Test func tooManyRequestsFallsBackToResetThenDefaultWindow() {
         var pacer = RateLimitPacer()
         pacer.requestStarted(now: 0)
-        pacer.responseReceived(status: 429, headers: ["x-ratelimit-remaining": "0", "x-ratelimit-reset": "12"], now: 0)
+        pacer.responseReceived(status: 429, headers: [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "12")], now: 0)
         #expect(pacer.delayBeforeNextRequest(now: 0) == 12)
 
         var bare = RateLimitPacer(defaultWindow: 60)
@@ -114,7 +114,7 @@ import Testing
     @Test func remainingWithoutResetUsesTheDefaultWindow() {
         var pacer = RateLimitPacer(defaultWindow: 60)
         pacer.requestStarted(now: 0)
-        pacer.responseReceived(status: 200, headers: ["x-ratelimit-limit": "3600", "x-ratelimit-remaining": "0"], now: 3)
+        pacer.responseReceived(status: 200, headers: [("x-ratelimit-limit", "3600"), ("x-ratelimit-remaining", "0")], now: 3)
         #expect(pacer.limit == 3600)
         #expect(pacer.delayBeforeNextRequest(now: 3) == 60)
     }

@@ -1,23 +1,13 @@
 /// Page-number paging for a JSON array feed (pure state machine).
 ///
-/// Fetch `firstPage` (default 1), pass its items to `accept(_:)`, follow the step (every
+/// Fetch `firstPage` (default 1), pass its items to `accept(_:)`, follow the step to `page` (every
 /// `stride` pages: a shard reads every Nth page). Items are de-duplicated by id (`newItems`).
 /// Stops:
 /// - `.done` on an empty or short page (`count < perPage`), or past page `requestedPages`;
 /// - `.stop(warning:)` when a page after the first brings only ids already seen (the server
 ///   ignores the page parameter); that page's items are discarded.
 /// Once finished, further calls return the same step with no new items.
-public struct ArrayPaging: Sendable, Equatable {
-    /// What to do after a page.
-    public enum Step: Sendable, Equatable {
-        /// Fetch this page next.
-        case next(page: Int)
-        /// Normal end.
-        case done
-        /// Abnormal end, with a one-line warning.
-        case stop(warning: String)
-    }
-
+public struct ArrayPaging: Sendable, Equatable, FeedPager {
     /// Most pages to fetch (at least 0).
     public let requestedPages: Int
     /// Page size the query asks for (at least 1).
@@ -31,7 +21,7 @@ public struct ArrayPaging: Sendable, Equatable {
     /// New items of the last accepted page.
     public private(set) var newItems: [FeedItem] = []
     /// The terminal step once reached.
-    public private(set) var finished: Step?
+    public private(set) var finished: PageStep?
     private var deduper = FeedItemDeduper()
 
     /// Creates the paging state; `firstPage` and `stride` default to 1.
@@ -45,8 +35,10 @@ public struct ArrayPaging: Sendable, Equatable {
     /// Whether `page` is to be read at all (within `requestedPages`).
     public var hasPage: Bool { finished == nil && page <= requestedPages }
 
+    func items(of page: [FeedItem]) -> [FeedItem] { page }
+
     /// Digests the items of page `page`.
-    public mutating func accept(_ items: [FeedItem]) -> Step {
+    public mutating func accept(_ items: [FeedItem]) -> PageStep {
         if let finished {
             newItems = []
             return finished
@@ -62,10 +54,10 @@ public struct ArrayPaging: Sendable, Equatable {
             return finish(.done)
         }
         page += stride
-        return .next(page: page)
+        return .next
     }
 
-    private mutating func finish(_ step: Step) -> Step {
+    private mutating func finish(_ step: PageStep) -> PageStep {
         finished = step
         return step
     }

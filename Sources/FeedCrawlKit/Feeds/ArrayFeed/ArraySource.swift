@@ -112,6 +112,12 @@ extension ArraySourceConfiguration {
 
     public var variantList: [String] { [ArrayPage.variant] }
 
+    /// The URL of page `page`: `<url>?page=N&per_page=M` (or `&…` after a query already in
+    /// `url`); a page or `perPage` below 1 is sent as 1.
+    public func pageURL(_ page: Int) -> String {
+        FeedPercentEncoding.appendingQuery(to: url, [("page", String(max(page, 1))), ("per_page", String(max(perPage, 1)))])
+    }
+
     public func settings(_ redactor: SecretRedactor) -> [(key: String, value: FeedSetting)] {
         var settings: [(key: String, value: FeedSetting)] = [
             ("perPage", .int(perPage)), ("idField", .string(idField)), ("imageField", .string(imageField)),
@@ -120,12 +126,29 @@ extension ArraySourceConfiguration {
         return settings
     }
 
+    /// Pages through the feed one page after another, until an empty or short page, the page
+    /// limit, or a page of ids already seen.
     public func crawl(_ context: FeedCrawlContext) async -> SourceReport {
-        await ArrayCrawl(config: self, context: context).run()
+        var report = SourceReport(name: name)
+        guard pages > 0 else { return report }
+        var paging = ArrayPaging(
+            requestedPages: pages, perPage: perPage,
+            firstPage: context.shard?.firstPage(source: name) ?? 1, stride: context.shard?.count ?? 1)
+        guard paging.hasPage else { return report }
+        let redactor = context.redactor
+        await context.walkPages(&paging, into: &report, request: { HTTPRequest(url: pageURL($0.page)) }, read: { reply, number, report in
+            do {
+                if let problem = FeedResponseCheck.problem(reply.response, acceptErrorStatusJSON: false, redactor: redactor) {
+                    throw FeedClient.Failure(description: problem)
+                }
+                return try ArrayPage.decode(
+                    reply.response.body, page: number, idField: idField, imageField: imageField, titleField: titleField,
+                    source: name, maxElements: FeedJSON.maxElements(pageBytes: context.client.limits.maxBytes))
+            } catch {
+                report.readFailed(page: number, reply.located(redactor.redact("\(error)")))
+                return nil
+            }
+        })
+        return report
     }
-}
-
-extension SourceConfiguration {
-    /// An array source.
-    public static func array(_ config: ArraySourceConfiguration) -> SourceConfiguration { .init(config) }
 }

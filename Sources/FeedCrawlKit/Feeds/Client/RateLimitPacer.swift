@@ -107,11 +107,6 @@ public struct RateLimitPacer: Sendable, Equatable {
         )
     }
 
-    /// Same as `responseReceived(status:headers:now:)` for headers held in a dictionary.
-    public mutating func responseReceived(status: Int, headers: [String: String], now: Double) {
-        responseReceived(status: status, headers: headers.map { (name: $0.key, value: $0.value) }, now: now)
-    }
-
     /// Seconds to wait before the next request (0 = go now).
     public func delayBeforeNextRequest(now: Double) -> Double {
         var delay = 0.0

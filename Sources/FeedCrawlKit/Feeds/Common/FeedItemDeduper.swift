@@ -7,11 +7,6 @@ public struct FeedItemDeduper: Sendable, Equatable {
     /// Creates an empty deduper.
     public init() {}
 
-    /// True when an item with `id` was admitted before.
-    public func contains(id: String) -> Bool {
-        seenIDs.contains(id)
-    }
-
     /// Returns the items whose id is new (first occurrence wins, also within `items`),
     /// in order, and remembers their ids.
     public mutating func admit(_ items: [FeedItem]) -> [FeedItem] {

@@ -97,24 +97,20 @@ enum FeedLooseValue: Equatable {
     }
 }
 
-/// Helpers that turn id and image-URL checks into item fields (internal).
+/// Turns an element's id value into the item's id (internal).
 enum FeedIDProblem {
-    /// "missing id" when absent or null, otherwise "invalid id (<kind>)".
-    static func describe(_ value: FeedLooseValue?) -> String {
-        switch value {
-        case nil, .null?:
-            return "missing id"
-        case .string?:
-            return "invalid id (empty, too long or control characters)"
-        case let other?:
-            return "invalid id (\(other.kindDescription))"
-        }
-    }
-
-    /// The item id `value` gives, else `synthetic` and what is wrong with `value`.
+    /// The item id `value` gives, else `synthetic` and what is wrong with `value`: "missing id"
+    /// when absent or null, otherwise "invalid id (<kind>)".
     static func resolve(_ value: FeedLooseValue?, synthetic: String) -> (id: String, problem: String?) {
         if let text = value?.idString { return (text, nil) }
-        return (synthetic, describe(value))
+        switch value {
+        case nil, .null?:
+            return (synthetic, "missing id")
+        case .string?:
+            return (synthetic, "invalid id (empty, too long or control characters)")
+        case let other?:
+            return (synthetic, "invalid id (\(other.kindDescription))")
+        }
     }
 }
 

@@ -1,45 +1,41 @@
 /// Decides whether a response body should be handed to a JSON decoder.
 ///
 /// Rules, in order:
-/// - media type `application/json`, `text/json` or any `…+json` → `.json`, whatever the body;
-/// - no content type, `text/plain` or `application/octet-stream` → `.json` only when the body
+/// - media type `application/json`, `text/json` or any `…+json` → JSON, whatever the body;
+/// - no content type, `text/plain` or `application/octet-stream` → JSON only when the body
 ///   looks like a JSON object or array (`[ERROR 400] …` does not);
-/// - anything else (e.g. `text/html` with status 200) → `.error(reason)`.
+/// - anything else (e.g. `text/html` with status 200) → not JSON, and why.
 ///
 /// The status is not judged here (GraphQL servers answer 400 with a JSON body); it only
 /// prefixes the reason (`"HTTP 503: "`) when it is not 2xx.
-public enum FeedResponseCheck: Sendable, Equatable {
-    /// The body should be decoded as JSON.
-    case json
-    /// The body is not JSON; `reason` is one line, e.g.
-    /// `expected JSON, got text/html: <first ~120 chars, control chars collapsed, secrets redacted>`.
-    case error(String)
-
+public enum FeedResponseCheck {
     /// Characters of the body quoted in a reason: 120.
     public static let excerptLength = 120
 
-    /// Classifies a response. `contentType` is the raw header value (parameters allowed).
+    /// Nil when the body should be decoded as JSON, else why not, one line, e.g.
+    /// `expected JSON, got text/html: <first ~120 chars, control chars collapsed, secrets redacted>`.
+    /// `contentType` is the raw header value (parameters allowed).
     public static func check(
         status: Int,
         contentType: String?,
         body: [UInt8],
         redactor: SecretRedactor = SecretRedactor(secrets: [])
-    ) -> FeedResponseCheck {
+    ) -> String? {
         let mediaType = contentType.map(Self.mediaType(of:)) ?? ""
         let prefix = (200...299).contains(status) ? "" : "HTTP \(status): "
         if mediaType == "application/json" || mediaType == "text/json" || mediaType.hasSuffix("+json") {
-            return .json
+            return nil
         }
         let sniffable = mediaType.isEmpty || mediaType == "text/plain" || mediaType == "application/octet-stream"
         if sniffable && looksLikeJSON(body) {
-            return .json
+            return nil
         }
         let shown = mediaType.isEmpty ? "no content type" : mediaType
         if body.isEmpty {
-            return .error(prefix + "expected JSON, got \(shown) with an empty body")
+            return prefix + "expected JSON, got \(shown) with an empty body"
         }
         let excerpt = FeedText.excerpt(body, limit: excerptLength, redactor: redactor)
-        return .error(prefix + "expected JSON, got \(shown): \(excerpt)")
+        return prefix + "expected JSON, got \(shown): \(excerpt)"
     }
 
     /// `"Text/HTML; charset=utf-8"` → `"text/html"`.
@@ -82,10 +78,7 @@ extension FeedResponseCheck {
             let excerpt = FeedText.excerpt(response.body, limit: excerptLength, redactor: redactor)
             return excerpt.isEmpty ? "HTTP \(response.status) with an empty body" : "HTTP \(response.status): \(excerpt)"
         }
-        switch check(status: response.status, contentType: response.contentType, body: response.body, redactor: redactor) {
-        case .json: return nil
-        case .error(let reason): return reason
-        }
+        return check(status: response.status, contentType: response.contentType, body: response.body, redactor: redactor)
     }
 
     /// A decode error as one line, with the status when it was not 2xx.

@@ -26,9 +26,6 @@ public struct GraphQLFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// false.
     public var withoutData: Bool
 
-    /// The errors' messages, in order.
-    public var messages: [String] { errors.map(\.message) }
-
     /// Creates a failure from `errors`.
     public init(errors: [GraphQLError], withoutData: Bool = false) {
         self.errors = errors

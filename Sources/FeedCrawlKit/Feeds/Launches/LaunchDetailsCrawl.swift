@@ -7,7 +7,7 @@
 /// whole (HTTP 4xx, `data` null or absent, a validation, parse or authentication error) is not
 /// sent again in the run: the launches left get `details.error` without a request, and the
 /// source gets one warning.
-struct LaunchDetailsCrawl: Sendable {
+struct LaunchDetailsCrawl: FeedCrawl, Sendable {
     /// A launch listed this run.
     struct Launch: Sendable {
         var id: String
@@ -23,9 +23,7 @@ struct LaunchDetailsCrawl: Sendable {
     }
 
     let config: LaunchesSourceConfiguration
-    let client: FeedClient
-    let redactor: SecretRedactor
-    let pipeline: ImagePipeline
+    let context: FeedCrawlContext
     /// Why the server refused the query, once it did: the first refusal, naming the launch.
     let refusal = Locked<String?>(nil)
     /// The run's first query goes alone: a server that refuses the query gets it once.

@@ -1,6 +1,6 @@
 /// Cursor paging for the launches feed (pure state machine).
 ///
-/// Start with cursor `nil`; after each page call `accept(_:)` and follow the step. Items are
+/// Start with cursor `nil`; after each page call `accept(_:)` and follow the step (to `cursor`). Items are
 /// de-duplicated by id: the page's new items are in `newItems` after each call. A page that
 /// brings only ids already seen is not an end: its duplicates are dropped and paging goes on
 /// (the tutorial's `paginateResults` starts the next page after the *first* launch whose cursor
@@ -11,21 +11,13 @@
 ///   one already read: a loop), when a page is empty although `hasMore` is true, or when
 ///   `hasMore` is true without a cursor. Each warning names the page number (and the cursor).
 /// Once finished, further calls return the same step with no new items.
-public struct LaunchPager: Sendable, Equatable {
-    /// What to do after a page.
-    public enum Step: Sendable, Equatable {
-        /// Fetch the next page with this cursor (`after`).
-        case next(cursor: String)
-        /// Normal end.
-        case done
-        /// Abnormal end, with a one-line warning for the log and manifest.
-        case stop(warning: String)
-    }
-
+public struct LaunchPager: Sendable, Equatable, FeedPager {
     /// Most pages to accept (at least 0).
     public let pageLimit: Int
     /// Pages accepted so far.
     public private(set) var pagesAccepted = 0
+    /// The cursor to send (as `after`) for the next page; nil for the first.
+    public private(set) var cursor: String?
     /// New (not yet seen) items of the last accepted page, in order.
     public private(set) var newItems: [FeedItem] = []
     /// Items of the last accepted page dropped as duplicates.
@@ -33,7 +25,7 @@ public struct LaunchPager: Sendable, Equatable {
     /// Cursors sent so far (as `after`), with the page each was sent for.
     public private(set) var sentCursors: [String: Int] = [:]
     /// The terminal step once reached.
-    public private(set) var finished: Step?
+    public private(set) var finished: PageStep?
     private var deduper = FeedItemDeduper()
 
     /// Creates a pager that accepts at most `pageLimit` pages (negative counts as 0).
@@ -44,8 +36,13 @@ public struct LaunchPager: Sendable, Equatable {
     /// Ids seen so far.
     public var seenIDs: Set<String> { deduper.seenIDs }
 
+    /// The number of the page to read next.
+    public var page: Int { pagesAccepted + 1 }
+
+    func items(of page: LaunchesPage) -> [FeedItem] { page.items }
+
     /// Digests one page and says what to do next.
-    public mutating func accept(_ page: LaunchesPage) -> Step {
+    public mutating func accept(_ page: LaunchesPage) -> PageStep {
         if let finished {
             newItems = []
             duplicatesDropped = 0
@@ -69,10 +66,11 @@ public struct LaunchPager: Sendable, Equatable {
                 + "stopping to avoid a loop"))
         }
         sentCursors[cursor] = pagesAccepted + 1
-        return .next(cursor: cursor)
+        self.cursor = cursor
+        return .next
     }
 
-    private mutating func finish(_ step: Step) -> Step {
+    private mutating func finish(_ step: PageStep) -> PageStep {
         finished = step
         return step
     }

@@ -6,68 +6,25 @@ struct LaunchesCrawl: FeedCrawl {
     let config: LaunchesSourceConfiguration
     let context: FeedCrawlContext
 
-    private enum PageResult {
-        case page(LaunchesPage, fromCache: Bool)
-        /// The server refused the query (GraphQL errors without data): the source fails.
-        case refused(String)
-        case problem(String)
-    }
-
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0, shard?.owns(source: config.name) ?? true else { return report }
-        let query = LaunchesQuery(endpoint: config.url, variants: config.effectiveVariants, pageSize: config.pageSize)
-        let details = config.details ? LaunchDetailsCrawl(config: config, client: client, redactor: redactor, pipeline: pipeline) : nil
+        let details = config.details ? LaunchDetailsCrawl(config: config, context: context) : nil
         return await withTaskGroup(of: [LaunchDetailsCrawl.Miss].self) { detailTasks in
             var pager = LaunchPager(pageLimit: config.pages)
-            var cursor: String? = nil
-            var number = 1
-            do {
-                listing: while true {
-                    let page: LaunchesPage
-                    switch try await fetchPage(number, cursor: cursor, query: query) {
-                    case .page(let decoded, let fromCache):
-                        page = decoded
-                        if fromCache { report.cachedPages += 1 }
-                    case .refused(let reason):
-                        report.failure = reason
-                        break listing
-                    case .problem(let reason):
-                        report.readFailed(page: number, reason)
-                        break listing
-                    }
-                    for note in page.errorNotes {
-                        report.warnings.append("page \(number): partial data, \(note)")
-                    }
-                    let step = pager.accept(page)
-                    report.pages += 1
-                    let fresh = pager.newItems
-                    report.items += fresh.count
-                    client.pageParsed(number, items: page.items.count)
-                    let tokens = await pipeline.submit(fresh, group: group, awaitingDetails: details != nil)
-                    if let details {
-                        let launches = zip(fresh, tokens).compactMap { item, token -> LaunchDetailsCrawl.Launch? in
-                            guard item.problem == nil, let token else { return nil }
-                            return .init(id: item.id, token: token)
-                        }
-                        detailTasks.addTask { await details.run(launches) }
-                    }
-                    switch step {
-                    case .next(let nextCursor):
-                        cursor = nextCursor
-                        number += 1
-                    case .done:
-                        break listing
-                    case .stop(let warning):
-                        report.warnings.append(warning)
-                        break listing
-                    }
+            await context.walkPages(&pager, into: &report, awaitingDetails: details != nil, request: { pager in
+                HTTPRequest(
+                    url: config.url, method: .post,
+                    headers: [HTTPHeader(name: "Content-Type", value: LaunchesQuery.contentType)],
+                    body: LaunchesQuery.listBody(cursor: pager.cursor, pageSize: config.pageSize, variants: config.effectiveVariants))
+            }, read: readPage, submitted: { fresh, tokens in
+                guard let details else { return }
+                let launches = zip(fresh, tokens).compactMap { item, token -> LaunchDetailsCrawl.Launch? in
+                    guard item.problem == nil, let token else { return nil }
+                    return .init(id: item.id, token: token)
                 }
-            } catch is CancellationError {
-                report.cancelled = true
-            } catch {
-                report.readFailed(page: number, redactor.redact("\(error)"))
-            }
+                detailTasks.addTask { await details.run(launches) }
+            })
             var problems: [String] = []
             var refused = 0
             for await misses in detailTasks {
@@ -91,26 +48,25 @@ struct LaunchesCrawl: FeedCrawl {
         }
     }
 
-    private func fetchPage(_ number: Int, cursor: String?, query: LaunchesQuery) async throws -> PageResult {
-        let request = HTTPRequest(
-            url: config.url, method: .post,
-            headers: [HTTPHeader(name: "Content-Type", value: LaunchesQuery.contentType)],
-            body: query.listBody(cursor: cursor))
-        let reply = try await client.fetch(request)
+    /// A `LaunchList` answer as a page; nil when it is not one (a page error), or when the server
+    /// refused the query (GraphQL errors without data: the source fails).
+    private func readPage(_ reply: FeedClient.Reply, number: Int, report: inout SourceReport) -> LaunchesPage? {
         let response = reply.response
         if let problem = FeedResponseCheck.problem(response, acceptErrorStatusJSON: true, redactor: redactor) {
-            return .problem(reply.located(problem))
+            report.readFailed(page: number, reply.located(problem))
+            return nil
         }
         do {
             let page = try LaunchesPage.decode(
                 response.body, page: number, source: config.name, variants: config.effectiveVariants.map(\.rawValue),
                 maxElements: FeedJSON.maxElements(pageBytes: client.limits.maxBytes))
-            if response.isSuccess { client.keep(reply) }
-            return .page(page, fromCache: reply.origin == .pageCache)
+            report.warnings += page.errorNotes.map { "page \(number): partial data, \($0)" }
+            return page
         } catch let failure as GraphQLFailure {
-            return .refused(reply.located(FeedResponseCheck.describe(failure, status: response.status, redactor: redactor)))
+            report.failure = reply.located(FeedResponseCheck.describe(failure, status: response.status, redactor: redactor))
         } catch {
-            return .problem(reply.located(FeedResponseCheck.describe(error, status: response.status, redactor: redactor)))
+            report.readFailed(page: number, reply.located(FeedResponseCheck.describe(error, status: response.status, redactor: redactor)))
         }
+        return nil
     }
 }

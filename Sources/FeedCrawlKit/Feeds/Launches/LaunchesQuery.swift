@@ -7,7 +7,7 @@
 /// (`small: missionPatch(size: SMALL) large: missionPatch(size: LARGE)`).
 /// `pageSize` is only declared and sent when set to 1 or more: an explicit `pageSize: null`
 /// makes the server return an empty page with a null cursor (an error).
-public struct LaunchesQuery: Sendable, Equatable {
+public enum LaunchesQuery {
     /// A mission patch size: a launch's image variant.
     public enum PatchSize: String, Sendable, Equatable, CaseIterable {
         /// `SMALL` (SpaceX `mission_patch_small`), the default.
@@ -27,33 +27,11 @@ public struct LaunchesQuery: Sendable, Equatable {
     public static let detailsDocument =
         "query LaunchDetails($launchId: ID!) { launch(id: $launchId) { id site rocket { name type } } }"
 
-    /// GraphQL endpoint, e.g. `https://apollo-fullstack-tutorial.herokuapp.com/graphql`.
-    public var endpoint: String
-    /// Patch sizes asked for in `LaunchList`, in order; default `[.small]`.
-    public var variants: [PatchSize]
-    /// `pageSize` argument; `nil` (default) or below 1 omits it (server default 20).
-    public var pageSize: Int?
-
-    /// Creates a query configuration.
-    public init(endpoint: String, variants: [PatchSize] = [.small], pageSize: Int? = nil) {
-        self.endpoint = endpoint
-        self.variants = variants.isEmpty ? [.small] : variants
-        self.pageSize = pageSize
-    }
-
-    /// `listBody(cursor:pageSize:variants:)` with this configuration.
-    public func listBody(cursor: String?) -> [UInt8] {
-        Self.listBody(cursor: cursor, pageSize: pageSize, variants: variants)
-    }
-
-    /// `detailsBody(launchId:)`.
-    public func detailsBody(launchId: String) -> [UInt8] {
-        Self.detailsBody(launchId: launchId)
-    }
-
     /// The `LaunchList` document. Without a page size it is exactly the tutorial's:
     /// `query LaunchList($cursor: String) { launches(after: $cursor) { hasMore cursor launches { id site mission { name missionPatch(size: SMALL) } } } }`.
+    /// No variant asks for the default, `small`.
     public static func listDocument(variants: [PatchSize] = [.small], withPageSize: Bool = false) -> String {
+        let variants = variants.isEmpty ? [.small] : variants
         let patches = variants.count == 1
             ? "missionPatch(size: \(variants[0].argument))"
             : variants.map { "\($0.rawValue): missionPatch(size: \($0.argument))" }.joined(separator: " ")

@@ -9,13 +9,6 @@ struct PixabayCrawl: FeedCrawl {
         shard?.owns(page: page, source: config.name) ?? true
     }
 
-    private var query: PixabayQuery {
-        var query = PixabayQuery(baseURL: config.url, key: config.key, perPage: config.perPage)
-        query.q = config.query
-        query.imageType = config.imageType
-        return query
-    }
-
     private enum PageResult: Sendable {
         case page(PixabayPage, fromCache: Bool)
         case end
@@ -27,7 +20,8 @@ struct PixabayCrawl: FeedCrawl {
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0 else { return report }
-        let query = self.query
+        let query = PixabayQuery(
+            baseURL: config.url, key: config.key, q: config.query, imageType: config.imageType, perPage: config.perPage)
         var paging = PixabayPaging(requestedPages: config.pages, perPage: query.perPage)
         do {
             switch try await fetchPage(1, query: query) {
@@ -82,9 +76,9 @@ struct PixabayCrawl: FeedCrawl {
 
     private func record(_ page: PixabayPage, number: Int, fromCache: Bool, into report: inout SourceReport) async {
         report.pages += 1
-        report.items += page.hits.count
+        report.items += page.items.count
         if fromCache { report.cachedPages += 1 }
-        client.pageParsed(number, items: page.hits.count)
+        client.pageParsed(number, items: page.items.count)
         await pipeline.submit(page.items, group: group)
     }
 

@@ -28,13 +28,4 @@ public enum PixabayErrorKind: Sendable, Equatable {
         let message = FeedText.excerpt(body, limit: maxMessageLength, redactor: redactor)
         return .other(message.isEmpty ? "HTTP \(status) with an empty body" : message)
     }
-
-    /// Same as `classify(status:body:redactor:)` for a body already held as a string.
-    public static func classify(
-        status: Int,
-        body: String,
-        redactor: SecretRedactor = SecretRedactor(secrets: [])
-    ) -> PixabayErrorKind {
-        classify(status: status, body: Array(body.utf8), redactor: redactor)
-    }
 }

@@ -50,17 +50,13 @@ struct PixabayRawHit {
     var tags: String?
     var user: String?
     var pageURL: String?
-    var type: String?
     var previewURL: String?
     var webformatURL: String?
     var largeImageURL: String?
-    var isAiGenerated: Bool?
-    var isLowQuality: Bool?
 
     /// The keys a hit is read for, in field order.
     private static let keys: [StaticString] = [
-        "id", "tags", "user", "pageURL", "type", "previewURL", "webformatURL", "largeImageURL",
-        "isAiGenerated", "isLowQuality",
+        "id", "tags", "user", "pageURL", "previewURL", "webformatURL", "largeImageURL",
     ]
 
     /// Reads the element the reader is at; the first of a key given twice counts.
@@ -77,12 +73,9 @@ struct PixabayRawHit {
             case 1: hit.tags = value.text
             case 2: hit.user = value.text
             case 3: hit.pageURL = value.string
-            case 4: hit.type = value.string
-            case 5: hit.previewURL = value.string
-            case 6: hit.webformatURL = value.string
-            case 7: hit.largeImageURL = value.string
-            case 8: hit.isAiGenerated = value.bool
-            default: hit.isLowQuality = value.bool
+            case 4: hit.previewURL = value.string
+            case 5: hit.webformatURL = value.string
+            default: hit.largeImageURL = value.string
             }
         }
         self = hit
@@ -90,42 +83,28 @@ struct PixabayRawHit {
 
     private init() {}
 
-    func makeHit(source: String, page: Int, index: Int, variants: [PixabayVariant]) -> PixabayHit {
+    func makeItem(source: String, page: Int, index: Int, variants: [PixabayVariant]) -> FeedItem {
         let synthetic = FeedItem.syntheticID(page: page, index: index)
         if let notObject {
-            return PixabayHit(item: FeedItem(
-                source: source, id: synthetic, page: page, problem: "hit is \(notObject), not an object"))
+            return FeedItem(source: source, id: synthetic, page: page, problem: "hit is \(notObject), not an object")
         }
         let (itemID, problem) = FeedIDProblem.resolve(id, synthetic: synthetic)
-        let preview = FeedText.checkImageURL(previewURL)
-        let webformat = FeedText.checkImageURL(webformatURL)
-        let large = FeedText.checkImageURL(largeImageURL)
         let images = variants.compactMap { variant -> FeedImage? in
             switch variant {
-            case .preview: FeedImage.from(variant.rawValue, preview)
-            case .webformat: FeedImage.from(variant.rawValue, webformat)
-            case .large: FeedImage.from(variant.rawValue, large)
+            case .preview: FeedImage.from(variant.rawValue, FeedText.checkImageURL(previewURL))
+            case .webformat: FeedImage.from(variant.rawValue, FeedText.checkImageURL(webformatURL))
+            case .large: FeedImage.from(variant.rawValue, FeedText.checkImageURL(largeImageURL))
             }
         }
-        let link = FeedText.checkImageURL(pageURL).okValue
-        let item = FeedItem(
+        return FeedItem(
             source: source,
             id: itemID,
             page: page,
             title: tags.map(FeedText.field) ?? "",
             images: images,
             author: FeedText.optionalField(user),
-            pageURL: link,
+            pageURL: FeedText.checkImageURL(pageURL).okValue,
             problem: problem
-        )
-        return PixabayHit(
-            item: item,
-            type: FeedText.optionalField(type),
-            previewURL: preview.okValue,
-            webformatURL: webformat.okValue,
-            largeImageURL: large.okValue,
-            isAiGenerated: isAiGenerated,
-            isLowQuality: isLowQuality
         )
     }
 }

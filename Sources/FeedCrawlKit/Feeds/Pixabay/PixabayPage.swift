@@ -8,41 +8,20 @@ public enum PixabayVariant: String, Sendable, Equatable, CaseIterable {
     case large
 }
 
-/// One Pixabay hit: the `FeedItem` plus the Pixabay-only fields worth keeping (all image
-/// sizes, AI/quality flags). The attribution page is the item's `pageURL`.
-public struct PixabayHit: Sendable, Equatable {
-    /// The item (title = tags, author = user, pageURL, the requested variants' images).
-    public var item: FeedItem
-    /// `type`: "photo", "illustration", "vector/svg", …
-    public var type: String?
-    /// `previewURL`, `nil` when absent, `""` or not http(s).
-    public var previewURL: String?
-    /// `webformatURL`, `nil` when absent, `""` or not http(s).
-    public var webformatURL: String?
-    /// `largeImageURL`, `nil` when absent, `""` or not http(s).
-    public var largeImageURL: String?
-    /// `isAiGenerated` (Bool or 0/1), `nil` when absent.
-    public var isAiGenerated: Bool?
-    /// `isLowQuality` (Bool or 0/1), `nil` when absent.
-    public var isLowQuality: Bool?
-}
-
 /// One decoded page of a Pixabay-style search response `{ total, totalHits, hits: [...] }`.
 public struct PixabayPage: Sendable, Equatable {
     /// `total`: all matches (may exceed what the API lets you reach).
     public var total: Int
     /// `totalHits`: matches reachable through the API (by default at most 500).
     public var totalHits: Int
-    /// The hits, in response order; unusable ones carry `item.problem`.
-    public var hits: [PixabayHit]
-
-    /// The hits' items, in response order.
-    public var items: [FeedItem] { hits.map(\.item) }
+    /// One item per hit, in response order (title = tags, author = user, pageURL, the requested
+    /// variants' images); unusable ones carry `problem`.
+    public var items: [FeedItem]
 
     /// Decodes a response body leniently.
     ///
     /// - Unknown keys are ignored; numbers may come as strings and ids as `123` or `"123"`;
-    ///   flags as `true`/`false` or `1`/`0`; `""` URLs are `nil`.
+    ///   `""` URLs are absent.
     /// - Each item's `images` are the `variants` asked for (default `[.preview]`), in that
     ///   order, each from its own field; a variant the hit does not offer is left out.
     /// - A hit that is not an object or has no usable id becomes an item with a synthesised id
@@ -59,11 +38,11 @@ public struct PixabayPage: Sendable, Equatable {
         maxElements: Int = FeedJSON.maxElements(pageBytes: CrawlConfiguration().maxPageBytes)
     ) throws -> PixabayPage {
         let raw = try PixabayRawPage.read(bytes, maxElements: maxElements)
-        let hits = raw.hits.enumerated().map { index, hit in
-            hit.makeHit(source: source, page: page, index: index, variants: variants)
+        let items = raw.hits.enumerated().map { index, hit in
+            hit.makeItem(source: source, page: page, index: index, variants: variants)
         }
-        let totalHits = max(raw.totalHits ?? raw.total ?? hits.count, 0)
+        let totalHits = max(raw.totalHits ?? raw.total ?? items.count, 0)
         let total = max(raw.total ?? totalHits, 0)
-        return PixabayPage(total: total, totalHits: totalHits, hits: hits)
+        return PixabayPage(total: total, totalHits: totalHits, items: items)
     }
 }

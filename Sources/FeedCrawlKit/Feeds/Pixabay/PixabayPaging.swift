@@ -1,6 +1,6 @@
 /// Page-number paging for a Pixabay-style search (pure).
 ///
-/// Fetch page 1, feed its `totalHits` to `accept(totalHits:)`, then fetch `remainingPages`.
+/// Fetch page 1, feed its `totalHits` to `accept(totalHits:)`, then the pages `shouldFetch` allows.
 /// The last page is `min(requestedPages, ceil(totalHits / perPage))`; 0 hits → 0 pages.
 /// Pixabay caps `totalHits` (500 by default), and asking past the last page is a 400 error,
 /// so never page beyond `lastPage`.
@@ -39,18 +39,6 @@ public struct PixabayPaging: Sendable, Equatable {
     public mutating func pageOutOfRange(_ page: Int) {
         let bound = max(page - 1, 0)
         lastPage = min(lastPage ?? bound, bound)
-    }
-
-    /// Pages still to fetch after page 1: `2...lastPage` (empty before `accept` or when
-    /// `lastPage < 2`).
-    public var remainingPages: [Int] {
-        pages(after: 1)
-    }
-
-    /// Pages after `page` up to `lastPage` (empty before `accept`).
-    public func pages(after page: Int) -> [Int] {
-        guard let lastPage, lastPage > page else { return [] }
-        return Array(max(page + 1, 1)...lastPage)
     }
 
     /// True when `page` is within `1...lastPage` (or, before `accept`, when it is page 1

@@ -1,7 +1,7 @@
 /// Request builder for a Pixabay-style image search (`GET <baseURL>?key=…&q=…&page=N`).
 ///
 /// Parameters are added in this order: `key`, `q` (when set), `image_type` (when set),
-/// `per_page`, `page`, then `extraParameters` in their given order. Names and values are
+/// `per_page`, `page`. Names and values are
 /// percent-encoded (RFC 3986 unreserved characters kept, space → `%20`). A query already
 /// present in `baseURL` is kept; a `#fragment` is dropped. The key is in every URL: log
 /// URLs only through `SecretRedactor.redactURL(_:)`.
@@ -23,8 +23,6 @@ public struct PixabayQuery: Sendable, Equatable {
     public var imageType: String?
     /// `per_page`, clamped to 3...200 by the initialiser; default 100.
     public private(set) var perPage: Int
-    /// Further `name=value` parameters (e.g. `("order", "latest")`), appended last.
-    public var extraParameters: [(String, String)]
 
     /// Creates a query; `perPage` is clamped into `perPageRange`.
     public init(
@@ -32,15 +30,13 @@ public struct PixabayQuery: Sendable, Equatable {
         key: String,
         q: String? = nil,
         imageType: String? = "all",
-        perPage: Int = PixabayQuery.defaultPerPage,
-        extraParameters: [(String, String)] = []
+        perPage: Int = PixabayQuery.defaultPerPage
     ) {
         self.baseURL = baseURL
         self.key = key
         self.q = q
         self.imageType = imageType
         self.perPage = min(max(perPage, Self.perPageRange.lowerBound), Self.perPageRange.upperBound)
-        self.extraParameters = extraParameters
     }
 
     /// The URL for `page` (1-based; values below 1 are sent as 1).
@@ -50,14 +46,6 @@ public struct PixabayQuery: Sendable, Equatable {
         if let imageType, !imageType.isEmpty { items.append(("image_type", imageType)) }
         items.append(("per_page", String(perPage)))
         items.append(("page", String(max(page, 1))))
-        items.append(contentsOf: extraParameters)
         return FeedPercentEncoding.appendingQuery(to: baseURL, items)
-    }
-
-    public static func == (lhs: PixabayQuery, rhs: PixabayQuery) -> Bool {
-        lhs.baseURL == rhs.baseURL && lhs.key == rhs.key && lhs.q == rhs.q && lhs.imageType == rhs.imageType
-            && lhs.perPage == rhs.perPage
-            && lhs.extraParameters.map(\.0) == rhs.extraParameters.map(\.0)
-            && lhs.extraParameters.map(\.1) == rhs.extraParameters.map(\.1)
     }
 }
