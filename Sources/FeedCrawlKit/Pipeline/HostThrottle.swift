@@ -87,16 +87,29 @@ public struct HostThrottle: Sendable {
     /// A transfer to `host` for `key` wants to start at `now`: `.go` (counted in flight) or
     /// `.queued` behind the host's limits.
     public mutating func admit(_ key: String, host: String, now: Double) -> Admission {
-        var h = hosts[host] ?? Host(concurrency: limits.maxConcurrency)
-        defer { hosts[host] = h }
-        if h.queued == 0, h.inFlight < h.concurrency, now >= h.nextStart {
-            h.inFlight += 1
-            h.nextStart = now + h.interval
+        if hosts[host]?.queued ?? 0 == 0, delay(host: host, now: now) == 0 {
+            started(host: host, now: now)
             return .go
         }
-        h.queue.append(key)
+        hosts[host, default: Host(concurrency: limits.maxConcurrency)].queue.append(key)
         waitingHosts.insert(host)
         return .queued
+    }
+
+    /// Seconds before `host` may start another transfer at `now`, leaving aside the keys queued
+    /// for it: 0 now, infinite while its concurrency is used up. For a caller that waits on its
+    /// own instead of queueing a key (`StorePacer`).
+    public func delay(host: String, now: Double) -> Double {
+        guard let h = hosts[host] else { return 0 }
+        return h.inFlight >= h.concurrency ? .infinity : max(0, h.nextStart - now)
+    }
+
+    /// Counts a transfer to `host` started at `now` (as `admit` does when it says `.go`).
+    public mutating func started(host: String, now: Double) {
+        var h = hosts[host] ?? Host(concurrency: limits.maxConcurrency)
+        h.inFlight += 1
+        h.nextStart = now + h.interval
+        hosts[host] = h
     }
 
     /// Removes a queued key (its task was stopped); false when it was not queued.

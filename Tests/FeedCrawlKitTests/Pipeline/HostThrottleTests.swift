@@ -85,4 +85,19 @@ struct HostThrottleTests {
         #expect(ready == ["c"])
         #expect(!t.hasQueued)
     }
+
+    /// A caller that waits on its own (`StorePacer`) asks `delay` and counts with `started`.
+    @Test func delaySaysWhenAnotherTransferMayStartWithoutAKey() {
+        var t = HostThrottle(limits: .init(maxConcurrency: 2, initialInterval: 0.25))
+        #expect(t.delay(host: "h", now: 0) == 0)
+        t.started(host: "h", now: 0)
+        t.started(host: "h", now: 0)
+        #expect(t.delay(host: "h", now: 0) == .infinity)  // not before one ends
+        #expect(t.finished(host: "h", answer: .pushback, startedAt: 0, now: 1) == true)
+        #expect(t.state("h") == .init(concurrency: 1, interval: 0.25))
+        #expect(t.delay(host: "h", now: 1) == .infinity)  // the other is still in flight
+        _ = t.finished(host: "h", answer: .answered, startedAt: 0, now: 1.1)
+        #expect(abs(t.delay(host: "h", now: 1.1) - 0.15) < 1e-9)  // the spacing after the pushback
+        #expect(t.delay(host: "h", now: 2) == 0)
+    }
 }

@@ -16,8 +16,8 @@ import Glibc
 ///   removes since.
 /// - Requests run synchronously on the calling thread through a `BlockingBridge` (see there why
 ///   not a plain `Task` and a semaphore). The committer hands its batches to `commitAll`,
-///   which uploads up to `uploadsAtOnce` at once behind a `HostThrottle` that backs off when
-///   the store says `SlowDown` (see `upload`).
+///   which uploads up to `uploadsAtOnce` at once, each attempt through the client's upload gate,
+///   which backs off when the store says `SlowDown` (see `upload`).
 ///
 /// Errors are `CacheStoreError`s with `code` 0 (no errno: a refused upload is not a full disk)
 /// and the `S3Error`'s description as `reason` (e.g. `AccessDenied (403): …`), except `read` of a
@@ -36,8 +36,6 @@ final class S3CacheStore: CacheStore, Sendable {
     private let bridge = BlockingBridge()
     private let held = Locked(HeldObjects())
     private let putCount = Locked(0)
-    /// The store's back-off (`upload`): one host, `uploadsAtOnce` at most.
-    let throttle = Locked(HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce)))
 
     /// A store of the objects under `location` (its bucket must be `client`'s), spooling bodies
     /// in the folder `spool`. Makes no request (`prepare()` does).

@@ -36,8 +36,9 @@ public struct S3ObjectInfo: Sendable, Equatable {
 
 /// A client for one bucket of S3-compatible storage. A thin layer: it builds `HTTPRequest`s
 /// (signed with SigV4 by libcurl) and runs them on an `HTTPEngine` like every other request,
-/// retrying transient failures (`S3Error.isRetryable`) as `S3Configuration.retry` says, with
-/// `Retry-After` honoured.
+/// retrying transient failures (`S3Error.isRetryable`) as the configuration's `RequestPolicy`
+/// says, with `Retry-After` honoured. Bulk uploads (`put(…, paced: true)`) also pass the store's
+/// `RequestGate`, which backs off when the store pushes back (`StorePacer`).
 ///
 /// Every method throws `S3Error` (or `CancellationError` when the task is cancelled). A retried
 /// conditional PUT whose first attempt stored the object but lost the answer fails its retry with
@@ -49,6 +50,9 @@ public final class S3Client: Sendable {
     public let configuration: S3Configuration
     /// The engine requests run on (not owned: the caller shuts it down).
     public let engine: HTTPEngine
+    /// What every attempt of a paced upload passes (`StorePacer`: up to
+    /// `S3CacheStore.uploadsAtOnce` at once, fewer and spaced while the store says `SlowDown`).
+    let uploads = RequestGate(pacer: StorePacer())
 
     /// A client for `bucket` (checked against S3's bucket-naming rules).
     public convenience init(bucket: String, configuration: S3Configuration, engine: HTTPEngine) throws(S3LocationError) {
@@ -78,18 +82,19 @@ public final class S3Client: Sendable {
     /// the store checks (a mismatch stores nothing and fails with `BadDigest` or
     /// `XAmzContentChecksumMismatch`), and as `x-amz-content-sha256` (hex), which signs the payload.
     /// `contentType` and `cacheControl` (default nil: not sent) are stored with the object.
-    /// `condition` defaults to `.none`.
+    /// `condition` defaults to `.none`. `paced` (default false) sends every attempt through
+    /// `uploads`, for the many PUTs of a batch of images.
     ///
     /// - Returns: the new object's ETag as the store sent it (empty when it sent none).
     @discardableResult
     public func put(
         key: String, file: String, sha256: [UInt8], contentType: String? = nil, cacheControl: String? = nil,
-        condition: S3WriteCondition = .none
+        condition: S3WriteCondition = .none, paced: Bool = false
     ) async throws -> String {
         var request = try putRequest(key: key, sha256: sha256, contentType: contentType, cacheControl: cacheControl,
                                      condition: condition)
         request.bodyFile = file
-        return try await send("PUT", key: key, request).etag ?? ""
+        return try await send("PUT", key: key, request, gate: paced ? uploads : nil).etag ?? ""
     }
 
     /// Stores `bytes` as `key` (for small bodies; its SHA-256 is computed here and sent as with
@@ -218,10 +223,10 @@ public final class S3Client: Sendable {
     }
 
     /// Runs `request` under the configuration's `RequestPolicy` (each attempt's limits, the
-    /// retries of transient failures); returns a 2xx answer (or one with status `accepting`),
-    /// throws `S3Error` otherwise.
-    func send(_ operation: String, key: String, _ request: HTTPRequest, accepting: Int? = nil) async throws
-        -> HTTPResponse
+    /// retries of transient failures), each attempt through `gate` when one is given (default
+    /// none); returns a 2xx answer (or one with status `accepting`), throws `S3Error` otherwise.
+    func send(_ operation: String, key: String, _ request: HTTPRequest, accepting: Int? = nil,
+              gate: RequestGate<StorePacer>? = nil) async throws -> HTTPResponse
     {
         let policy = configuration.policy.retry
         var request = request
@@ -230,7 +235,15 @@ public final class S3Client: Sendable {
             var error: S3Error
             configuration.policy.apply(to: &request)
             do {
-                let response = try await engine.perform(request)
+                try await gate?.acquire(source: "")
+                let response: HTTPResponse
+                do {
+                    response = try await engine.perform(request)
+                } catch {
+                    gate?.abandoned()
+                    throw error
+                }
+                gate?.received(response)
                 if response.isSuccess || response.status == accepting { return response }
                 error = S3Error.from(response, operation: operation, key: key, secrets: configuration.credentials.secrets)
             } catch let failure as HTTPError {
@@ -253,5 +266,42 @@ public final class S3Client: Sendable {
     /// `etag` in double quotes, as `If-Match` wants it (a quoted or weak tag is kept as it is).
     static func quoted(_ etag: String) -> String {
         etag.hasPrefix("\"") || etag.hasPrefix("W/") ? etag : "\"\(etag)\""
+    }
+}
+
+/// The back-off of one store's uploads, as a `RequestGate` asks it: a `HostThrottle` for the one
+/// host, up to `S3CacheStore.uploadsAtOnce` at once. A 503 (`SlowDown`) or 429 halves that and
+/// spaces the starts (from 0.02 s, doubling to 30 s: a store takes far more requests a second
+/// than an image host); runs of other answers raise it again, as for images. An answer counts as an answer to the oldest request
+/// in flight (the gate does not say which one it was), so a push-back to a request started after
+/// a decrease may wait for the older ones before it decreases again.
+struct StorePacer: RequestPacer {
+    private var throttle = HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce, initialInterval: 0.02))
+    /// When the requests in flight started, oldest first.
+    private var starts: [Double] = []
+
+    /// The throttle's concurrency and spacing now.
+    var state: HostThrottle.State { throttle.state("") }
+
+    func delayBeforeNextRequest(now: Double) -> Double {
+        throttle.delay(host: "", now: now)
+    }
+
+    mutating func requestStarted(now: Double) {
+        throttle.started(host: "", now: now)
+        starts.append(now)
+    }
+
+    mutating func requestAbandoned() {
+        finished(.none, now: starts.first ?? 0)
+    }
+
+    mutating func responseReceived(status: Int, headers: [(name: String, value: String)], now: Double) {
+        finished(status == 503 || status == 429 ? .pushback : .answered, now: now)
+    }
+
+    private mutating func finished(_ answer: HostThrottle.Answer, now: Double) {
+        let startedAt = starts.isEmpty ? now : starts.removeFirst()
+        _ = throttle.finished(host: "", answer: answer, startedAt: startedAt, now: now)
     }
 }

@@ -136,3 +136,32 @@ public struct RateLimitPacer: Sendable, Equatable {
         return max(d, 0)
     }
 }
+
+/// The gate of one API budget: a `RateLimitPacer` that knows nothing yet (one request until the
+/// first answer, then as the answers say).
+typealias RateLimitGate = RequestGate<RateLimitPacer>
+
+extension RequestGate where Pacer == RateLimitPacer {
+    convenience init(clock: (@Sendable () -> Double)? = nil) {
+        self.init(pacer: RateLimitPacer(), clock: clock)
+    }
+}
+
+/// The run's rate-limit budgets: one `RateLimitGate` per API key and host (sources that send
+/// the same key to the same host share its budget), one per host for sources without a key.
+final class RateBudgets: Sendable {
+    private let gates = Locked<[String: RateLimitGate]>([:])
+
+    init() {}
+
+    /// The gate of `key` (nil: none) on the host of `url`.
+    func gate(url: String, key: String?) -> RateLimitGate {
+        let name = URLCheck.host(of: url) + "\u{0}" + (key ?? "")
+        return gates.withLock { gates in
+            if let gate = gates[name] { return gate }
+            let gate = RateLimitGate()
+            gates[name] = gate
+            return gate
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import DemoFeed
+import Glibc
 import Testing
 @testable import FeedCrawlKit
 
@@ -143,5 +144,45 @@ struct S3ClientRetryTests {
                 #expect(server.requestCount == 1)
             }
         }
+    }
+
+    /// Paced uploads pass the store's gate: a `SlowDown` halves how many run at once and spaces
+    /// them, and each pushed-back upload is retried by the client, so every one is stored; a PUT
+    /// that is not paced does not touch the gate.
+    @Test func pacedUploadsBackOffOnSlowDownAndAllGetStored() async throws {
+        let answered = Locked([String: Int]())  // per kind of PUT: plain, paced
+        let stored = Locked(Set<String>())
+        try await withHTTPServer(handler: { req in
+            let kind = req.path.hasSuffix("/plain") ? "plain" : "paced"
+            let n = answered.withLock { counts -> Int in
+                counts[kind, default: 0] += 1
+                return counts[kind]!
+            }
+            if n <= 3 { return Self.slowDown }
+            stored.withLock { _ = $0.insert(req.path) }
+            return ServerResponse(status: 200, headers: [("ETag", "\"e\"")])
+        }) { server in
+            try await HTTPEngine.withEngine { engine in
+                let client = try S3Client(bucket: "bkt", configuration: Self.configuration(server, retries: 3), engine: engine)
+                try await client.put(key: "plain", bytes: [1])  // pushed back 3 times, not paced
+                #expect(client.uploads.state.state == .init(concurrency: S3CacheStore.uploadsAtOnce, interval: 0))
+                let file = "/tmp/feedcrawl-paced-\(getpid())"
+                try AtomicFile.write(Array("body".utf8), to: file)
+                defer { unlink(file) }
+                let sha256 = SHA256.hash(Array("body".utf8))
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<20 {
+                        group.addTask { try await client.put(key: "k\(index)", file: file, sha256: sha256, paced: true) }
+                    }
+                    try await group.waitForAll()
+                }
+                let state = client.uploads.state.state
+                #expect(state.concurrency < S3CacheStore.uploadsAtOnce)
+                #expect(state.interval > 0)
+                #expect(client.uploads.waiting == 0)
+            }
+        }
+        #expect(answered.withLock { $0 } == ["plain": 4, "paced": 23])  // 3 pushed back each
+        #expect(stored.withLock { $0.count } == 21)
     }
 }

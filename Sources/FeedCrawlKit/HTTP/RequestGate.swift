@@ -1,11 +1,28 @@
-/// One API budget (a key on a host, or a host without a key), shared by every request of every
-/// source that spends it: a `RateLimitPacer` behind a lock, with a monotonic clock, and a fair
-/// queue: waiting requests are let through one source after another (round robin), each
-/// source's in the order they came, so no source starves while others page on.
+/// How a `RequestGate` paces its requests: a pure state machine on a monotonic clock (seconds),
+/// told of every request started and ended. `RateLimitPacer` (an API's `X-RateLimit-*` budget)
+/// paces feed requests, `StorePacer` (a `HostThrottle`) an object store's uploads.
+protocol RequestPacer: Sendable {
+    /// Seconds to wait before the next request may start (0: now; infinite: not before a
+    /// request in flight ends).
+    func delayBeforeNextRequest(now: Double) -> Double
+    /// A request was let through at `now`.
+    mutating func requestStarted(now: Double)
+    /// A started request ended without an HTTP answer.
+    mutating func requestAbandoned()
+    /// A started request got an answer (any status); header names as sent.
+    mutating func responseReceived(status: Int, headers: [(name: String, value: String)], now: Double)
+}
+
+extension RateLimitPacer: RequestPacer {}
+
+/// The requests that share one budget, one pacer behind a lock with a monotonic clock, and a
+/// fair queue: waiting requests are let through one source after another (round robin), each
+/// source's in the order they came, so no source starves while others go on. One per API key and
+/// host for feeds (`RateBudgets`), one per store for uploads (`S3Client`).
 ///
-/// Call `acquire(source:)` before each request (it waits until the budget and the queue allow
+/// Call `acquire(source:)` before each request (it waits until the pacer and the queue allow
 /// it), then exactly one of `received(_:)` (any HTTP answer) or `abandoned()` (no answer).
-final class RateLimitGate: @unchecked Sendable {
+final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
     private struct Waiter {
         var id: Int
         var continuation: CheckedContinuation<Void, any Error>
@@ -13,7 +30,7 @@ final class RateLimitGate: @unchecked Sendable {
 
     private let lock = Lock()
     // Guarded by `lock`.
-    private var pacer: RateLimitPacer
+    private var pacer: Pacer
     private var queues: [String: [Waiter]] = [:]
     /// Sources with waiters, in the order they are served.
     private var ring: [String] = []
@@ -24,9 +41,8 @@ final class RateLimitGate: @unchecked Sendable {
     private var timerDue = 0.0
     private let clock: @Sendable () -> Double
 
-    /// A gate with an empty pacer (one request until the first answer, then as the answers
-    /// say). `clock` returns monotonic seconds; default: the continuous clock.
-    init(pacer: RateLimitPacer = RateLimitPacer(), clock: (@Sendable () -> Double)? = nil) {
+    /// A gate pacing with `pacer`. `clock` returns monotonic seconds; default: the continuous clock.
+    init(pacer: Pacer, clock: (@Sendable () -> Double)? = nil) {
         self.pacer = pacer
         let origin = ContinuousClock.now
         self.clock = clock ?? {
@@ -91,8 +107,8 @@ final class RateLimitGate: @unchecked Sendable {
         for waiter in ready { waiter.continuation.resume() }
     }
 
-    /// The pacer's current state (for tests).
-    var state: RateLimitPacer { lock.withLock { pacer } }
+    /// The pacer's current state.
+    var state: Pacer { lock.withLock { pacer } }
 
     /// Requests waiting for their turn (for tests).
     var waiting: Int { lock.withLock { queues.values.reduce(0) { $0 + $1.count } } }
@@ -105,7 +121,7 @@ final class RateLimitGate: @unchecked Sendable {
             let now = clock()
             let delay = pacer.delayBeforeNextRequest(now: now)
             if delay > 0 {
-                scheduleLocked(at: now + delay)
+                if delay.isFinite { scheduleLocked(at: now + delay) }
                 break
             }
             if nextInRing >= ring.count { nextInRing = 0 }
@@ -147,25 +163,6 @@ final class RateLimitGate: @unchecked Sendable {
                 return self.admitLocked()
             }
             for waiter in ready { waiter.continuation.resume() }
-        }
-    }
-}
-
-/// The run's rate-limit budgets: one `RateLimitGate` per API key and host (sources that send
-/// the same key to the same host share its budget), one per host for sources without a key.
-final class RateBudgets: Sendable {
-    private let gates = Locked<[String: RateLimitGate]>([:])
-
-    init() {}
-
-    /// The gate of `key` (nil: none) on the host of `url`.
-    func gate(url: String, key: String?) -> RateLimitGate {
-        let name = URLCheck.host(of: url) + "\u{0}" + (key ?? "")
-        return gates.withLock { gates in
-            if let gate = gates[name] { return gate }
-            let gate = RateLimitGate()
-            gates[name] = gate
-            return gate
         }
     }
 }
