@@ -8,9 +8,9 @@ struct PixabayRawPage {
     /// passes (the first of a key given twice counts); anything else is skipped. Throws
     /// `FeedDecodeError` when the body is not JSON, not an object or has no `hits` array.
     static func read(_ bytes: [UInt8], maxElements: Int) throws -> PixabayRawPage {
-        let (page, problem) = try FeedJSON.read(bytes, what: "Pixabay page", maxElements: maxElements) { reader -> (PixabayRawPage?, String?) in
+        return try FeedJSON.read(bytes, what: "Pixabay page", maxElements: maxElements) { reader in
             guard try reader.kind() == .object else {
-                return (nil, "expected a JSON object at top level, got \(try reader.value().kindDescription)")
+                return .failure(FeedDecodeError(reason: "expected a JSON object at top level, got \(try reader.value().kindDescription)"))
             }
             var total: FeedLooseValue?
             var totalHits: FeedLooseValue?
@@ -33,12 +33,10 @@ struct PixabayRawPage {
                 }
             }
             guard let hits else {
-                return (nil, hitsKind.map { "\"hits\" is \($0), expected an array" } ?? "missing \"hits\"")
+                return .failure(FeedDecodeError(reason: hitsKind.map { "\"hits\" is \($0), expected an array" } ?? "missing \"hits\""))
             }
-            return (PixabayRawPage(total: total?.int, totalHits: totalHits?.int, hits: hits), nil)
+            return .success(PixabayRawPage(total: total?.int, totalHits: totalHits?.int, hits: hits))
         }
-        guard let page else { throw FeedDecodeError(reason: "Pixabay page: \(problem ?? "")") }
-        return page
     }
 }
 
