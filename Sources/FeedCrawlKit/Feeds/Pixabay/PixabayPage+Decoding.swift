@@ -16,17 +16,15 @@ struct PixabayRawPage {
             var totalHits: FeedLooseValue?
             var hits: [PixabayRawHit]?
             var hitsKind: String?
-            try reader.object { reader, key in
-                if key.matches("total") {
-                    if total == nil { total = try reader.value() }
-                } else if key.matches("totalHits") {
-                    if totalHits == nil { totalHits = try reader.value() }
-                } else if key.matches("hits"), hitsKind == nil {
+            try reader.members(["total", "totalHits", "hits"]) { reader, slot in
+                switch slot {
+                case 0: total = try reader.value()
+                case 1: totalHits = try reader.value()
+                default:
                     guard try reader.kind() == .array else {
                         hitsKind = try reader.value().kindDescription
                         return
                     }
-                    hitsKind = "an array"
                     var list: [PixabayRawHit] = []
                     try reader.array { reader, _ in list.append(try PixabayRawHit(reading: &reader)) }
                     hits = list
