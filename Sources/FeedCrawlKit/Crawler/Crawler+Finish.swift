@@ -2,40 +2,6 @@ import FoundationEssentials
 import Glibc
 
 extension Crawler {
-    /// The final phase of a run (`ManifestCommit`): this run's items (from the journal) and the
-    /// previous manifest's are merged into the new manifest; `--cache-max` is planned only when
-    /// the archive and this run's downloads together could exceed it, and never in a shard (the
-    /// merge evicts: another shard may use the files); the journal is removed once the manifest
-    /// is stored; a shard sweeps nothing and writes no contact sheet. `previous` is what the run
-    /// knew of the previous manifest when it started: bytes of its distinct files, how many
-    /// images have files, whether it was in order.
-    func finish(
-        recorder: RunItems, previous: (bytes: Int64, files: Int, inOrder: Bool?), pipeline: ImagePipeline,
-        layout: CacheLayout, run: RunRecord, spill: Spill?, session: any ArchiveSession
-    ) -> ManifestCommit.Outcome {
-        let whole = configuration.shard == nil
-        var policy = ManifestMerge.Policy(
-            precedence: .firstInput, reconcile: { pipeline.finishedOutcome(forFile: $0) },
-            runStarted: run.startedAt.wholeSeconds)
-        policy.dropsPlaceholders = true
-        var commit = ManifestCommit(policy: policy, capacity: previous.files + 2 * recorder.count + 1024)
-        commit.capBytes = whole && previous.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
-            ? configuration.cacheMaxBytes : nil
-        commit.sheet = whole ? ContactSheet.Index(spill: spill, run: run, linkBase: session.linkBase) : nil
-        commit.sweeps = whole
-        commit.checkpoint = configuration.checkpoint
-        let sorted = previous.inOrder
-        return commit.run(
-            in: session, manifestPath: layout.manifestPath, generatedAt: run.finishedAt ?? run.startedAt,
-            streams: {
-                [
-                    RunItemStream(entries: recorder.sorted(), journal: recorder.journal, verbatim: true),
-                    try ManifestItemStream(path: layout.manifestPath, spill: spill, sorted: sorted),
-                ]
-            },
-            run: run, stored: { try? recorder.journal.remove() })
-    }
-
     /// Folds the journal a killed run left into the manifest (saved atomically), then removes
     /// the journal: finished downloads are not fetched again. A version-1 manifest or journal is
     /// carried over (and written as version 2).

@@ -139,6 +139,8 @@ public final class Crawler: Sendable {
             throw SetupError.output("\(error)")
         }
         session.journalOpened(path: layout.journalPath) { [events = self.events] in events(.warning(source: "", message: $0)) }
+        // The previous manifest, for the end of the run: bytes of its distinct files, how many
+        // images have files, whether it was in order.
         let previous = (
             bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0, inOrder: archive?.inOrder[layout.manifestPath])
         let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
@@ -184,9 +186,30 @@ public final class Crawler: Sendable {
         run.orphansRemoved = leftovers
         run.shard = configuration.shard?.description
         storage.releaseForFinalWrite()
-        let done = finish(
-            recorder: recorder, previous: previous, pipeline: pipeline, layout: layout, run: run, spill: spill,
-            session: session)
+        // The final phase (`ManifestCommit`): this run's items (from the journal) and the
+        // previous manifest's are merged into the new manifest; `--cache-max` is planned only
+        // when the archive and this run's downloads together could exceed it, and never in a
+        // shard (the merge evicts: another shard may use the files); the journal is removed once
+        // the manifest is stored; a shard sweeps nothing and writes no contact sheet.
+        var merge = ManifestMerge.Policy(
+            precedence: .firstInput, reconcile: { pipeline.finishedOutcome(forFile: $0) },
+            runStarted: run.startedAt.wholeSeconds)
+        merge.dropsPlaceholders = true
+        var commit = ManifestCommit(policy: merge, capacity: previous.files + 2 * recorder.count + 1024)
+        commit.capBytes = !sharded && previous.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
+            ? configuration.cacheMaxBytes : nil
+        commit.sheet = sharded ? nil : ContactSheet.Index(spill: spill, run: run, linkBase: session.linkBase)
+        commit.sweeps = !sharded
+        commit.checkpoint = configuration.checkpoint
+        let done = commit.run(
+            in: session, manifestPath: layout.manifestPath, generatedAt: run.finishedAt ?? run.startedAt,
+            streams: {
+                [
+                    RunItemStream(entries: recorder.sorted(), journal: recorder.journal, verbatim: true),
+                    try ManifestItemStream(path: layout.manifestPath, spill: spill, sorted: previous.inOrder),
+                ]
+            },
+            run: run, stored: { try? recorder.journal.remove() })
         // The device filling up, then a failed final write, joined when both happened.
         let problems = [storage.problem, done.storageProblem].compactMap { $0 }
         var report = CrawlReport(

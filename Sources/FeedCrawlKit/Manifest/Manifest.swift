@@ -48,9 +48,7 @@ public struct Manifest: Sendable, Equatable {
 
     /// The items in stable order, one per key (a later item with the same key wins).
     public var sortedItems: [ManifestItem] {
-        var byKey: [ItemKey: ManifestItem] = [:]
-        for item in items { byKey[item.key] = item }
-        return byKey.values.sorted(by: ManifestItem.stableOrder)
+        itemsByKey.values.sorted(by: ManifestItem.stableOrder)
     }
 
     /// The items keyed by `(source, id)`; when a key repeats, the later item wins.

@@ -28,7 +28,9 @@ extension FuzzChecks {
 
         var pacer = RateLimitPacer()
         pacer.requestStarted(now: 1000)
-        pacer.responseReceived(status: 429, limit: f[1], remaining: f[2], reset: f[3], retryAfter: f[3], now: 1000)
+        pacer.responseReceived(
+            status: 429, headers: [("x-ratelimit-limit", f[1]), ("x-ratelimit-remaining", f[2]), ("x-ratelimit-reset", f[3]),
+                                   ("retry-after", f[3])], now: 1000)
         let delay = pacer.delayBeforeNextRequest(now: 1000)
         v.check(delay.isFinite && delay >= 0 && delay <= pacer.maxDelay, "delay \(delay)")
 

@@ -34,9 +34,9 @@ extension CrawlerTests {
             let names = TestDirectory.list(folder)
             #expect(names.count == 3)
             let redactor = SecretRedactor(secrets: [Self.key])
-            let query = PixabayQuery(baseURL: feed.pixabayURL, key: Self.key, perPage: 5)
+            let config = PixabaySourceConfiguration(url: feed.pixabayURL, key: Self.key, perPage: 5)
             for page in 1...3 {
-                let identity = FeedRequestIdentity(HTTPRequest(url: query.url(page: page)), redactor: redactor)
+                let identity = FeedRequestIdentity(HTTPRequest(url: config.pageURL(page)), redactor: redactor)
                 #expect(!identity.url.contains("key="))
                 #expect(names.contains(identity.hash + ".json"))
                 let exchange = try FeedExchange.decode(try FileIO.read(folder + "/" + identity.hash + ".json"))
@@ -74,8 +74,8 @@ extension CrawlerTests {
 
             // Page 1's entry is two hours old.
             let redactor = SecretRedactor(secrets: [Self.key])
-            let query = PixabayQuery(baseURL: feed.pixabayURL, key: Self.key, perPage: 5)
-            let identity = FeedRequestIdentity(HTTPRequest(url: query.url(page: 1)), redactor: redactor)
+            let config = PixabaySourceConfiguration(url: feed.pixabayURL, key: Self.key, perPage: 5)
+            let identity = FeedRequestIdentity(HTTPRequest(url: config.pageURL(1)), redactor: redactor)
             let store = FeedExchangeStore(root: out.path + "/pages")
             var old = try #require(store.load(source: "pixabay", request: identity))
             old.fetchedAt -= 7200

@@ -1,11 +1,11 @@
 import Testing
 @testable import FeedCrawlKit
 
-@Suite struct RateLimitPacerTests {
-    private func headers(limit: Int = 100, remaining: Int, reset: Int) -> [(name: String, value: String)] {
-        [("X-RateLimit-Limit", String(limit)), ("X-RateLimit-Remaining", String(remaining)), ("X-RateLimit-Reset", String(reset))]
-    }
+private func headers(limit: Int = 100, remaining: Int, reset: Int) -> [(name: String, value: String)] {
+    [("X-RateLimit-Limit", String(limit)), ("X-RateLimit-Remaining", String(remaining)), ("X-RateLimit-Reset", String(reset))]
+}
 
+@Suite struct RateLimitPacerTests {
     @Test func noHeadersNoDelay() {
         var pacer = RateLimitPacer()
         #expect(pacer.delayBeforeNextRequest(now: 0) == 0)
@@ -122,11 +122,12 @@ import Testing
     @Test func garbageAndHugeValuesAreBounded() {
         var pacer = RateLimitPacer(maxDelay: 600)
         pacer.requestStarted(now: 0)
-        pacer.responseReceived(status: 200, limit: "lots", remaining: "0", reset: "1e12", retryAfter: nil, now: 0)
+        let garbage = [("x-ratelimit-limit", "lots"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1e12")]
+        pacer.responseReceived(status: 200, headers: garbage, now: 0)
         #expect(pacer.delayBeforeNextRequest(now: 0) == 600)
         var negative = RateLimitPacer()
         negative.requestStarted(now: 0)
-        negative.responseReceived(status: 429, limit: nil, remaining: nil, reset: nil, retryAfter: "-5", now: 0)
+        negative.responseReceived(status: 429, headers: [("Retry-After", "-5")], now: 0)
         #expect(negative.delayBeforeNextRequest(now: 0) == 0)
         #expect(negative.inFlight == 0)
     }
@@ -136,7 +137,7 @@ import Testing
     @Test func afterTheResetAtMostLimitRequestsGoBeforeTheNewBudgetIsKnown() {
         var pacer = RateLimitPacer()
         pacer.requestStarted(now: 0)
-        pacer.responseReceived(status: 200, limit: "3", remaining: "0", reset: "2", retryAfter: nil, now: 0.1)
+        pacer.responseReceived(status: 200, headers: headers(limit: 3, remaining: 0, reset: 2), now: 0.1)
         #expect(pacer.delayBeforeNextRequest(now: 1) == 1.1)
         // The window is over: the new one's budget is the limit, 3.
         for _ in 0..<3 {
@@ -145,7 +146,7 @@ import Testing
         }
         #expect(pacer.delayBeforeNextRequest(now: 2.2) == RateLimitPacer.newWindowPollInterval)
         // The first answer of the new window tells the budget: 3 - 3 spent.
-        pacer.responseReceived(status: 200, limit: "3", remaining: "2", reset: "2", retryAfter: nil, now: 2.3)
+        pacer.responseReceived(status: 200, headers: headers(limit: 3, remaining: 2, reset: 2), now: 2.3)
         #expect(pacer.delayBeforeNextRequest(now: 2.3) == 2)
     }
 
@@ -156,7 +157,7 @@ import Testing
     @Test func aRequestSentBeforeTheResetCountsAgainstTheNextWindow() {
         var pacer = RateLimitPacer()
         pacer.requestStarted(now: 0)
-        pacer.responseReceived(status: 200, limit: "2", remaining: "1", reset: "1", retryAfter: nil, now: 0.1)
+        pacer.responseReceived(status: 200, headers: headers(limit: 2, remaining: 1, reset: 1), now: 0.1)
         #expect(pacer.delayBeforeNextRequest(now: 0.5) == 0)
         pacer.requestStarted(now: 0.5)  // the old window's last; no answer before the reset
         #expect(pacer.delayBeforeNextRequest(now: 1.2) == 0)
@@ -167,10 +168,10 @@ import Testing
     @Test func answersWithoutHeadersFreeTheirSlot() {
         var pacer = RateLimitPacer()
         pacer.requestStarted(now: 0)
-        pacer.responseReceived(status: 200, limit: "1", remaining: "0", reset: "1", retryAfter: nil, now: 0)
+        pacer.responseReceived(status: 200, headers: headers(limit: 1, remaining: 0, reset: 1), now: 0)
         pacer.requestStarted(now: 1.5)
         #expect(pacer.delayBeforeNextRequest(now: 1.5) > 0)
-        pacer.responseReceived(status: 500, limit: nil, remaining: nil, reset: nil, retryAfter: nil, now: 1.6)
+        pacer.responseReceived(status: 500, headers: [], now: 1.6)
         #expect(pacer.delayBeforeNextRequest(now: 1.6) == 0)
     }
 }

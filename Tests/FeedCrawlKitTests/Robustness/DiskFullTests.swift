@@ -11,11 +11,11 @@ struct DiskFullTests {
     /// What `CrawlStorage` reserves for the items of the first `pages` pages of `feed`: the
     /// pages decoded as the crawler decodes them.
     static func estimatedBytes(_ feed: DemoFeedServer, pages: Int, perPage: Int) async throws -> Int64 {
-        let query = PixabayQuery(baseURL: feed.pixabayURL, key: feed.apiKey, perPage: perPage)
+        let config = PixabaySourceConfiguration(url: feed.pixabayURL, key: feed.apiKey, perPage: perPage)
         return try await HTTPEngine.withEngine { engine in
             var total: Int64 = 0
             for page in 1...pages {
-                let response = try await engine.perform(HTTPRequest(url: query.url(page: page)))
+                let response = try await engine.perform(HTTPRequest(url: config.pageURL(page)))
                 let items = try PixabayPage.decode(response.body, page: page).items
                 total += items.reduce(0) { $0 + CrawlStorage.estimatedBytes($1) }
             }

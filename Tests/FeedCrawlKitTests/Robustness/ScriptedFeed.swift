@@ -34,9 +34,9 @@ final class ScriptedFeed: @unchecked Sendable {
     ) async throws {
         let origin = try DemoFeedServer()
         self.origin = origin
-        let query = PixabayQuery(baseURL: origin.pixabayURL, key: origin.apiKey, perPage: perPage)
+        let config = PixabaySourceConfiguration(url: origin.pixabayURL, key: origin.apiKey, perPage: perPage)
         let (json, urls) = try await HTTPEngine.withEngine { engine in
-            let response = try await engine.perform(HTTPRequest(url: query.url(page: 1)))
+            let response = try await engine.perform(HTTPRequest(url: config.pageURL(1)))
             let decoded = try PixabayPage.decode(response.body, page: 1)
             return (response.body, decoded.items.compactMap { $0.images.first?.url })
         }

@@ -28,25 +28,23 @@ struct ArrayRawPage {
     /// the body is not JSON or not an array (quoting the `message` or `error` of an object).
     static func read(_ bytes: [UInt8], spec: ArrayFieldSpec, maxElements: Int) throws -> ArrayRawPage {
         let paths = spec.paths
-        let (page, problem) = try FeedJSON.read(bytes, what: "array page", maxElements: maxElements) { reader -> (ArrayRawPage?, String?) in
+        return try FeedJSON.read(bytes, what: "array page", maxElements: maxElements) { reader in
             switch try reader.kind() {
             case .array:
                 var elements: [ArrayRawElement] = []
                 try reader.array { reader, _ in elements.append(try ArrayRawElement(reading: &reader, spec: spec, paths: paths)) }
-                return (ArrayRawPage(elements: elements), nil)
+                return .success(ArrayRawPage(elements: elements))
             case .object:
                 let found = try ArrayRawElement.values(of: [ArrayFieldPath("message"), ArrayFieldPath("error")], in: &reader)
                 var reason = "expected a JSON array at top level, got an object"
                 if let message = found.lazy.compactMap({ $0?.text }).first {
                     reason += " (message: \(FeedText.clip(FeedText.collapsingControls(message), to: 200)))"
                 }
-                return (nil, reason)
+                return .failure(FeedDecodeError(reason: reason))
             default:
-                return (nil, "expected a JSON array at top level, got \(try reader.value().kindDescription)")
+                return .failure(FeedDecodeError(reason: "expected a JSON array at top level, got \(try reader.value().kindDescription)"))
             }
         }
-        guard let page else { throw FeedDecodeError(reason: "array page: \(problem ?? "")") }
-        return page
     }
 }
 

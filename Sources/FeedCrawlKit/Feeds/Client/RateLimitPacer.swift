@@ -61,20 +61,17 @@ public struct RateLimitPacer: Sendable, Equatable {
         inFlight = max(inFlight - 1, 0)
     }
 
-    /// An answer arrived; header values are passed raw (`nil` when absent).
-    public mutating func responseReceived(
-        status: Int,
-        limit limitValue: String?,
-        remaining remainingValue: String?,
-        reset resetValue: String?,
-        retryAfter retryAfterValue: String?,
-        now: Double
-    ) {
+    /// An answer arrived; header names are matched case-insensitively
+    /// (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `Retry-After`).
+    public mutating func responseReceived(status: Int, headers: [(name: String, value: String)], now: Double) {
+        func value(_ name: String) -> String? {
+            headers.last { $0.name.lowercased() == name }?.value
+        }
         inFlight = max(inFlight - 1, 0)
         answered = true
-        let reset = Self.seconds(resetValue).map { min($0, maxDelay) }
-        if let newLimit = Self.integer(limitValue) { limit = newLimit }
-        if let newRemaining = Self.integer(remainingValue) {
+        let reset = Self.seconds(value("x-ratelimit-reset")).map { min($0, maxDelay) }
+        if let newLimit = Self.integer(value("x-ratelimit-limit")) { limit = newLimit }
+        if let newRemaining = Self.integer(value("x-ratelimit-remaining")) {
             let newResetAt = now + (reset ?? defaultWindow)
             if let current = remaining, let currentResetAt = resetAt, now < currentResetAt,
                reset == nil || newResetAt <= currentResetAt + Self.sameWindowTolerance {
@@ -86,25 +83,9 @@ public struct RateLimitPacer: Sendable, Equatable {
             }
         }
         if status == 429 {
-            let wait = min(Self.seconds(retryAfterValue) ?? reset ?? defaultWindow, maxDelay)
+            let wait = min(Self.seconds(value("retry-after")) ?? reset ?? defaultWindow, maxDelay)
             blockedUntil = max(blockedUntil ?? now, now + wait)
         }
-    }
-
-    /// An answer arrived; header names are matched case-insensitively
-    /// (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `Retry-After`).
-    public mutating func responseReceived(status: Int, headers: [(name: String, value: String)], now: Double) {
-        func value(_ name: String) -> String? {
-            headers.last { $0.name.lowercased() == name }?.value
-        }
-        responseReceived(
-            status: status,
-            limit: value("x-ratelimit-limit"),
-            remaining: value("x-ratelimit-remaining"),
-            reset: value("x-ratelimit-reset"),
-            retryAfter: value("retry-after"),
-            now: now
-        )
     }
 
     /// Seconds to wait before the next request (0 = go now).

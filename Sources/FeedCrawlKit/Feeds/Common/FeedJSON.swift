@@ -32,17 +32,18 @@ public enum FeedJSON {
 
     /// Reads the one JSON document in `bytes` with `read`, mapping a syntax error to
     /// `FeedDecodeError` "<what>: invalid JSON at line L, column C: expected …, found …" and a
-    /// `FeedDecodeError` thrown by `read` (or "empty body") to one whose reason starts with
-    /// `what` (e.g. "Pixabay page"); other errors pass through.
+    /// `FeedDecodeError` thrown or returned by `read` (or "empty body") to one whose reason
+    /// starts with `what` (e.g. "Pixabay page"); other errors pass through.
     ///
-    /// `read` should throw a shape error only once it has read its value whole (or return it),
-    /// so that a body that is not JSON is always called invalid JSON, never something else.
+    /// `read` returns a shape error once it has read its value whole: the rest of the body is
+    /// checked first, so a body that is not JSON is always called invalid JSON, never something
+    /// else.
     static func read<T>(
         _ bytes: [UInt8], what: String, maxElements: Int = maxElements(pageBytes: CrawlConfiguration().maxPageBytes),
-        _ read: (inout FeedJSONReader) throws -> T
+        _ read: (inout FeedJSONReader) throws -> Result<T, FeedDecodeError>
     ) throws -> T {
         do {
-            return try FeedJSONReader.document(bytes, maxElements: maxElements, read)
+            return try FeedJSONReader.document(bytes, maxElements: maxElements, read).get()
         } catch let tooMany as TooManyElements {
             throw FeedDecodeError(reason: "\(what): \(tooMany)")
         } catch let problem as JSONSyntaxCheck.Problem {

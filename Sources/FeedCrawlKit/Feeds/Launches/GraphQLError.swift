@@ -71,12 +71,10 @@ struct GraphQLEnvelope {
         maxElements: Int = FeedJSON.maxElements(pageBytes: CrawlConfiguration().maxPageBytes),
         _ readField: (inout FeedJSONReader) throws -> String?
     ) throws -> GraphQLEnvelope {
-        var notObject: String?
-        let envelope = try FeedJSON.read(bytes, what: what, maxElements: maxElements) { reader in
+        return try FeedJSON.read(bytes, what: what, maxElements: maxElements) { reader in
             var envelope = GraphQLEnvelope()
             guard try reader.kind() == .object else {
-                notObject = try reader.value().kindDescription
-                return envelope
+                return .failure(FeedDecodeError(reason: "expected a JSON object at top level, got \(try reader.value().kindDescription)"))
             }
             try reader.members(["errors", "data"]) { reader, slot in
                 if slot == 0 {
@@ -91,10 +89,8 @@ struct GraphQLEnvelope {
                 envelope.missing = "missing data.\(field)"
                 try reader.members([field]) { reader, _ in envelope.missing = try readField(&reader) }
             }
-            return envelope
+            return .success(envelope)
         }
-        if let notObject { throw FeedDecodeError(reason: "\(what): expected a JSON object at top level, got \(notObject)") }
-        return envelope
     }
 }
 

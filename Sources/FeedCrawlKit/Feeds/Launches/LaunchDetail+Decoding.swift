@@ -65,12 +65,8 @@ public enum LaunchDetailResponse {
                 site = try reader.value()
             } else if key.matches("rocket"), !seenRocket, try reader.kind() == .object {
                 seenRocket = true
-                try reader.object { reader, key in
-                    if key.matches("name"), rocketName == nil {
-                        rocketName = try reader.value()
-                    } else if key.matches("type"), rocketType == nil {
-                        rocketType = try reader.value()
-                    }
+                try reader.members(["name", "type"]) { reader, slot in
+                    if slot == 0 { rocketName = try reader.value() } else { rocketType = try reader.value() }
                 }
             }
         }

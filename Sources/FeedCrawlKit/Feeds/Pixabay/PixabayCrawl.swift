@@ -20,11 +20,9 @@ struct PixabayCrawl: FeedCrawl {
     func run() async -> SourceReport {
         var report = SourceReport(name: config.name)
         guard config.pages > 0 else { return report }
-        let query = PixabayQuery(
-            baseURL: config.url, key: config.key, q: config.query, imageType: config.imageType, perPage: config.perPage)
-        var paging = PixabayPaging(requestedPages: config.pages, perPage: query.perPage)
+        var paging = PixabayPaging(requestedPages: config.pages, perPage: config.sentPerPage)
         do {
-            switch try await fetchPage(1, query: query) {
+            switch try await fetchPage(1) {
             case .page(let page, let fromCache):
                 if owns(1) { await record(page, number: 1, fromCache: fromCache, into: &report) }
                 paging.accept(totalHits: page.totalHits)
@@ -44,7 +42,7 @@ struct PixabayCrawl: FeedCrawl {
                     let number = next
                     next += 1
                     running += 1
-                    group.addTask { (number, try await fetchPage(number, query: query)) }
+                    group.addTask { (number, try await fetchPage(number)) }
                 }
                 for _ in 0..<max(1, config.pageConcurrency) { addNext() }
                 while let (number, result) = try await group.next() {
@@ -82,8 +80,8 @@ struct PixabayCrawl: FeedCrawl {
         await pipeline.submit(page.items, group: group)
     }
 
-    private func fetchPage(_ number: Int, query: PixabayQuery) async throws -> PageResult {
-        let reply = try await client.fetch(HTTPRequest(url: query.url(page: number)))
+    private func fetchPage(_ number: Int) async throws -> PageResult {
+        let reply = try await client.fetch(HTTPRequest(url: config.pageURL(number)))
         let response = reply.response
         guard response.status == 200 else {
             switch PixabayErrorKind.classify(status: response.status, body: response.body, redactor: redactor) {

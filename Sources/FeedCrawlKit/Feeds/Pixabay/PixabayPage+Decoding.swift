@@ -8,37 +8,33 @@ struct PixabayRawPage {
     /// passes (the first of a key given twice counts); anything else is skipped. Throws
     /// `FeedDecodeError` when the body is not JSON, not an object or has no `hits` array.
     static func read(_ bytes: [UInt8], maxElements: Int) throws -> PixabayRawPage {
-        let (page, problem) = try FeedJSON.read(bytes, what: "Pixabay page", maxElements: maxElements) { reader -> (PixabayRawPage?, String?) in
+        return try FeedJSON.read(bytes, what: "Pixabay page", maxElements: maxElements) { reader in
             guard try reader.kind() == .object else {
-                return (nil, "expected a JSON object at top level, got \(try reader.value().kindDescription)")
+                return .failure(FeedDecodeError(reason: "expected a JSON object at top level, got \(try reader.value().kindDescription)"))
             }
             var total: FeedLooseValue?
             var totalHits: FeedLooseValue?
             var hits: [PixabayRawHit]?
             var hitsKind: String?
-            try reader.object { reader, key in
-                if key.matches("total") {
-                    if total == nil { total = try reader.value() }
-                } else if key.matches("totalHits") {
-                    if totalHits == nil { totalHits = try reader.value() }
-                } else if key.matches("hits"), hitsKind == nil {
+            try reader.members(["total", "totalHits", "hits"]) { reader, slot in
+                switch slot {
+                case 0: total = try reader.value()
+                case 1: totalHits = try reader.value()
+                default:
                     guard try reader.kind() == .array else {
                         hitsKind = try reader.value().kindDescription
                         return
                     }
-                    hitsKind = "an array"
                     var list: [PixabayRawHit] = []
                     try reader.array { reader, _ in list.append(try PixabayRawHit(reading: &reader)) }
                     hits = list
                 }
             }
             guard let hits else {
-                return (nil, hitsKind.map { "\"hits\" is \($0), expected an array" } ?? "missing \"hits\"")
+                return .failure(FeedDecodeError(reason: hitsKind.map { "\"hits\" is \($0), expected an array" } ?? "missing \"hits\""))
             }
-            return (PixabayRawPage(total: total?.int, totalHits: totalHits?.int, hits: hits), nil)
+            return .success(PixabayRawPage(total: total?.int, totalHits: totalHits?.int, hits: hits))
         }
-        guard let page else { throw FeedDecodeError(reason: "Pixabay page: \(problem ?? "")") }
-        return page
     }
 }
 

@@ -66,9 +66,8 @@ extension PixabaySourceConfiguration {
         switch name {
         case "--pixabay-url": try FeedOptionError.checkURL(name, value)
         case "--pixabay-query":
-            guard value.count <= PixabayQuery.maxQueryCharacters else {
-                throw FeedOptionError("--pixabay-query takes at most \(PixabayQuery.maxQueryCharacters) characters")
-            }
+            // The longest `q` the API accepts.
+            guard value.count <= 100 else { throw FeedOptionError("--pixabay-query takes at most 100 characters") }
         case "--pixabay-images": _ = try FeedOptionError.variants(name, value, as: PixabayVariant.self)
         default: break
         }
@@ -139,6 +138,22 @@ extension PixabaySourceConfiguration {
         config.headers = try entry.resolvedHeaders()
         return config
     }
+
+    /// The search URL of `page` (1-based; values below 1 are sent as 1): `url` with `key`, `q`
+    /// (when set), `image_type`, `per_page` (`perPage` clamped to 3...200) and `page`, in that
+    /// order, percent-encoded (RFC 3986 unreserved characters kept, space → `%20`). A query
+    /// already in `url` is kept; a `#fragment` is dropped. The key is in every URL: log URLs only
+    /// through `SecretRedactor.redactURL(_:)`.
+    func pageURL(_ page: Int) -> String {
+        var items = [("key", key)]
+        if let query, !query.isEmpty { items.append(("q", query)) }
+        if !imageType.isEmpty { items.append(("image_type", imageType)) }
+        items += [("per_page", String(sentPerPage)), ("page", String(max(page, 1)))]
+        return FeedPercentEncoding.appendingQuery(to: url, items)
+    }
+
+    /// `per_page` as sent: `perPage` clamped to 3...200.
+    var sentPerPage: Int { min(max(perPage, 3), 200) }
 
     public var apiKey: String? { key }
     public var variantList: [String] { variants.map(\.rawValue) }
