@@ -157,7 +157,7 @@ enum ManifestCommand {
         // What `--verify` (and `--repair`) found.
         Console.write(result.render(format))
         if repair {
-            let (removed, notRemoved) = reader.repair(result, in: snapshot)
+            let (removed, notRemoved) = reader.repair(result)
             if format == .table {
                 Console.write(removed.isEmpty ? "Repair: nothing to remove.\n"
                     : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again.\n")
