@@ -32,24 +32,15 @@ final class ConsoleWriter: @unchecked Sendable {
         return .forLocale(locale)
     }()
 
-    /// The characters this writer's text is drawn with; default `processGlyphs`.
-    let glyphs: TerminalGlyphs
+    /// The characters this writer's text is drawn with: `processGlyphs`.
+    let glyphs = ConsoleWriter.processGlyphs
     private let lock = Lock()
     /// Lines of the live display now on screen; the cursor is at the end of the last one.
     private var shown: [String] = []
 
-    init(glyphs: TerminalGlyphs = ConsoleWriter.processGlyphs) {
-        self.glyphs = glyphs
-    }
-
     /// Writes a permanent line, above the live display if one is shown.
     func line(_ text: String) {
-        lock.withLock {
-            var out = erase()
-            out += glyphs.applied(to: text) + "\n"
-            out += Self.draw(shown, over: 0)
-            Self.write(fd: 2, out)
-        }
+        lock.withLock { _ = Self.write(fd: 2, erase() + glyphs.applied(to: text) + "\n" + Self.draw(shown, over: 0)) }
     }
 
     /// Replaces the live display with `lines` (each must fit the terminal's width).
@@ -80,9 +71,8 @@ final class ConsoleWriter: @unchecked Sendable {
     /// stays off until the next `show`. Nothing is left of it on screen.
     func replaceDisplay(with text: String) {
         lock.withLock {
-            let out = erase() + glyphs.applied(to: text) + "\n"
+            Self.write(fd: 2, erase() + glyphs.applied(to: text) + "\n")
             shown = []
-            Self.write(fd: 2, out)
         }
     }
 
