@@ -108,7 +108,7 @@ struct ArgumentList {
     /// A word that is no option where an option was expected: a misspelt subcommand when it
     /// comes first (`manifets`, `manifest mrege`), else a stray word.
     private func unexpected(_ word: String, first: Bool) -> CommandLineOptions.UsageError {
-        let subcommands = command.subcommandWords
+        let subcommands = command.subcommands.compactMap(\.words.last)
         if first, !subcommands.isEmpty {
             var text = "unknown command '\(TerminalText.sanitize(word))'"
             if let near = KeySuggestion.closest(to: word, among: subcommands) {

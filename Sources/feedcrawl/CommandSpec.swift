@@ -15,10 +15,10 @@ struct CommandSpec: Sendable {
     /// The words it takes that are not options (help topics, shells); empty (the default) when none.
     var operands: [String] = []
 
-    /// The words that name its subcommands (`merge` for `manifest`; `config`, `manifest`, … for
-    /// the crawl, which `feedcrawl` runs when no subcommand is named).
-    var subcommandWords: [String] {
-        CommandSpec.all.filter { $0.words.count == words.count + 1 && $0.words.starts(with: words) }.compactMap(\.words.last)
+    /// Its subcommands (`merge` for `manifest`; `config`, `manifest`, … for the crawl, which
+    /// `feedcrawl` runs when no subcommand is named).
+    var subcommands: [CommandSpec] {
+        CommandSpec.all.filter { $0.words.count == words.count + 1 && $0.words.starts(with: words) }
     }
 
     /// An identifier for it in completion scripts: `crawl`, `manifest_merge`, `demo_feed`.

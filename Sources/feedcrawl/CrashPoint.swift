@@ -7,12 +7,9 @@ import Glibc
 ///   to stderr and blocks there for good (signals still work), so a test can act at that moment.
 /// `<checkpoint>` is a `CrawlCheckpoint` raw value, e.g. `manifest-written`. Not for users.
 enum CrashPoint {
-    static let killVariable = "FEEDCRAWL_TEST_KILL_AT"
-    static let pauseVariable = "FEEDCRAWL_TEST_PAUSE_AT"
-
     static func fromEnvironment(_ environment: [String: String]) -> (@Sendable (CrawlCheckpoint) -> Void)? {
-        let kill = environment[killVariable].flatMap(CrawlCheckpoint.init(rawValue:))
-        let pause = environment[pauseVariable].flatMap(CrawlCheckpoint.init(rawValue:))
+        let kill = environment["FEEDCRAWL_TEST_KILL_AT"].flatMap(CrawlCheckpoint.init(rawValue:))
+        let pause = environment["FEEDCRAWL_TEST_PAUSE_AT"].flatMap(CrawlCheckpoint.init(rawValue:))
         guard kill != nil || pause != nil else { return nil }
         return { checkpoint in
             if checkpoint == kill { Glibc.kill(getpid(), SIGKILL) }

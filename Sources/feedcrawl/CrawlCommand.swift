@@ -129,19 +129,17 @@ enum CrawlCommand {
         let logProblemBefore = output.logFileProblem
         if let problem = logProblemBefore { outputProblems.append(problem) }
         if !outputProblems.isEmpty { status = max(status, ExitStatus.itemsFailed.rawValue) }
-        if let base = options.metricsFile {
-            let path = MetricsFile.path(base, shard: options.crawl.shard)
+        // One set of metrics for the file and the push (the file's last success read before it is replaced).
+        let metricsPath = options.metricsFile.map { MetricsFile.path($0, shard: options.crawl.shard) }
+        let metrics = MetricsFile.crawl(report, exitStatus: Int(status), previous: metricsPath, version: BuildInfo.version)
+        if let path = metricsPath {
             do {
-                try MetricsFile.crawl(report, exitStatus: Int(status), previous: path, version: BuildInfo.version)
-                    .write(to: path)
+                try metrics.write(to: path)
             } catch {
                 outputProblems.append("cannot write the metrics file: \(error)")
             }
         }
         if let push = options.metricsPushTarget() {
-            let metrics = MetricsFile.crawl(
-                report, exitStatus: Int(status), previous: options.metricsFile.map { MetricsFile.path($0, shard: options.crawl.shard) },
-                version: BuildInfo.version)
             do {
                 try await push.push(metrics, exitStatus: Int(status))
             } catch {

@@ -15,9 +15,20 @@ extension HelpText {
         }
     }
 
-    /// The commands from the most words to the fewest, so the longest that matches is chosen.
-    private static var byDepth: [CommandSpec] {
-        CommandSpec.all.sorted { $0.words.count > $1.words.count }
+    /// The lines of `_feedcrawl`'s choice of a command by the words typed so far: the commands
+    /// from the most words to the fewest, so the longest that matches is chosen, the crawl under
+    /// `else`. `cursor`: the shell's index of the word being typed; `word(i)`: the i-th word,
+    /// `first` the one after `feedcrawl`; `call`: the lines that complete a command.
+    private static func chooser(
+        cursor: String, first: Int, word: (Int) -> String, _ call: (CommandSpec) -> [String]
+    ) -> [String] {
+        CommandSpec.all.sorted { $0.words.count > $1.words.count }.enumerated().flatMap { index, command in
+            let body = call(command).map { "        " + $0 }
+            guard !command.words.isEmpty else { return ["    else"] + body + ["    fi"] }
+            let matches = command.words.enumerated().map { "\(word($0.offset + first)) == \($0.element)" }
+            let test = "(( \(cursor) > \(command.words.count + first - 1) )) && [[ \(matches.joined(separator: " && ")) ]]"
+            return ["    \(index == 0 ? "if" : "elif") \(test); then"] + body
+        }
     }
 
     /// `feedcrawl completion bash`: a function a command, and `_feedcrawl` choosing among them
@@ -47,7 +58,7 @@ extension HelpText {
             ] where !names.isEmpty {
                 cases += "        \(names.joined(separator: "|"))) COMPREPLY=(\(reply)); return ;;\n"
             }
-            let subcommands = command.subcommandWords.joined(separator: " ")
+            let subcommands = command.subcommands.compactMap(\.words.last).joined(separator: " ")
             let operands = command.operands.joined(separator: " ")
             out += """
             _feedcrawl_\(command.identifier)() {
@@ -64,22 +75,14 @@ extension HelpText {
 
             """
         }
-        var chooser = ""
-        for (index, command) in byDepth.enumerated() {
-            let n = command.words.count
-            let matches = command.words.enumerated().map { "${COMP_WORDS[\($0.offset + 1)]} == \($0.element)" }
-            let test = n == 0 ? "" : "(( COMP_CWORD > \(n) )) && [[ \(matches.joined(separator: " && ")) ]]"
-            let call = "_feedcrawl_\(command.identifier) \"$cur\" \"$prev\" $(( COMP_CWORD == \(n + 1) ))"
-            if n == 0 {
-                chooser += "    else\n        \(call)\n    fi\n"
-            } else {
-                chooser += "    \(index == 0 ? "if" : "elif") \(test); then\n        \(call)\n"
-            }
+        let chooser = chooser(cursor: "COMP_CWORD", first: 1, word: { "${COMP_WORDS[\($0)]}" }) {
+            ["_feedcrawl_\($0.identifier) \"$cur\" \"$prev\" $(( COMP_CWORD == \($0.words.count + 1) ))"]
         }
         out += """
         _feedcrawl() {
             local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
-        \(chooser)}
+        \(chooser.joined(separator: "\n"))
+        }
         complete -F _feedcrawl feedcrawl
         """
         return out
@@ -111,10 +114,9 @@ extension HelpText {
                     lines.append("        '--no-\(spec.name.dropFirst(2))[Turn \(spec.name) off]' \\")
                 }
             }
-            if !command.subcommandWords.isEmpty || !command.operands.isEmpty {
-                let descriptions = command.subcommandWords.map { word in
-                    let sub = CommandSpec.all.first { $0.words == command.words + [word] }
-                    return "\(word)\\:\(quoted(sub?.summary ?? word).replacing(" ", with: "\\ "))"
+            if !command.subcommands.isEmpty || !command.operands.isEmpty {
+                let descriptions = command.subcommands.map { sub in
+                    "\(sub.words.last ?? "")\\:\(quoted(sub.summary).replacing(" ", with: "\\ "))"
                 } + command.operands
                 lines.append("        '1::word:((\(descriptions.joined(separator: " "))))' \\")
             }
@@ -122,18 +124,9 @@ extension HelpText {
             lines.append("}")
         }
         lines.append("_feedcrawl() {")
-        for (index, command) in byDepth.enumerated() {
+        lines += chooser(cursor: "CURRENT", first: 2, word: { "$words[\($0)]" }) { command in
             let n = command.words.count
-            let matches = command.words.enumerated().map { "$words[\($0.offset + 2)] == \($0.element)" }
-            if n == 0 {
-                lines.append("    else")
-                lines.append("        _feedcrawl_crawl")
-                lines.append("    fi")
-            } else {
-                lines.append("    \(index == 0 ? "if" : "elif") (( CURRENT > \(n + 1) )) && [[ \(matches.joined(separator: " && ")) ]]; then")
-                lines.append("        shift \(n) words; (( CURRENT -= \(n) ))")
-                lines.append("        _feedcrawl_\(command.identifier)")
-            }
+            return (n == 0 ? [] : ["shift \(n) words; (( CURRENT -= \(n) ))"]) + ["_feedcrawl_\(command.identifier)"]
         }
         lines.append("}")
         lines.append("_feedcrawl \"$@\"")
@@ -148,18 +141,17 @@ extension HelpText {
         }
         func condition(_ command: CommandSpec) -> String {
             var parts = command.words.map { "__fish_seen_subcommand_from \($0)" }
-            if !command.subcommandWords.isEmpty {
-                parts.append("not __fish_seen_subcommand_from " + command.subcommandWords.joined(separator: " "))
+            if !command.subcommands.isEmpty {
+                parts.append("not __fish_seen_subcommand_from " + command.subcommands.compactMap(\.words.last).joined(separator: " "))
             }
             return quoted(parts.joined(separator: "; and "))
         }
         var lines = ["# fish completion for feedcrawl (generated by 'feedcrawl completion fish')"]
         for command in CommandSpec.all {
             let when = condition(command)
-            for word in command.subcommandWords {
-                let sub = CommandSpec.all.first { $0.words == command.words + [word] }
+            for sub in command.subcommands {
                 let position = command.words.isEmpty ? "__fish_use_subcommand" : when
-                lines.append("complete -c feedcrawl -n \(position) -f -a \(word) -d \(quoted(sub?.summary ?? word))")
+                lines.append("complete -c feedcrawl -n \(position) -f -a \(sub.words.last ?? "") -d \(quoted(sub.summary))")
             }
             if !command.operands.isEmpty {
                 lines.append("complete -c feedcrawl -n \(when) -f -a \(quoted(command.operands.joined(separator: " ")))")

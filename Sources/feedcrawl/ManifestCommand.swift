@@ -75,7 +75,7 @@ enum ManifestCommand {
         do {
             snapshot = try ManifestSnapshot.load(outDirectory: directory)
         } catch .damaged(let damage) {
-            damaged(damage)
+            leave(.damagedManifest, error: TerminalText.sanitize(damage.description))
         } catch .notFound where reader.isCopy {
             leave(.usage, error: "no manifest at \(reader.manifestPath) (has feedcrawl run with this --out?)")
         } catch .notFound(let path) where running != nil {
@@ -119,15 +119,11 @@ enum ManifestCommand {
         leave(.success)
     }
 
-    /// Reports a damaged manifest (the file, what was lost, how to recover) and exits 65.
-    static func damaged(_ damage: DamagedManifest) -> Never {
-        leave(.damagedManifest, error: TerminalText.sanitize(damage.description))
-    }
-
-    /// Reports an error met reading `snapshot`: a damaged manifest as `damaged`, else exit 1.
+    /// Reports an error met reading `snapshot`: a damaged manifest (the file, what was lost, how
+    /// to recover) with exit status 65, else 1.
     static func failed(_ error: any Error, reading snapshot: ManifestSnapshot) -> Never {
-        if let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath]) { damaged(damage) }
-        leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
+        let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath])
+        leave(damage == nil ? .itemsFailed : .damagedManifest, error: TerminalText.sanitize(damage?.description ?? "\(error)"))
     }
 
     /// Verifies under the run lock, so no run changes the cache meanwhile; with `repair`, then
@@ -157,7 +153,7 @@ enum ManifestCommand {
         // What `--verify` (and `--repair`) found.
         Console.write(result.render(format))
         if repair {
-            let (removed, notRemoved) = reader.repair(result, in: snapshot)
+            let (removed, notRemoved) = reader.repair(result)
             if format == .table {
                 Console.write(removed.isEmpty ? "Repair: nothing to remove.\n"
                     : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again.\n")

@@ -87,11 +87,7 @@ enum MergeCommand {
         json += ",\"counts\":{" + ItemStatus.allCases.compactMap { s in
             report.counts.items[s].map { "\"\(s.rawValue)\":\($0)" }
         }.joined(separator: ",") + "}"
-        var problems = ""
-        for (index, problem) in report.problems.enumerated() {
-            if index > 0 { problems += "," }
-            JSONText.appendString(problem, to: &problems)
-        }
+        let problems = report.problems.map(JSONText.quoted).joined(separator: ",")
         json += ",\"problems\":[\(problems)],\"evicted\":\(report.evictedFiles),\"orphansRemoved\":\(report.orphansRemoved)"
         json += ",\"exitStatus\":\(status.rawValue)}"
         return json

@@ -38,8 +38,8 @@ public final class ArchiveReader: @unchecked Sendable {
     }
 
     /// `CacheVerifier.repair` of the archive's cache.
-    public func repair(_ result: CacheVerification, in snapshot: ManifestSnapshot) -> (removed: [String], notRemoved: [String]) {
-        CacheVerifier.repair(result, in: snapshot, store: session.store)
+    public func repair(_ result: CacheVerification) -> (removed: [String], notRemoved: [String]) {
+        CacheVerifier.repair(result, store: session.store)
     }
 
     /// Releases the lock (if taken) and removes a copy. Idempotent.

@@ -88,14 +88,12 @@ public enum CacheVerifier {
         return result
     }
 
-    /// Removes every `corrupt`, `incomplete` and `orphaned` file `result` found in `store`, the
-    /// cache of `snapshot` (`manifest --verify --repair`), so that the next run fetches those images again
+    /// Removes every `corrupt`, `incomplete` and `orphaned` file `result` found in the cache
+    /// `store` (`manifest --verify --repair`), so that the next run fetches those images again
     /// (it fetches what the cache does not hold). Only names inside the cache are removed: a
     /// manifest's `file` values are untrusted text. Returns the names removed (or already gone),
     /// and those not removed with the reason. Call it under the run lock, as `verify`.
-    static func repair(
-        _ result: CacheVerification, in snapshot: ManifestSnapshot, store: any CacheStore
-    ) -> (removed: [String], notRemoved: [String]) {
+    static func repair(_ result: CacheVerification, store: any CacheStore) -> (removed: [String], notRemoved: [String]) {
         var removed: [String] = []
         var notRemoved: [String] = []
         for problem in result.problems where [.corrupt, .incomplete, .orphaned].contains(problem.kind) {

@@ -64,13 +64,6 @@ public struct ManifestSnapshot: Sendable {
         _ = try ManifestMerge(policy: .init(precedence: .firstInput)).run(&streams) { try body($0.item) }
         return stream.header ?? header
     }
-
-    /// Every item in memory (for small manifests and tests).
-    public func manifest() throws -> Manifest {
-        var items: [ManifestItem] = []
-        let header = try forEachItem { items.append($0) }
-        return Manifest(header: header, items: items)
-    }
 }
 
 /// Items held in memory, already in manifest order, as an `ItemStream` (internal).

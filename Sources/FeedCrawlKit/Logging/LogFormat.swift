@@ -31,15 +31,10 @@ public enum LogFormat: String, Sendable, CaseIterable {
     }
 
     static func json(_ record: LogRecord) -> String {
-        var out = "{\"timestamp\":"
-        JSONText.appendString(timestamp(record.time), to: &out)
-        out += ",\"level\":"
-        JSONText.appendString(record.level.rawValue, to: &out)
-        out += ",\"source\":"
+        // The time and the level need no escaping.
+        var out = "{\"timestamp\":\"" + timestamp(record.time) + "\",\"level\":\"" + record.level.rawValue + "\",\"source\":"
         if let source = record.source, !source.isEmpty { JSONText.appendString(source, to: &out) } else { out += "null" }
-        out += ",\"event\":"
-        JSONText.appendString(record.event, to: &out)
-        out += ",\"message\":"
+        out += ",\"event\":" + JSONText.quoted(record.event) + ",\"message\":"
         JSONText.appendString(record.message, to: &out)
         out += ",\"fields\":{"
         for (index, field) in record.fields.enumerated() {

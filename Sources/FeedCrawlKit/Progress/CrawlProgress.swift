@@ -16,32 +16,22 @@ public final class CrawlProgress: @unchecked Sendable {
 
     /// Counts one event.
     public func record(_ event: CrawlEvent) {
-        switch event {
-        case .pageFetched(let source, _, let items):
-            lock.withLock {
+        lock.withLock {
+            switch event {
+            case .pageFetched(let source, _, let items):
                 let index = indexLocked(source)
                 state.sources[index].pagesFetched += 1
                 state.sources[index].listed += items
-            }
-        case .itemFinished(let source, let status):
-            lock.withLock {
-                let index = indexLocked(source)
-                state.sources[index].counts[status, default: 0] += 1
-            }
-        case .imageFetched(_, let outcome, _, _):
-            let bytes = outcome.status == .downloaded ? outcome.bytes ?? 0 : 0
-            lock.withLock {
+            case .itemFinished(let source, let status):
+                state.sources[indexLocked(source)].counts[status, default: 0] += 1
+            case .imageFetched(_, let outcome, _, _):
                 state.transfers += 1
-                state.bytes += bytes
+                state.bytes += outcome.status == .downloaded ? outcome.bytes ?? 0 : 0
+            case .retrying: state.retries += 1
+            case .warning, .hostSlowed: state.warnings += 1
+            case .storage: break
+            case .sourceFailed(let source, _): state.sources[indexLocked(source)].failed = true
             }
-        case .retrying:
-            lock.withLock { state.retries += 1 }
-        case .warning, .hostSlowed:
-            lock.withLock { state.warnings += 1 }
-        case .storage:
-            break
-        case .sourceFailed(let source, _):
-            lock.withLock { state.sources[indexLocked(source)].failed = true }
         }
     }
 

@@ -25,9 +25,8 @@ extension ContactSheet {
     /// starts on); on the others, which items the page holds. Every page of several links the
     /// others (`pager`).
     func header(_ outline: Outline, page: Int, of pages: Int, starts: [String: Int]) -> String {
-        guard page == 1 else { return laterHeader(outline, page: page, of: pages, starts: starts) }
-        var out = "<header>\n<h1>feedcrawl contact sheet</h1>\n"
-        if let run {
+        var out = "<header>\n<h1>feedcrawl contact sheet" + (page == 1 ? "" : " <small>page \(page) of \(pages)</small>") + "</h1>\n"
+        if page == 1, let run {
             let seconds = run.finishedAt.map { ($0.timeIntervalSince(run.startedAt) * 10).rounded() / 10 }
             let total = run.counts.values.reduce(0, +)
             out += "<p class=\"run\">Last run \(Self.time(run.startedAt))"
@@ -56,16 +55,20 @@ extension ContactSheet {
                 }
                 out += "</ul>\n"
             }
-        } else {
+        } else if page == 1 {
             out += "<p class=\"run\">No run recorded.</p>\n"
         }
         out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
-        if outline.earlier > 0 { out += " (\(outline.earlier) not listed by the last run, shown faded)" }
-        out += "; generated \(Self.time(generatedAt)).</p>\n"
+        if page == 1, outline.earlier > 0 { out += " (\(outline.earlier) not listed by the last run, shown faded)" }
+        out += "; generated \(Self.time(generatedAt))."
+        if page > 1 {
+            out += " The <a href=\"\(Self.fileName)\">first page</a> has the last run's counts and links to every source and feed page."
+        }
+        out += "</p>\n"
         credit(outline, into: &out)
         out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
-        if pages > 1 { out += pager(page: 1, of: pages) }
-        if !outline.groups.isEmpty {
+        if pages > 1 { out += pager(page: page, of: pages) }
+        if page == 1, !outline.groups.isEmpty {
             out += "<nav>\n"
             for (sourceIndex, group) in outline.groups.enumerated() {
                 let anchor = "s\(sourceIndex)"
@@ -77,19 +80,6 @@ extension ContactSheet {
             }
             out += "</nav>\n"
         }
-        out += "</header>\n"
-        return out
-    }
-
-    /// The header of a page after the first: which items it holds, where the run's counts are.
-    private func laterHeader(_ outline: Outline, page: Int, of pages: Int, starts: [String: Int]) -> String {
-        var out = "<header>\n<h1>feedcrawl contact sheet <small>page \(page) of \(pages)</small></h1>\n"
-        out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
-        out += "; generated \(Self.time(generatedAt)). The <a href=\"\(Self.fileName)\">first page</a> has the last run's counts "
-        out += "and links to every source and feed page.</p>\n"
-        credit(outline, into: &out)
-        out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
-        out += pager(page: page, of: pages)
         out += "</header>\n"
         return out
     }

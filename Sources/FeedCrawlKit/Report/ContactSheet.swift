@@ -21,7 +21,7 @@ public struct ContactSheet {
     /// Sources whose items get Pixabay's credit line.
     let pixabaySources: Set<String>
     /// What links to the manifest and the images start with: empty (relative links, default), or
-    /// an absolute URL ending in `/` (`--public-url`).
+    /// an absolute URL ending in `/` (`--public-url`), HTML-escaped (`linkBase(_:)` makes it).
     let linkBase: String
     /// Most items a page holds (default `ContactSheet.itemsPerPage`).
     let pageItems: Int
@@ -33,7 +33,7 @@ public struct ContactSheet {
         self.generatedAt = generatedAt
         self.run = run
         pixabaySources = Self.pixabaySources(run)
-        self.linkBase = Self.linkBase(linkBase)
+        self.linkBase = linkBase
         self.pageItems = max(1, pageItems)
         self.pageBytes = pageBytes
     }
@@ -89,13 +89,9 @@ public struct ContactSheet {
              pageBytes: Int = ContactSheet.tileBytesPerPage) {
             sorter = ItemSorter(order: .page, spill: spill)
             tiles = TileStore(spill: spill)
-            sheet = ContactSheet(generatedAt: run?.startedAt ?? .distantPast, run: run, linkBase: linkBase,
+            sheet = ContactSheet(generatedAt: run?.startedAt ?? .distantPast, run: run, linkBase: ContactSheet.linkBase(linkBase),
                                  pageItems: pageItems, pageBytes: pageBytes)
-            publicURL = linkBase
         }
-
-        /// `linkBase` as given (the sheet keeps it escaped).
-        private let publicURL: String
 
         /// Renders and records the tile of `item`.
         func add(_ item: ManifestItem) {
@@ -112,8 +108,8 @@ public struct ContactSheet {
         /// items, and how many items `run` did not list), and the tiles in page order. The sorted
         /// keys are read twice (once for the tiles' sizes, which bound the pages), the tiles once.
         func layout(generatedAt: Date, run: RunRecord?) -> (ContactSheet, Layout, some IteratorProtocol<String>) {
-            let sheet = ContactSheet(generatedAt: generatedAt, run: run, linkBase: publicURL, pageItems: self.sheet.pageItems,
-                                     pageBytes: self.sheet.pageBytes)
+            let sheet = ContactSheet(generatedAt: generatedAt, run: run, linkBase: self.sheet.linkBase,
+                                     pageItems: self.sheet.pageItems, pageBytes: self.sheet.pageBytes)
             let earlier = run.map { run in seen.filter { $0.key < run.listedSince }.values.reduce(0, +) } ?? 0
             var outline = Outline(keys: [(String, Int)](), earlier: earlier)
             for key in pages.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {

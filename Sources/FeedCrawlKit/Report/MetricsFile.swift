@@ -177,15 +177,8 @@ extension MetricsFile {
         var file = MetricsFile()
         let labels: [(String, String)] = report.shard.map { [("shard", $0.description)] } ?? []
         file.addBuildInfo(version: version, labels: labels)
-        var sources = report.sourceNames
-        for source in report.sources.map(\.name) + report.runBySource.keys.sorted()
-        where !sources.contains(source) {
-            sources.append(source)
-        }
-        var manifestSources = sources
-        for source in report.manifestBySource.keys.sorted() where !manifestSources.contains(source) {
-            manifestSources.append(source)
-        }
+        let sources = adding(report.sources.map(\.name) + report.runBySource.keys.sorted(), to: report.sourceNames)
+        let manifestSources = adding(report.manifestBySource.keys.sorted(), to: sources)
         file.add("feedcrawl_run_items", bySource: report.runBySource.mapValues(\.items), sources: sources, labels: labels)
         file.add(
             "feedcrawl_run_images", bySource: report.runBySource.mapValues(\.images), sources: sources,
@@ -212,8 +205,7 @@ extension MetricsFile {
     public static func merge(_ report: ShardMerge.Report, exitStatus: Int, previous: String?, version: String) -> MetricsFile {
         var file = MetricsFile()
         file.addBuildInfo(version: version, labels: [])
-        var sources = report.sourceNames
-        for source in report.bySource.keys.sorted() where !sources.contains(source) { sources.append(source) }
+        let sources = adding(report.bySource.keys.sorted(), to: report.sourceNames)
         file.add("feedcrawl_manifest_items", bySource: report.bySource.mapValues(\.items), sources: sources, labels: [])
         file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, labels: [])
         file.addRun(
@@ -222,6 +214,11 @@ extension MetricsFile {
         file.samples.append(Sample("feedcrawl_merge_complete", [], report.complete ? 1 : 0))
         file.samples.append(Sample("feedcrawl_merge_shards", [], Double(report.shards)))
         return file
+    }
+
+    /// `names`, then each of `more` they do not hold yet, in order.
+    private static func adding(_ more: [String], to names: [String]) -> [String] {
+        more.reduce(into: names) { names, name in if !names.contains(name) { names.append(name) } }
     }
 
     private mutating func addBuildInfo(version: String, labels: [(String, String)]) {

@@ -32,24 +32,15 @@ final class ConsoleWriter: @unchecked Sendable {
         return .forLocale(locale)
     }()
 
-    /// The characters this writer's text is drawn with; default `processGlyphs`.
-    let glyphs: TerminalGlyphs
+    /// The characters this writer's text is drawn with: `processGlyphs`.
+    let glyphs = ConsoleWriter.processGlyphs
     private let lock = Lock()
     /// Lines of the live display now on screen; the cursor is at the end of the last one.
     private var shown: [String] = []
 
-    init(glyphs: TerminalGlyphs = ConsoleWriter.processGlyphs) {
-        self.glyphs = glyphs
-    }
-
     /// Writes a permanent line, above the live display if one is shown.
     func line(_ text: String) {
-        lock.withLock {
-            var out = erase()
-            out += glyphs.applied(to: text) + "\n"
-            out += Self.draw(shown, over: 0)
-            Self.write(fd: 2, out)
-        }
+        lock.withLock { _ = Self.write(fd: 2, erase() + glyphs.applied(to: text) + "\n" + Self.draw(shown, over: 0)) }
     }
 
     /// Replaces the live display with `lines` (each must fit the terminal's width).
@@ -80,9 +71,8 @@ final class ConsoleWriter: @unchecked Sendable {
     /// stays off until the next `show`. Nothing is left of it on screen.
     func replaceDisplay(with text: String) {
         lock.withLock {
-            let out = erase() + glyphs.applied(to: text) + "\n"
+            Self.write(fd: 2, erase() + glyphs.applied(to: text) + "\n")
             shown = []
-            Self.write(fd: 2, out)
         }
     }
 
@@ -103,15 +93,17 @@ final class ConsoleWriter: @unchecked Sendable {
     private func erase() -> String {
         guard !shown.isEmpty else { return "" }
         let rows = rowsShown()
-        var out = Self.toFirstLine(rows) + Self.eraseLine
-        for _ in 1..<rows { out += Self.down + Self.eraseLine }
-        if rows > 1 { out += "\u{1B}[\(rows - 1)A" }
-        return out
+        return Self.toFirstLine(rows) + Self.eraseLine + Self.eraseBelow(rows - 1)
     }
 
     private static let eraseLine = "\u{1B}[2K"
     /// Cursor one line down; unlike a newline it never scrolls.
     private static let down = "\u{1B}[1B"
+
+    /// Erases the `count` lines below the cursor's and comes back up to its line.
+    private static func eraseBelow(_ count: Int) -> String {
+        count > 0 ? String(repeating: down + eraseLine, count: count) + "\u{1B}[\(count)A" : ""
+    }
 
     /// From the end of the last of `count` display rows to the start of the first.
     private static func toFirstLine(_ count: Int) -> String {
@@ -128,18 +120,9 @@ final class ConsoleWriter: @unchecked Sendable {
             if index > 0 { out += "\r\n" }
             out += eraseLine + line
         }
-        let below = lines.isEmpty ? old : old - lines.count
-        guard below > 0 else { return out }
         // Old lines the new display does not reach: erase them and come back.
-        if lines.isEmpty {
-            out += eraseLine
-            for _ in 1..<old { out += down + eraseLine }
-            if old > 1 { out += "\u{1B}[\(old - 1)A" }
-        } else {
-            for _ in 0..<below { out += down + eraseLine }
-            out += "\u{1B}[\(below)A"
-        }
-        return out
+        if lines.isEmpty { return old > 0 ? eraseLine + eraseBelow(old - 1) : out }
+        return out + eraseBelow(old - lines.count)
     }
 
     /// Columns of the terminal on stderr, else `COLUMNS`, else 80.

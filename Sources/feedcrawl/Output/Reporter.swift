@@ -214,7 +214,7 @@ final class Reporter: @unchecked Sendable {
         var fields = [LogField("items", report.itemCount)]
         for status in ItemStatus.allCases { fields.append(LogField(status.rawValue, report.count(status))) }
         fields += [LogField("bytes", report.bytesDownloaded), LogField("seconds", report.seconds), LogField("exitStatus", Int(status))]
-        let line = Summary.line(report) + (hint.map { "; " + $0 } ?? "")
+        let line = Self.summaryLine(report) + (hint.map { "; " + $0 } ?? "")
         let message = line.hasPrefix("feedcrawl: ") ? String(line.dropFirst(11)) : line
         route(LogRecord(level: .info, event: "summary", message: message, fields: fields), summary: true)
         if let next { route(LogRecord(level: .info, event: "next", message: next), summary: true) }
@@ -226,6 +226,32 @@ final class Reporter: @unchecked Sendable {
                                      contactSheet: FileIO.exists(sheet) ? sheet : nil)
             if let text = try? summary.jsonLine() { ConsoleWriter.write(fd: 1, text + "\n") }
         }
+    }
+
+    /// The one line printed at the end of a run, with what the run could not read, per source:
+    /// `1 source failed (pixabay); 2 pages failed (launches 2); 17 launch details missing (launches 17); `.
+    static func summaryLine(_ report: CrawlReport) -> String {
+        let order: [ItemStatus] = [.downloaded, .fresh, .revalidated, .noImage, .failed, .rejected, .cancelled]
+        let parts = order.compactMap { status -> String? in
+            let count = report.count(status)
+            return count > 0 || status == .downloaded || status == .failed ? "\(count) \(status.rawValue)" : nil
+        }
+        var text = "feedcrawl: \(report.itemCount) items: \(parts.joined(separator: ", ")); "
+        let failed = report.sources.filter { $0.failure != nil }.map(\.name)
+        if !failed.isEmpty { text += "\(failed.count) source\(failed.count == 1 ? "" : "s") failed (\(failed.joined(separator: ", "))); " }
+        let kinds: [(one: String, many: String, count: KeyPath<SourceReport, Int>)] = [
+            ("page failed", "pages failed", \.failedPages),
+            ("launch details missing", "launch details missing", \.missingDetails),
+        ]
+        for (one, many, count) in kinds {
+            let sources = report.sources.filter { $0[keyPath: count] > 0 }
+            guard !sources.isEmpty else { continue }
+            let total = sources.reduce(0) { $0 + $1[keyPath: count] }
+            let each = sources.map { "\($0.name) \($0[keyPath: count])" }.joined(separator: ", ")
+            text += "\(total) \(total == 1 ? one : many) (\(each)); "
+        }
+        let seconds = (report.seconds * 100).rounded() / 100
+        return text + "\(ByteSize.format(report.bytesDownloaded)) in \(seconds) s -> \(report.manifestPath)"
     }
 
     /// Ends a run that could not take place (lock held, output folder unusable).

@@ -99,3 +99,12 @@ struct ManifestSnapshotTests {
         #expect(items == items.sorted(by: ManifestItem.stableOrder))
     }
 }
+
+extension ManifestSnapshot {
+    /// Every item in memory.
+    func manifest() throws -> Manifest {
+        var items: [ManifestItem] = []
+        let header = try forEachItem { items.append($0) }
+        return Manifest(header: header, items: items)
+    }
+}
