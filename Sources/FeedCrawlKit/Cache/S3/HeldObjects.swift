@@ -27,14 +27,6 @@ struct HeldObjects: Sendable {
         return listedIndex(key).map { listed[$0].size }
     }
 
-    /// How many objects are held.
-    var count: Int {
-        changes.reduce(listed.count) { total, change in
-            let wasListed = listedIndex(change.key) != nil
-            return total + (change.value < 0 ? (wasListed ? -1 : 0) : (wasListed ? 0 : 1))
-        }
-    }
-
     /// Where `key` is among the listed objects, or nil.
     private func listedIndex(_ key: UInt64) -> Int? {
         var low = 0, high = listed.count

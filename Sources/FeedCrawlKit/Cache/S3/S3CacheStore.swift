@@ -49,16 +49,10 @@ final class S3CacheStore: CacheStore, Sendable {
     /// How many PUTs this store has made that succeeded.
     var uploads: Int { putCount.withLock { $0 } }
 
-    /// How many cache objects the store believes it holds (listing plus its own changes).
-    var heldCount: Int { held.withLock { $0.count } }
-
     /// `name` as a URL, for messages: `s3://BUCKET/PREFIX/name`.
     func displayPath(_ name: String) -> String {
-        "s3://\(location.bucket)/\(location.key(name))"
+        location.url(name)
     }
-
-    /// The prefix every cache key starts with: `PREFIX/cache/`.
-    private var cachePrefix: String { location.key(CacheLayout.cacheDirectoryName + "/") }
 
     // MARK: CacheStore
 
@@ -74,7 +68,7 @@ final class S3CacheStore: CacheStore, Sendable {
         var listed = HeldObjects()
         try listPages { objects in
             for object in objects {
-                guard let key = CacheFiles.key(relativeName(object.key)) else { continue }
+                guard let key = CacheFiles.key(location.name(ofKey: object.key)) else { continue }
                 listed.append(key: key, size: object.size)
             }
         }
@@ -153,7 +147,7 @@ final class S3CacheStore: CacheStore, Sendable {
 
     /// One page per ListObjectsV2 answer (up to 1000 names), relative to the prefix.
     func list(_ page: ([String]) -> Void) throws(CacheStoreError) {
-        try listPages { objects in page(objects.map { relativeName($0.key) }) }
+        try listPages { objects in page(objects.map { location.name(ofKey: $0.key) }) }
     }
 
     /// HEAD (S3 answers a DELETE alike whether or not there was an object), then DELETE. Only
@@ -215,7 +209,8 @@ final class S3CacheStore: CacheStore, Sendable {
 
     /// Walks the listing of `PREFIX/cache/` a page at a time, on the calling thread.
     private func listPages(_ body: ([S3ListedObject]) -> Void) throws(CacheStoreError) {
-        let prefix = cachePrefix
+        let folder = CacheLayout.cacheDirectoryName + "/"
+        let prefix = location.key(folder)
         let client = self.client
         var continuation: String?
         repeat {
@@ -224,22 +219,15 @@ final class S3CacheStore: CacheStore, Sendable {
             do {
                 page = try bridge.run { try await client.list(prefix: prefix, continuation: token) }
             } catch {
-                throw CacheStoreError("list", path: "s3://\(location.bucket)/\(prefix)", code: 0, reason: Self.reason(error))
+                throw CacheStoreError("list", path: displayPath(folder), code: 0, reason: Self.reason(error))
             }
             body(page.objects)
             if page.nextContinuationToken != nil && page.nextContinuationToken == token {
-                throw CacheStoreError("list", path: "s3://\(location.bucket)/\(prefix)", code: 0,
+                throw CacheStoreError("list", path: displayPath(folder), code: 0,
                                       reason: "the store returned the same continuation token twice")
             }
             continuation = page.nextContinuationToken
         } while continuation != nil
-    }
-
-    /// `key` without the location's prefix (`cache/ab/…`).
-    private func relativeName(_ key: String) -> String {
-        guard !location.prefix.isEmpty else { return key }
-        let lead = location.prefix + "/"
-        return key.hasPrefix(lead) ? String(key.dropFirst(lead.count)) : key
     }
 
     /// The `Content-Type` of an entry: its extension's format, else the one its structure check
@@ -251,18 +239,12 @@ final class S3CacheStore: CacheStore, Sendable {
         return digest.structure.format?.mimeType ?? "application/octet-stream"
     }
 
-    /// The bytes of a lowercase or uppercase hex string (pairs; a bad digit counts as 0).
+    /// The bytes of a lowercase or uppercase hex string (pairs; a bad pair counts as 0).
     static func bytes(hex: String) -> [UInt8] {
-        func value(_ c: UInt8) -> UInt8 {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x61 + 10
-            case 0x41...0x46: c - 0x41 + 10
-            default: 0
-            }
-        }
         let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count - 1, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+        return stride(from: 0, to: digits.count - 1, by: 2).map {
+            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) ?? 0
+        }
     }
 
     /// What the store said (`S3Error.description`), or the error as text.
