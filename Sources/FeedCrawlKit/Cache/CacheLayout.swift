@@ -119,6 +119,13 @@ public struct CacheLayout: Sendable, Hashable {
         }
     }
 
+    /// Whether a store may remove `name`: under `cache/`, with no empty, `.` or `..` component.
+    static func isRemovable(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts[0] == cacheDirectoryName[...]
+            && !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
+    }
+
     private static func isLowerHex(_ c: UInt8) -> Bool {
         (0x30...0x39).contains(c) || (0x61...0x66).contains(c)
     }

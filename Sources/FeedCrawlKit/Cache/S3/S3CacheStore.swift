@@ -60,11 +60,7 @@ final class S3CacheStore: CacheStore, Sendable {
     /// request), keeping each object of the cache's shape as 16 bytes (packed key and size). A
     /// missing bucket or a refused signature fails here, before anything is fetched.
     func prepare() throws(CacheStoreError) {
-        do {
-            try AtomicFile.createDirectories(spool)
-        } catch {
-            throw CacheStoreError("create", path: error.path, code: error.code)
-        }
+        try LocalCacheStore.createDirectories(spool)
         var listed = HeldObjects()
         try listPages { objects in
             for object in objects {
@@ -155,11 +151,7 @@ final class S3CacheStore: CacheStore, Sendable {
     /// EINVAL.
     @discardableResult
     func remove(_ name: String) throws(CacheStoreError) -> Bool {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] == CacheLayout.cacheDirectoryName[...],
-              !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-            throw CacheStoreError("remove", path: displayPath(name), code: EINVAL)
-        }
+        guard CacheLayout.isRemovable(name) else { throw CacheStoreError("remove", path: displayPath(name), code: EINVAL) }
         let key = location.key(name)
         let client = self.client
         let existed: Bool
@@ -180,11 +172,7 @@ final class S3CacheStore: CacheStore, Sendable {
     /// whole in memory), then reads that in 64 KiB chunks and removes it. Needs no `prepare()`
     /// (it creates the spool folder when missing).
     func read(_ name: String, _ chunk: (UnsafeRawBufferPointer) -> Void) throws(CacheStoreError) {
-        do {
-            try AtomicFile.createDirectories(spool)
-        } catch {
-            throw CacheStoreError("create", path: error.path, code: error.code)
-        }
+        try LocalCacheStore.createDirectories(spool)
         let key = location.key(name)
         let path = spool + "/read." + TemporaryName.next() + AtomicFile.temporarySuffix
         let client = self.client
@@ -195,14 +183,7 @@ final class S3CacheStore: CacheStore, Sendable {
             throw CacheStoreError("read", path: displayPath(name), code: missing ? ENOENT : 0, reason: Self.reason(error))
         }
         defer { unlink(path) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CacheStoreError("read", path: path, code: errno) }
-        defer { close(fd) }
-        do {
-            try FileIO.readChunks(fd, path: path, chunk)
-        } catch {
-            throw CacheStoreError("read", path: error.path, code: error.code)
-        }
+        try LocalCacheStore.readFile(path, in: AT_FDCWD, shown: path, chunk)
     }
 
     // MARK: Helpers
