@@ -5,11 +5,6 @@ struct FolderArchive: Archive {
     /// The folder.
     let outDirectory: String
 
-    /// The archive in `outDirectory`.
-    init(outDirectory: String) {
-        self.outDirectory = outDirectory
-    }
-
     func open(_ work: ArchiveWork, log: @escaping @Sendable (String, Bool) -> Void) throws
         -> any ArchiveSession
     {

@@ -9,14 +9,7 @@ extension Crawler {
     /// (mode 0700: it holds the manifest's copy).
     static func clearStaging(_ path: String) throws {
         try AtomicFile.createDirectories(path, permissions: 0o700)
-        guard let dir = opendir(path) else { throw FileSystemError("open", path: path, code: errno) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = DirectoryEntry.name(entry)
-            if name != "." && name != ".." && name != FeedStores.pagesDirectoryName { names.append(name) }
-        }
-        closedir(dir)
-        for name in names { try removeTree(path + "/" + name) }
+        for name in try names(in: path) where name != FeedStores.pagesDirectoryName { try removeTree(path + "/" + name) }
     }
 
     /// Removes `path` and, for a folder, everything in it (symbolic links are not followed).
@@ -24,18 +17,23 @@ extension Crawler {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            guard let dir = opendir(path) else { throw FileSystemError("open", path: path, code: errno) }
-            var names: [String] = []
-            while let entry = readdir(dir) {
-                let name = DirectoryEntry.name(entry)
-                if name != "." && name != ".." { names.append(name) }
-            }
-            closedir(dir)
-            for name in names { try removeTree(path + "/" + name) }
+            for name in try names(in: path) { try removeTree(path + "/" + name) }
             guard rmdir(path) == 0 || errno == ENOENT else { throw FileSystemError("remove", path: path, code: errno) }
         } else {
             guard unlink(path) == 0 || errno == ENOENT else { throw FileSystemError("remove", path: path, code: errno) }
         }
+    }
+
+    /// The names in the folder `path` but `.` and `..`, all read before any is removed.
+    private static func names(in path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw FileSystemError("open", path: path, code: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = DirectoryEntry.name(entry)
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// What a lease object says of its holder: `host NAME pid N started ISO-8601`.

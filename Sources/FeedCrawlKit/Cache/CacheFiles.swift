@@ -40,16 +40,11 @@ struct CacheFiles: Sendable {
     /// Files held (after `seal`).
     var count: Int { keys.count + memberCount }
 
-    mutating func insert(_ file: String) {
-        guard let key = Self.key(file) else { return }
-        insert(key: key)
-    }
-
     /// Adds `key`; returns whether it is a file of a subset's universe that was not held yet
     /// (false for any other key).
     @discardableResult
     mutating func insert(key: UInt64) -> Bool {
-        if !universe.isEmpty, let slot = Self.search(universe, key) {
+        if !universe.isEmpty, let slot = Self.search(universe, key, by: { $0 }) {
             let bit: UInt64 = 1 << UInt64(slot % 64)
             guard members[slot / 64] & bit == 0 else { return false }
             members[slot / 64] |= bit
@@ -93,25 +88,20 @@ struct CacheFiles: Sendable {
     }
 
     func contains(key: UInt64) -> Bool {
-        if !universe.isEmpty, let slot = Self.search(universe, key) {
+        if !universe.isEmpty, let slot = Self.search(universe, key, by: { $0 }) {
             return members[slot / 64] & 1 << UInt64(slot % 64) != 0
         }
-        return index(ofKey: key) != nil
+        return Self.search(keys, key, by: { $0 }) != nil
     }
 
-    /// Where `key` is among the sorted keys (0 ..< count), or nil when the set does not hold it.
-    /// (For a set that is not a subset.)
-    func index(ofKey key: UInt64) -> Int? {
-        Self.search(keys, key)
-    }
-
-    private static func search(_ keys: [UInt64], _ key: UInt64) -> Int? {
-        var low = 0, high = keys.count
+    /// Where `key` is among `items` (sorted by `keyOf`, a key each), or nil.
+    static func search<T>(_ items: [T], _ key: UInt64, by keyOf: (T) -> UInt64) -> Int? {
+        var low = 0, high = items.count
         while low < high {
             let mid = (low + high) / 2
-            if keys[mid] < key { low = mid + 1 } else { high = mid }
+            if keyOf(items[mid]) < key { low = mid + 1 } else { high = mid }
         }
-        return low < keys.count && keys[low] == key ? low : nil
+        return low < items.count && keyOf(items[low]) == key ? low : nil
     }
 
     /// The cache files `store` holds and its `.part` names: one listing, no `stat`. Names of any

@@ -93,30 +93,10 @@ public struct CacheLayout: Sendable, Hashable {
         return path
     }
 
-    /// Absolute (OUT-prefixed) path of the cache entry for `url`.
-    public func path(forURL url: String, format: ImageFormat) -> String {
-        absolutePath(Self.relativePath(forURL: url, format: format))
-    }
-
-    /// The fan-out directory (`OUT/cache/ab`) that holds the entry for `url`.
-    public func fanOutDirectory(forURL url: String) -> String {
-        absolutePath("\(Self.cacheDirectoryName)/\(Self.key(forURL: url).prefix(2))")
-    }
-
     /// Whether a file name is a temporary (`.part`) file: a partial name of the cache store
     /// (`LocalCacheStore.partialName`), e.g. left by an interrupted run.
     public static func isTemporary(_ name: String) -> Bool {
         AtomicFile.isTemporary(name)
-    }
-
-    /// Splits a cache file name `"<64 lowercase hex>.<ext>"` into key and format; nil for
-    /// anything else (temporary files, stray files).
-    public static func parseEntryName(_ name: String) -> (key: String, format: ImageFormat)? {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, isHexKey(parts[0]),
-              let format = ImageFormat(fileExtension: String(parts[1])),
-              format.fileExtension == parts[1] else { return nil }
-        return (String(parts[0]), format)
     }
 
     /// Whether `relative` is exactly the shape this layout produces
@@ -139,11 +119,14 @@ public struct CacheLayout: Sendable, Hashable {
         }
     }
 
-    private static func isLowerHex(_ c: UInt8) -> Bool {
-        (0x30...0x39).contains(c) || (0x61...0x66).contains(c)
+    /// Whether a store may remove `name`: under `cache/`, with no empty, `.` or `..` component.
+    static func isRemovable(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts[0] == cacheDirectoryName[...]
+            && !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
     }
 
-    static func isHexKey(_ s: Substring) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    private static func isLowerHex(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x61...0x66).contains(c)
     }
 }

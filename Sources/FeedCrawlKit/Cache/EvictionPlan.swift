@@ -15,13 +15,6 @@ struct EvictionPlan: Sendable {
         var bytes: Int64
         var lastSeen: Date
         var fetchedAt: Date
-
-        init(key: UInt64, bytes: Int64, lastSeen: Date, fetchedAt: Date) {
-            self.key = key
-            self.bytes = bytes
-            self.lastSeen = lastSeen
-            self.fetchedAt = fetchedAt
-        }
     }
 
     /// The evicted files, in eviction order.

@@ -99,7 +99,7 @@ public enum ImageValidation {
         if let contentLength, contentLength > maxBytes { return tooLarge(maxBytes) }
         if let contentType {
             let type = mediaType(contentType)
-            if !type.isEmpty, !type.hasPrefix("image/"), !isGenericBinary(type) {
+            if !type.isEmpty, !type.hasPrefix("image/"), !genericBinaryTypes.contains(type) {
                 return .reject(reason: "not an image (\(printable(type)))")
             }
         }
@@ -130,11 +130,6 @@ public enum ImageValidation {
         "application/x-binary", "application/unknown", "application/x-unknown",
         "application/download", "application/force-download", "application/x-download",
     ]
-
-    /// Whether `mediaType` (already normalised by `mediaType(_:)`) is a generic binary type.
-    public static func isGenericBinary(_ mediaType: String) -> Bool {
-        genericBinaryTypes.contains(mediaType)
-    }
 
     /// Whether the body starts (after an optional BOM and whitespace) like an HTML document:
     /// `<!doctype html`, `<html`, `<head`, `<body` or `<!--`, case-insensitive.

@@ -47,11 +47,7 @@ final class LocalCacheStore: CacheStore {
     }
 
     func prepare() throws(CacheStoreError) {
-        do {
-            try AtomicFile.createDirectories(layout.cacheDirectory)
-        } catch {
-            throw CacheStoreError("create", path: error.path, code: error.code)
-        }
+        try LocalCacheStore.createDirectories(layout.cacheDirectory)
         let digits = Array("0123456789abcdef")
         for high in digits {
             for low in digits {
@@ -119,22 +115,34 @@ final class LocalCacheStore: CacheStore {
     /// Only names under `cache/` (no `..` component) are removed; anything else throws EINVAL.
     @discardableResult
     func remove(_ name: String) throws(CacheStoreError) -> Bool {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] == CacheLayout.cacheDirectoryName[...],
-              !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-            throw CacheStoreError("remove", path: displayPath(name), code: EINVAL)
-        }
+        guard CacheLayout.isRemovable(name) else { throw CacheStoreError("remove", path: displayPath(name), code: EINVAL) }
         if unlinkat(base, local(name), 0) == 0 { return true }
         if errno == ENOENT { return false }
         throw CacheStoreError("remove", path: displayPath(name), code: errno)
     }
 
     func read(_ name: String, _ chunk: (UnsafeRawBufferPointer) -> Void) throws(CacheStoreError) {
-        let fd = openat(base, local(name), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CacheStoreError("read", path: displayPath(name), code: errno) }
+        try Self.readFile(local(name), in: base, shown: displayPath(name), chunk)
+    }
+
+    /// `AtomicFile.createDirectories(path)`, failing as `create`.
+    static func createDirectories(_ path: String) throws(CacheStoreError) {
+        do {
+            try AtomicFile.createDirectories(path)
+        } catch {
+            throw CacheStoreError("create", path: error.path, code: error.code)
+        }
+    }
+
+    /// Streams the file `path` (against the folder `directory`) to `chunk`, failing as `read` of `shown`.
+    static func readFile(
+        _ path: String, in directory: Int32, shown: String, _ chunk: (UnsafeRawBufferPointer) -> Void
+    ) throws(CacheStoreError) {
+        let fd = openat(directory, path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CacheStoreError("read", path: shown, code: errno) }
         defer { Glibc.close(fd) }
         do {
-            try FileIO.readChunks(fd, path: displayPath(name), chunk)
+            try FileIO.readChunks(fd, path: shown, chunk)
         } catch {
             throw CacheStoreError("read", path: error.path, code: error.code)
         }

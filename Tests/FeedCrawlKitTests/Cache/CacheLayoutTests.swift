@@ -25,8 +25,7 @@ struct CacheLayoutTests {
         #expect(layout.manifestPath == "/srv/out/manifest.json")
         #expect(layout.journalPath == "/srv/out/manifest.journal")
         #expect(layout.lockPath == "/srv/out/.lock")
-        #expect(layout.path(forURL: url, format: .jpeg) == "/srv/out/" + CacheLayout.relativePath(forURL: url, format: .jpeg))
-        #expect(layout.fanOutDirectory(forURL: url) == "/srv/out/cache/" + SHA256.hex(url).prefix(2))
+        #expect(layout.absolutePath("cache/ab") == "/srv/out/cache/ab")
         #expect(CacheLayout(outDirectory: "").manifestPath == "./manifest.json")
         #expect(CacheLayout(outDirectory: "/").cacheDirectory == "/cache")
         #expect(CacheLayout(outDirectory: "out").lockPath == "out/.lock")
@@ -43,24 +42,18 @@ struct CacheLayoutTests {
         #expect(FileIO.directoryName(of: a) == FileIO.directoryName(of: final))
         #expect(CacheLayout.isTemporary(FileIO.fileName(of: a)))
         #expect(!CacheLayout.isTemporary(FileIO.fileName(of: final)))
-        #expect(CacheLayout.parseEntryName(FileIO.fileName(of: a)) == nil)
-    }
-
-    @Test func entryNames() throws {
-        let key = SHA256.hex(url)
-        let entry = try #require(CacheLayout.parseEntryName("\(key).gif"))
-        #expect(entry.key == key && entry.format == .gif)
-        #expect(CacheLayout.parseEntryName("\(key).jpeg") == nil)  // we only write .jpg
-        #expect(CacheLayout.parseEntryName("\(key.uppercased()).png") == nil)
-        #expect(CacheLayout.parseEntryName("\(key.dropLast()).png") == nil)
-        #expect(CacheLayout.parseEntryName("\(key).png.x") == nil)
-        #expect(CacheLayout.parseEntryName(".lock") == nil)
+        #expect(!CacheLayout.isValidRelativePath(a))
     }
 
     @Test func validRelativePaths() {
         let good = CacheLayout.relativePath(forURL: url, format: .jpeg)
         #expect(CacheLayout.isValidRelativePath(good))
-        let key = SHA256.hex(url)
+        let key = SHA256.hex(url), folder = "cache/\(key.prefix(2))/"
+        #expect(CacheLayout.isValidRelativePath(folder + key + ".gif"))
+        #expect(!CacheLayout.isValidRelativePath(folder + key + ".jpeg"))  // we only write .jpg
+        #expect(!CacheLayout.isValidRelativePath(folder + key.uppercased() + ".png"))
+        #expect(!CacheLayout.isValidRelativePath(folder + key.dropLast() + ".png"))
+        #expect(!CacheLayout.isValidRelativePath(folder + key + ".png.x"))
         #expect(!CacheLayout.isValidRelativePath("cache/zz/\(key).jpg"))
         #expect(!CacheLayout.isValidRelativePath("/cache/\(key.prefix(2))/\(key).jpg"))
         #expect(!CacheLayout.isValidRelativePath("cache/\(key.prefix(2))/../\(key).jpg"))

@@ -214,6 +214,11 @@ struct LineStream: ItemStream {
 }
 
 extension CacheFiles {
+    /// Adds the cache path `file` (nothing for a path of another shape).
+    mutating func insert(_ file: String) {
+        if let key = Self.key(file) { insert(key: key) }
+    }
+
     /// These files and `file`.
     func union(_ file: String) -> CacheFiles {
         var copy = self

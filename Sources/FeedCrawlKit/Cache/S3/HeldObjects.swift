@@ -24,24 +24,6 @@ struct HeldObjects: Sendable {
     /// The size of the object with the packed `key`, or nil when none is held.
     func size(ofKey key: UInt64) -> Int64? {
         if let changed = changes[key] { return changed < 0 ? nil : changed }
-        return listedIndex(key).map { listed[$0].size }
-    }
-
-    /// How many objects are held.
-    var count: Int {
-        changes.reduce(listed.count) { total, change in
-            let wasListed = listedIndex(change.key) != nil
-            return total + (change.value < 0 ? (wasListed ? -1 : 0) : (wasListed ? 0 : 1))
-        }
-    }
-
-    /// Where `key` is among the listed objects, or nil.
-    private func listedIndex(_ key: UInt64) -> Int? {
-        var low = 0, high = listed.count
-        while low < high {
-            let mid = (low + high) / 2
-            if listed[mid].key < key { low = mid + 1 } else { high = mid }
-        }
-        return low < listed.count && listed[low].key == key ? low : nil
+        return CacheFiles.search(listed, key, by: { $0.key }).map { listed[$0].size }
     }
 }

@@ -39,7 +39,7 @@ final class S3Archive: @unchecked Sendable {
 
     /// `s3://BUCKET/PREFIX/name`.
     func displayPath(_ name: String) -> String {
-        "s3://\(target.location.bucket)/\(target.location.key(name))"
+        target.location.url(name)
     }
 
     /// Runs `body` to completion on the bridge's own executor and returns its result.
@@ -99,18 +99,17 @@ final class S3Archive: @unchecked Sendable {
     /// Every object whose name starts with `start` (`shards/`, `index-`; names relative to the
     /// prefix), in key order.
     func list(_ start: String) throws -> [S3ListedObject] {
-        let prefix = target.location.key(start)
-        let lead = target.location.prefix.isEmpty ? "" : target.location.prefix + "/"
+        let location = target.location
         let objects: [S3ListedObject] = try blocking { client in
             var found: [S3ListedObject] = []
-            try await client.listAll(prefix: prefix) { found.append($0) }
+            try await client.listAll(prefix: location.key(start)) { object in
+                var relative = object
+                relative.key = location.name(ofKey: object.key)
+                found.append(relative)
+            }
             return found
         }
-        return objects.map { object in
-            var relative = object
-            if relative.key.hasPrefix(lead) { relative.key = String(relative.key.dropFirst(lead.count)) }
-            return relative
-        }.sorted { $0.key < $1.key }
+        return objects.sorted { $0.key < $1.key }
     }
 
     /// DELETEs each of `names`; returns the ones that could not be deleted.

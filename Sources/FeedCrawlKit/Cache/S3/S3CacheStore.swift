@@ -49,16 +49,10 @@ final class S3CacheStore: CacheStore, Sendable {
     /// How many PUTs this store has made that succeeded.
     var uploads: Int { putCount.withLock { $0 } }
 
-    /// How many cache objects the store believes it holds (listing plus its own changes).
-    var heldCount: Int { held.withLock { $0.count } }
-
     /// `name` as a URL, for messages: `s3://BUCKET/PREFIX/name`.
     func displayPath(_ name: String) -> String {
-        "s3://\(location.bucket)/\(location.key(name))"
+        location.url(name)
     }
-
-    /// The prefix every cache key starts with: `PREFIX/cache/`.
-    private var cachePrefix: String { location.key(CacheLayout.cacheDirectoryName + "/") }
 
     // MARK: CacheStore
 
@@ -66,15 +60,11 @@ final class S3CacheStore: CacheStore, Sendable {
     /// request), keeping each object of the cache's shape as 16 bytes (packed key and size). A
     /// missing bucket or a refused signature fails here, before anything is fetched.
     func prepare() throws(CacheStoreError) {
-        do {
-            try AtomicFile.createDirectories(spool)
-        } catch {
-            throw CacheStoreError("create", path: error.path, code: error.code)
-        }
+        try LocalCacheStore.createDirectories(spool)
         var listed = HeldObjects()
         try listPages { objects in
             for object in objects {
-                guard let key = CacheFiles.key(relativeName(object.key)) else { continue }
+                guard let key = CacheFiles.key(location.name(ofKey: object.key)) else { continue }
                 listed.append(key: key, size: object.size)
             }
         }
@@ -153,7 +143,7 @@ final class S3CacheStore: CacheStore, Sendable {
 
     /// One page per ListObjectsV2 answer (up to 1000 names), relative to the prefix.
     func list(_ page: ([String]) -> Void) throws(CacheStoreError) {
-        try listPages { objects in page(objects.map { relativeName($0.key) }) }
+        try listPages { objects in page(objects.map { location.name(ofKey: $0.key) }) }
     }
 
     /// HEAD (S3 answers a DELETE alike whether or not there was an object), then DELETE. Only
@@ -161,11 +151,7 @@ final class S3CacheStore: CacheStore, Sendable {
     /// EINVAL.
     @discardableResult
     func remove(_ name: String) throws(CacheStoreError) -> Bool {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0] == CacheLayout.cacheDirectoryName[...],
-              !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
-            throw CacheStoreError("remove", path: displayPath(name), code: EINVAL)
-        }
+        guard CacheLayout.isRemovable(name) else { throw CacheStoreError("remove", path: displayPath(name), code: EINVAL) }
         let key = location.key(name)
         let client = self.client
         let existed: Bool
@@ -186,11 +172,7 @@ final class S3CacheStore: CacheStore, Sendable {
     /// whole in memory), then reads that in 64 KiB chunks and removes it. Needs no `prepare()`
     /// (it creates the spool folder when missing).
     func read(_ name: String, _ chunk: (UnsafeRawBufferPointer) -> Void) throws(CacheStoreError) {
-        do {
-            try AtomicFile.createDirectories(spool)
-        } catch {
-            throw CacheStoreError("create", path: error.path, code: error.code)
-        }
+        try LocalCacheStore.createDirectories(spool)
         let key = location.key(name)
         let path = spool + "/read." + TemporaryName.next() + AtomicFile.temporarySuffix
         let client = self.client
@@ -201,21 +183,15 @@ final class S3CacheStore: CacheStore, Sendable {
             throw CacheStoreError("read", path: displayPath(name), code: missing ? ENOENT : 0, reason: Self.reason(error))
         }
         defer { unlink(path) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CacheStoreError("read", path: path, code: errno) }
-        defer { close(fd) }
-        do {
-            try FileIO.readChunks(fd, path: path, chunk)
-        } catch {
-            throw CacheStoreError("read", path: error.path, code: error.code)
-        }
+        try LocalCacheStore.readFile(path, in: AT_FDCWD, shown: path, chunk)
     }
 
     // MARK: Helpers
 
     /// Walks the listing of `PREFIX/cache/` a page at a time, on the calling thread.
     private func listPages(_ body: ([S3ListedObject]) -> Void) throws(CacheStoreError) {
-        let prefix = cachePrefix
+        let folder = CacheLayout.cacheDirectoryName + "/"
+        let prefix = location.key(folder)
         let client = self.client
         var continuation: String?
         repeat {
@@ -224,22 +200,15 @@ final class S3CacheStore: CacheStore, Sendable {
             do {
                 page = try bridge.run { try await client.list(prefix: prefix, continuation: token) }
             } catch {
-                throw CacheStoreError("list", path: "s3://\(location.bucket)/\(prefix)", code: 0, reason: Self.reason(error))
+                throw CacheStoreError("list", path: displayPath(folder), code: 0, reason: Self.reason(error))
             }
             body(page.objects)
             if page.nextContinuationToken != nil && page.nextContinuationToken == token {
-                throw CacheStoreError("list", path: "s3://\(location.bucket)/\(prefix)", code: 0,
+                throw CacheStoreError("list", path: displayPath(folder), code: 0,
                                       reason: "the store returned the same continuation token twice")
             }
             continuation = page.nextContinuationToken
         } while continuation != nil
-    }
-
-    /// `key` without the location's prefix (`cache/ab/…`).
-    private func relativeName(_ key: String) -> String {
-        guard !location.prefix.isEmpty else { return key }
-        let lead = location.prefix + "/"
-        return key.hasPrefix(lead) ? String(key.dropFirst(lead.count)) : key
     }
 
     /// The `Content-Type` of an entry: its extension's format, else the one its structure check
@@ -251,18 +220,12 @@ final class S3CacheStore: CacheStore, Sendable {
         return digest.structure.format?.mimeType ?? "application/octet-stream"
     }
 
-    /// The bytes of a lowercase or uppercase hex string (pairs; a bad digit counts as 0).
+    /// The bytes of a lowercase or uppercase hex string (pairs; a bad pair counts as 0).
     static func bytes(hex: String) -> [UInt8] {
-        func value(_ c: UInt8) -> UInt8 {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x61 + 10
-            case 0x41...0x46: c - 0x41 + 10
-            default: 0
-            }
-        }
         let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count - 1, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+        return stride(from: 0, to: digits.count - 1, by: 2).map {
+            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) ?? 0
+        }
     }
 
     /// What the store said (`S3Error.description`), or the error as text.

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 
 /// A condition on a PUT, checked by the store before it stores anything.
@@ -119,7 +120,7 @@ public final class S3Client: Sendable {
             throw S3Error(operation: "PUT", key: key, message: "", transport:
                 .invalidRequest("the SHA-256 given has \(sha256.count) bytes, not \(SHA256.digestByteCount)"))
         }
-        var headers = [HTTPHeader(name: "x-amz-checksum-sha256", value: S3Encoding.base64(sha256))]
+        var headers = [HTTPHeader(name: "x-amz-checksum-sha256", value: Data(sha256).base64EncodedString())]
         if let contentType { headers.append(HTTPHeader(name: "Content-Type", value: contentType)) }
         if let cacheControl { headers.append(HTTPHeader(name: "Cache-Control", value: cacheControl)) }
         switch condition {

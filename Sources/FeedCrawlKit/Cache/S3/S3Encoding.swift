@@ -1,4 +1,4 @@
-/// Percent-encoding the way SigV4 canonicalises S3 requests, and base64.
+/// Percent-encoding the way SigV4 canonicalises S3 requests.
 public enum S3Encoding {
     /// `key` percent-encoded for a URL path, as SigV4 canonicalises S3 paths: the unreserved
     /// characters `A-Z a-z 0-9 - _ . ~` and `/` are kept, every other UTF-8 byte becomes `%XX`
@@ -42,27 +42,5 @@ public enum S3Encoding {
             .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
             .map { "\($0.0)=\($0.1)" }
             .joined(separator: "&")
-    }
-
-    /// Standard base64 with padding (RFC 4648 §4).
-    public static func base64(_ bytes: [UInt8]) -> String {
-        let table: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out += [table[Int(n >> 18)], table[Int(n >> 12 & 63)], table[Int(n >> 6 & 63)], table[Int(n & 63)]]
-            i += 3
-        }
-        let left = bytes.count - i
-        if left == 1 {
-            let n = UInt32(bytes[i]) << 16
-            out += [table[Int(n >> 18)], table[Int(n >> 12 & 63)], 0x3D, 0x3D]
-        } else if left == 2 {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out += [table[Int(n >> 18)], table[Int(n >> 12 & 63)], table[Int(n >> 6 & 63)], 0x3D]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

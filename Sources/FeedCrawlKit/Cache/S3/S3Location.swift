@@ -52,6 +52,17 @@ public struct S3Location: Sendable, Equatable, Hashable, CustomStringConvertible
         prefix.isEmpty ? name : prefix + "/" + name
     }
 
+    /// `name` as a URL, for messages: `s3://BUCKET/PREFIX/name`.
+    public func url(_ name: String) -> String {
+        "s3://\(bucket)/\(key(name))"
+    }
+
+    /// `key` without the prefix (`PREFIX/name` → `name`); a key outside the prefix as it is.
+    public func name(ofKey key: String) -> String {
+        let lead = prefix + "/"
+        return !prefix.isEmpty && key.hasPrefix(lead) ? String(key.dropFirst(lead.count)) : key
+    }
+
     /// `s3://BUCKET/PREFIX` (`s3://BUCKET` when the prefix is empty).
     public var description: String {
         prefix.isEmpty ? "s3://\(bucket)" : "s3://\(bucket)/\(prefix)"

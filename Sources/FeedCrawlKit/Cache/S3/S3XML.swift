@@ -31,13 +31,14 @@ enum S3XML {
             for k in 0..<l.count where bytes[index + k] != l[k] { return false }
             return true
         }
-        func find(_ literal: String, from index: Int) -> Int? {
+        /// Where `literal` next occurs from `index`; throws "unterminated `what`" when nowhere.
+        func find(_ literal: String, from index: Int, _ what: String) throws(S3XMLError) -> Int {
             var k = index
             while k < n {
                 if starts(literal, at: k) { return k }
                 k += 1
             }
-            return nil
+            throw S3XMLError("unterminated \(what)")
         }
         func isNameEnd(_ c: UInt8) -> Bool {
             c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x2F || c == 0x3E
@@ -54,13 +55,11 @@ enum S3XML {
                 continue
             }
             if starts("<?", at: i) {
-                guard let end = find("?>", from: i + 2) else { throw S3XMLError("unterminated <? ?>") }
-                i = end + 2
+                i = try find("?>", from: i + 2, "<? ?>") + 2
             } else if starts("<!--", at: i) {
-                guard let end = find("-->", from: i + 4) else { throw S3XMLError("unterminated comment") }
-                i = end + 3
+                i = try find("-->", from: i + 4, "comment") + 3
             } else if starts("<![CDATA[", at: i) {
-                guard let end = find("]]>", from: i + 9) else { throw S3XMLError("unterminated CDATA section") }
+                let end = try find("]]>", from: i + 9, "CDATA section")
                 // Kept raw: escape the markup characters so that decoding gives them back.
                 for c in bytes[(i + 9)..<end] {
                     switch c {
@@ -71,10 +70,9 @@ enum S3XML {
                 }
                 i = end + 3
             } else if starts("<!", at: i) {
-                guard let end = find(">", from: i + 2) else { throw S3XMLError("unterminated <! >") }
-                i = end + 1
+                i = try find(">", from: i + 2, "<! >") + 1
             } else if starts("</", at: i) {
-                guard let end = find(">", from: i + 2) else { throw S3XMLError("unterminated end tag") }
+                let end = try find(">", from: i + 2, "end tag")
                 var nameEnd = i + 2
                 while nameEnd < end && !isNameEnd(bytes[nameEnd]) { nameEnd += 1 }
                 let name = localName(bytes[(i + 2)..<nameEnd])

@@ -41,7 +41,6 @@ final class S3CacheStoreSeaweedTests {
     @Test func thePipelineStoresEveryImageAsServedAndASecondRunUploadsNothing() async throws {
         let store = try makeStore()
         try store.prepare()
-        #expect(store.heldCount == 0)
         let harness = try PipelineHarness(withStorage: true, store: store) { PipelineImages.serve($0.path) }
         let paths = ["/a.png", "/b.png", "/c.png"]
         func items() -> [FeedItem] {
@@ -80,7 +79,7 @@ final class S3CacheStoreSeaweedTests {
         let second = try PipelineHarness(archive: ArchiveIndex(paths: [manifest]), withStorage: true, store: again) {
             PipelineImages.serve($0.path)
         }
-        #expect(again.heldCount == 3)
+        #expect(first.values.allSatisfy { again.exists($0.images.first?.file ?? "", bytes: nil) })
         _ = await second.pipeline.submit(items(), group: 0)
         let rerun = try await second.finish()
         for index in paths.indices {
@@ -263,13 +262,12 @@ struct S3CacheStorePartsTests {
         held.append(key: try #require(CacheFiles.key(b)), size: 20)
         held.append(key: try #require(CacheFiles.key(a)), size: 10)
         held.seal()
-        #expect(held.count == 2)
+        #expect(held.size(ofKey: try #require(CacheFiles.key(b))) == 20)
         #expect(held.size(ofKey: try #require(CacheFiles.key(a))) == 10)
         #expect(held.size(ofKey: try #require(CacheFiles.key(c))) == nil)
         held.record(c, size: 30)
         held.record(a, size: nil)
         held.record(a.replacingOccurrences(of: ".png", with: ".webp"), size: nil)
-        #expect(held.count == 2)
         #expect(held.size(ofKey: try #require(CacheFiles.key(a))) == nil)
         #expect(held.size(ofKey: try #require(CacheFiles.key(c))) == 30)
         #expect(MemoryLayout<(key: UInt64, size: Int64)>.stride == 16)
