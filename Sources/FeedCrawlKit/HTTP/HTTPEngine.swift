@@ -71,10 +71,17 @@ public final class HTTPEngine: @unchecked Sendable {
         // A thin layer over the one execution path, `start(_:completion:)`.
         try Task.checkCancellation()
         let handle = Locked<TransferHandle?>(nil)
-        let completed = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CompletedTransfer, any Error>) in
+        // The result passes through a lock, not the continuation: a continuation resumed before
+        // its task suspends hands over without a synchronisation ThreadSanitizer sees, and the
+        // caller then touches what the engine's thread wrote (a sink's file, its counts).
+        let result = Locked<Result<CompletedTransfer, any Error>?>(nil)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 do {
-                    let started = try start(request) { result in continuation.resume(with: result) }
+                    let started = try start(request) { completed in
+                        result.withLock { $0 = completed }
+                        continuation.resume()
+                    }
                     let cancelled = handle.withLock { current -> Bool in
                         current = started
                         return Task.isCancelled
@@ -87,7 +94,7 @@ public final class HTTPEngine: @unchecked Sendable {
         } onCancel: {
             if let started = handle.withLock({ $0 }) { cancel(started) }
         }
-        return completed.response
+        return try result.withLock { $0! }.get().response
     }
 
     /// Cancels all transfers in flight (they throw `CancellationError`) and stops the engine's
