@@ -32,10 +32,8 @@ extension FeedState {
             }
         }
         let body = Array(part)
-        if truncate {
-            return (ServerResponse(status: status, headers: headers, body: .truncated(body, sendBytes: body.count / 2)), true)
-        }
-        return (ServerResponse(status: status, headers: headers, body: .bytes(body)), false)
+        let sent: ServerResponse.Body = truncate ? .truncated(body, sendBytes: body.count / 2) : .bytes(body)
+        return (ServerResponse(status: status, headers: headers, body: sent), truncate)
     }
 
     /// Quoted ETag: the first 20 hex digits of the SHA-256 of the content (cached per path).

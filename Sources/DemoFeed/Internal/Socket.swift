@@ -40,7 +40,7 @@ enum Socket {
     }
 
     /// Sends all bytes; false when the peer is gone or the socket was shut down.
-    static func sendAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = bytes.startIndex
         while offset < bytes.endIndex {
             let n = bytes[offset...].withUnsafeBytes { raw -> Int in
@@ -54,10 +54,6 @@ enum Socket {
             offset += n
         }
         return true
-    }
-
-    static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        sendAll(fd, bytes[...])
     }
 
     /// Receives up to `max` bytes and appends them to `buffer`; returns the count (0 = EOF, -1 = error).

@@ -14,7 +14,6 @@ enum RequestParser {
 
     /// Index just past the first "\r\n\r\n" in `buffer`, or nil.
     static func headEnd(in buffer: [UInt8], from start: Int = 0) -> Int? {
-        guard buffer.count >= 4 else { return nil }
         var i = max(0, start)
         while i + 3 < buffer.count {
             if buffer[i] == 13, buffer[i + 1] == 10, buffer[i + 2] == 13, buffer[i + 3] == 10 {
@@ -90,11 +89,8 @@ enum RequestParser {
                let hi = hexValue(utf8[i + 1]), let lo = hexValue(utf8[i + 2]) {
                 out.append(hi << 4 | lo)
                 i += 3
-            } else if c == UInt8(ascii: "+"), plusAsSpace {
-                out.append(UInt8(ascii: " "))
-                i += 1
             } else {
-                out.append(c)
+                out.append(plusAsSpace && c == UInt8(ascii: "+") ? UInt8(ascii: " ") : c)
                 i += 1
             }
         }

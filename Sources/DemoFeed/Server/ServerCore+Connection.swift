@@ -160,7 +160,7 @@ extension ServerCore {
         var i = 0
         while i < bytes.count {
             let j = min(bytes.count, i + slice)
-            guard Socket.sendAll(fd, bytes[i..<j]) else { return false }
+            guard Socket.sendAll(fd, Array(bytes[i..<j])) else { return false }
             i = j
             if i < bytes.count, Socket.waitForHangup(fd, ms: intervalMs) || isStopped { return false }
         }

@@ -55,16 +55,15 @@ public struct ConfigSource: Sendable, Equatable {
     ///     and always when `override` is true (the command line or environment set them).
     ///   - headers: the run's `--header`s, sent too (replacing the file's of the same name).
     ///   - environment: where secrets (a key's `keyEnv`, the headers' `env`) are looked up.
-    ///   - index, path: for errors.
     /// - Throws: `ConfigError` when a secret's variable is unset or empty.
     public func configuration(
         pages runPages: Int, perPage runPerPage: Int, overridePages: Bool, overridePerPage: Bool,
-        headers runHeaders: [HTTPHeader] = [], environment: [String: String], index: Int, path: String
+        headers runHeaders: [HTTPHeader] = [], environment: [String: String]
     ) throws(ConfigError) -> SourceConfiguration {
         var entry = entry
         entry.run = .init(
             pages: runPages, perPage: runPerPage, overridePages: overridePages, overridePerPage: overridePerPage,
-            headers: runHeaders, environment: environment, index: index)
+            headers: runHeaders, environment: environment)
         return SourceConfiguration(try type.make(entry))
     }
 }
@@ -120,8 +119,6 @@ public struct FeedSourceEntry: Sendable, Equatable {
         public var headers: [HTTPHeader] = []
         /// Where secrets are looked up; nil while the file is only checked.
         public var environment: [String: String]? = nil
-        /// The entry's index in `sources` (for errors).
-        public var index = 0
     }
 
     /// The file, and the entry's key (`sources[1]`), for errors.

@@ -12,8 +12,8 @@ extension CurlLoop {
         transfer.easy = easy
         let rc = transfer.configure(easy, defaults: defaults)
         if rc != CURLE_OK {
-            let error = HTTPError.fromCurl(code: rc.rawValue, message: easy.errorMessage(rc), recorded: nil,
-                                           bytesReceived: 0, expected: nil, maxBytes: transfer.request.maxBytes)
+            let error = HTTPError.fromCurl(code: rc.rawValue, message: easy.errorMessage(rc), bytesReceived: 0,
+                                           expected: nil, maxBytes: transfer.request.maxBytes)
             release(transfer)
             transfer.resume(.failure(error))
             return
@@ -59,9 +59,8 @@ extension CurlLoop {
             detach(transfer)
             transfer.resume(completed)
         } else {
-            var error: any Error = HTTPError.fromCurl(
+            var error: any Error = transfer.recordedFailure(for: result) ?? HTTPError.fromCurl(
                 code: result.rawValue, message: easy.errorMessage(result),
-                recorded: transfer.recordedFailure(for: result),
                 bytesReceived: transfer.bytesReceived, expected: transfer.expectedLength(easy),
                 maxBytes: transfer.request.maxBytes)
             if result == CURLE_WRITE_ERROR, let sinkError = transfer.sinkError {

@@ -99,11 +99,6 @@ final class CurlLoop: @unchecked Sendable {
         lock.withLock { thread = tid }
     }
 
-    /// Sum of `CURLINFO_NUM_CONNECTS` over finished transfers.
-    var connectionsOpened: Int {
-        lock.withLock { openedConnections }
-    }
-
     // MARK: Called from other threads
 
     /// Hands a transfer whose `completion` is set to the loop; a shut-down engine (or a transfer

@@ -105,7 +105,7 @@ public final class HTTPEngine: @unchecked Sendable {
 
     /// How many connections the engine has opened so far (sum of `CURLINFO_NUM_CONNECTS`).
     public var connectionsOpened: Int {
-        loop.connectionsOpened
+        loop.lock.withLock { loop.openedConnections }
     }
 
     /// Runs `body` with a fresh engine and shuts the engine down afterwards, also when `body` throws.

@@ -2,25 +2,21 @@ import CCurl
 import Glibc
 
 extension HTTPError {
-    /// Maps a failed transfer to an `HTTPError`.
+    /// Maps a failed transfer to an `HTTPError` (what a callback recorded, `Transfer.recordedFailure`, wins).
     ///
     /// - Parameters:
     ///   - curlCode: the transfer's `CURLcode` (not `CURLE_OK`).
     ///   - message: curl's error-buffer text (or `curl_easy_strerror`).
-    ///   - recorded: a failure a callback noted before making curl fail (cap, file error, address
-    ///     refused); it wins over what `curlCode` would say.
     ///   - bytesReceived: body bytes delivered so far.
     ///   - expected: the announced body length, if any.
     ///   - maxBytes: the request's body cap.
     static func fromCurl(
         code curlCode: UInt32,
         message: String,
-        recorded: HTTPError?,
         bytesReceived: Int64,
         expected: Int64?,
         maxBytes: Int64
     ) -> HTTPError {
-        if let recorded { return recorded }
         switch curlCode {
         case CURLE_UNSUPPORTED_PROTOCOL.rawValue:
             return .unsupportedScheme(message)

@@ -14,7 +14,7 @@ extension Transfer {
         fc_getinfo_str(h, CURLINFO_EFFECTIVE_URL, &urlPointer)
         let effectiveURL = redirects == 0 ? request.url : (urlPointer.map { String(cString: $0) } ?? request.url)
 
-        let headers = request.allResponseHeaders ? allHeaders(h) : standardHeaders(h)
+        let headers = responseHeaders(h)
         var response = HTTPResponse(
             status: status,
             headers: headers,
@@ -59,17 +59,23 @@ extension Transfer {
         return length >= 0 ? Int64(length) : nil
     }
 
-    /// The first occurrence of each of `HTTPResponse.standardHeaderNames`, in that order. One
+    /// The final response's headers: with `allResponseHeaders` every one (names lowercased), else
+    /// the first occurrence of each of `HTTPResponse.standardHeaderNames`, in that order. One
     /// pass over the headers (`curl_easy_header` per name would scan them all nine times); a name
     /// is compared only with wanted names of its length.
-    private func standardHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {
+    private func responseHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {
         let names = HTTPResponse.standardHeaderNames
         let wanted = Self.standardHeaderBytes
         var values = [String?](repeating: nil, count: names.count)
+        var all: [HTTPHeader] = []
         var previous: UnsafeMutablePointer<curl_header>?
         while let header = curl_easy_nextheader(h, UInt32(CURLH_HEADER), -1, previous) {
             previous = header
             guard let name = header.pointee.name, let value = header.pointee.value else { continue }
+            if request.allResponseHeaders {
+                all.append(HTTPHeader(name: String(cString: name).lowercased(), value: String(cString: value)))
+                continue
+            }
             let length = strlen(name)
             for index in wanted.indices where wanted[index].count == length && values[index] == nil
                 && Self.matches(name, wanted[index]) {
@@ -77,12 +83,8 @@ extension Transfer {
                 break
             }
         }
-        var result: [HTTPHeader] = []
-        result.reserveCapacity(6)
-        for (index, value) in values.enumerated() {
-            if let value { result.append(HTTPHeader(name: names[index], value: value)) }
-        }
-        return result
+        if request.allResponseHeaders { return all }
+        return names.indices.compactMap { index in values[index].map { HTTPHeader(name: names[index], value: $0) } }
     }
 
     /// `HTTPResponse.standardHeaderNames` as bytes.
@@ -97,17 +99,6 @@ extension Transfer {
             if c != w { return false }
         }
         return true
-    }
-
-    private func allHeaders(_ h: UnsafeMutableRawPointer) -> [HTTPHeader] {
-        var result: [HTTPHeader] = []
-        var previous: UnsafeMutablePointer<curl_header>?
-        while let header = curl_easy_nextheader(h, UInt32(CURLH_HEADER), -1, previous) {
-            previous = header
-            guard let name = header.pointee.name, let value = header.pointee.value else { continue }
-            result.append(HTTPHeader(name: String(cString: name).lowercased(), value: String(cString: value)))
-        }
-        return result
     }
 
     /// `Retry-After` as seconds: the numeric form directly, the HTTP-date form via curl.

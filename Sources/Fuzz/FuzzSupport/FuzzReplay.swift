@@ -1,3 +1,4 @@
+import FeedCrawlKit
 import Glibc
 
 /// Without libFuzzer (a normal build), `FuzzTarget` replays the files named on its command line
@@ -11,26 +12,13 @@ public enum FuzzReplay {
             print("usage: \(CommandLine.arguments.first ?? "fuzz-target") FILE... (replays inputs; scripts/fuzz fuzzes)")
         }
         for path in paths {
-            guard let bytes = readFile(path) else {
+            guard let bytes = try? FileIO.read(path, maxBytes: .max) else {
                 perror(path)
                 exit(2)
             }
             _ = bytes.withUnsafeBufferPointer { entry($0.baseAddress, $0.count) }
             print("ok \(path) (\(bytes.count) bytes)")
         }
-    }
-
-    static func readFile(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n <= 0 { break }
-            bytes += chunk[0..<n]
-        }
-        return bytes
     }
 }
 

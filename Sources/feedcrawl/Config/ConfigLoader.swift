@@ -31,11 +31,11 @@ struct LoadedConfiguration {
     /// file lists none (then `options` decides: named URLs, or the demo feed).
     func fileSources(environment: [String: String]) throws -> [SourceConfiguration]? {
         guard options.usesDemoFeed, let file, let sources = file.sources, !sources.isEmpty else { return nil }
-        return try sources.enumerated().map { index, source in
+        return try sources.map { source in
             try source.configuration(
                 pages: options.feed.pages, perPage: options.feed.perPage,
                 overridePages: origin(of: "--pages") > .file, overridePerPage: origin(of: "--per-page") > .file,
-                headers: options.feed.headers, environment: environment, index: index, path: file.path)
+                headers: options.feed.headers, environment: environment)
         }
     }
 

@@ -33,7 +33,7 @@ struct ConfigFileTests {
 
         let pixabay = try sources[0].configuration(
             pages: 5, perPage: 100, overridePages: false, overridePerPage: false,
-            environment: ["KEY_A": "secret"], index: 0, path: file.path)
+            environment: ["KEY_A": "secret"])
         guard let config = (pixabay).feed as? PixabaySourceConfiguration else { Issue.record("not pixabay"); return }
         #expect(config.key == "secret")
         #expect(config.query == "red roses")
@@ -44,11 +44,11 @@ struct ConfigFileTests {
         #expect(config.name == "roses")
 
         let launches = try sources[1].configuration(
-            pages: 5, perPage: 100, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
+            pages: 5, perPage: 100, overridePages: false, overridePerPage: false, environment: [:])
         guard let own = (launches).feed as? LaunchesSourceConfiguration else { Issue.record("not launches"); return }
         #expect(own.pages == 9)
         let overridden = try sources[1].configuration(
-            pages: 2, perPage: 100, overridePages: true, overridePerPage: false, environment: [:], index: 1, path: file.path)
+            pages: 2, perPage: 100, overridePages: true, overridePerPage: false, environment: [:])
         guard let flag = (overridden).feed as? LaunchesSourceConfiguration else { Issue.record("not launches"); return }
         #expect(flag.pages == 2)             // --pages on the command line wins
     }
@@ -58,11 +58,11 @@ struct ConfigFileTests {
         let source = try #require(file.sources?.first)
         #expect(throws: ConfigError.self) {
             try source.configuration(pages: 1, perPage: 10, overridePages: false, overridePerPage: false,
-                                     environment: ["PIXABAY_KEY": ""], index: 0, path: file.path)
+                                     environment: ["PIXABAY_KEY": ""])
         }
         do {
             _ = try source.configuration(pages: 1, perPage: 10, overridePages: false, overridePerPage: false,
-                                         environment: [:], index: 0, path: file.path)
+                                         environment: [:])
         } catch {
             #expect(error.description == "config file /etc/f.json: sources[0].keyEnv: the environment variable PIXABAY_KEY holds no API key; set it (export PIXABAY_KEY=...)")
         }
@@ -76,7 +76,7 @@ struct ConfigFileTests {
             """)
         let sources = try #require(file.sources)
         let launches = try sources[0].configuration(
-            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 0, path: file.path)
+            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:])
         guard let l = (launches).feed as? LaunchesSourceConfiguration else {
             Issue.record("expected launches, got \(launches)")
             return
@@ -84,7 +84,7 @@ struct ConfigFileTests {
         #expect(l.variants == [.large] && l.details && l.pages == 4)  // patchSize: a synonym of images
         #expect(l.effectiveVariants == [.large])
         let array = try sources[1].configuration(
-            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:], index: 1, path: file.path)
+            pages: 4, perPage: 10, overridePages: false, overridePerPage: false, environment: [:])
         guard let a = (array).feed as? ArraySourceConfiguration else {
             Issue.record("expected array, got \(array)")
             return
@@ -110,7 +110,7 @@ struct ConfigFileTests {
         #expect(sources[1].entry.images == ["Large", " preview"])
         func configuration(_ index: Int) throws -> SourceConfiguration {
             try sources[index].configuration(pages: 1, perPage: 10, overridePages: false, overridePerPage: false,
-                                             environment: ["PIXABAY_KEY": "k"], index: index, path: file.path)
+                                             environment: ["PIXABAY_KEY": "k"])
         }
         guard let first = (try configuration(0)).feed as? PixabaySourceConfiguration, let big = (try configuration(1)).feed as? PixabaySourceConfiguration,
               let both = (try configuration(2)).feed as? LaunchesSourceConfiguration, let patches = (try configuration(3)).feed as? LaunchesSourceConfiguration,

@@ -50,7 +50,7 @@ struct LinesFeed: FeedSource {
             path: "/etc/f.json", types: FeedSources.registered + [LinesFeed.self])
         let source = try #require(file.sources?.first).configuration(
             pages: 5, perPage: 100, overridePages: false, overridePerPage: false,
-            environment: ["LINES_TOKEN": "t0ken-Sekret"], index: 0, path: file.path)
+            environment: ["LINES_TOKEN": "t0ken-Sekret"])
         let out = CrawlDirectory()
         let run = try await runCrawl([source], out: out.path)
         #expect(run.items("lines").map(\.status) == [.downloaded, .downloaded, .downloaded])
