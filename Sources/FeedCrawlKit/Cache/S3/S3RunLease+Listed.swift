@@ -12,7 +12,7 @@ extension S3RunLease {
         let held = body + Array("held\n".utf8)
         let tries = 3
         for round in 1...tries {
-            try await storeFailure("PUT", key) {
+            _ = try await storeFailure("PUT", key) {
                 try await client.put(key: key, bytes: waiting, contentType: "text/plain")
             }
             var holding: (holder: String, expiresIn: Int64)?
