@@ -2,8 +2,9 @@
 //
 // The rounds are written out sixteen at a time (rounds 16...63 are three passes of one body): the
 // message schedule lives in sixteen locals (w0...w15) used as a ring and extended just before the
-// round that needs it; the working variables rotate by renaming instead of moving. Maj(a, b, c) is computed as ((a ^ b) & (b ^ c)) ^ b, carrying b ^ c from the
-// previous round's a ^ b. All arithmetic is wrapping (&+), all shifts masking (&>>, &<<).
+// round that needs it; the working variables rotate by renaming instead of moving. Maj(a, b, c)
+// is computed as ((a ^ b) & (b ^ c)) ^ b, carrying b ^ c from the previous round's a ^ b. All
+// arithmetic is wrapping (&+), all shifts masking (&>>, &<<).
 
 import CCurl
 
