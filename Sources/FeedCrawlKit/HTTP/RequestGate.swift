@@ -55,10 +55,18 @@ final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
     /// as started. Throws `CancellationError` when the task is cancelled while waiting.
     func acquire(source: String) async throws {
         try Task.checkCancellation()
-        let id: Int = lock.withLock {
+        // Nobody waiting and the pacer says go: start at once (what `admitLocked` would do for
+        // the one waiter), without a continuation.
+        let (started, id): (Bool, Int) = lock.withLock {
+            let now = clock()
+            if ring.isEmpty, pacer.delayBeforeNextRequest(now: now) == 0 {
+                pacer.requestStarted(now: now)
+                return (true, 0)
+            }
             nextID += 1
-            return nextID
+            return (false, nextID)
         }
+        if started { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let ready: [Waiter]? = lock.withLock {
