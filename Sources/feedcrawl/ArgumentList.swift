@@ -1,4 +1,5 @@
 import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The words after a command, read one option at a time against that command's declaration
 /// (`CommandSpec`): the one reader behind `feedcrawl`, `feedcrawl manifest`, `feedcrawl

@@ -1,4 +1,5 @@
 import FeedCrawlKit
+import FeedCrawlSupport
 
 extension CommandLineOptions {
     /// The part of `feedcrawl --help` (and of the man page) an option is listed in.

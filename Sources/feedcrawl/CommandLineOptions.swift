@@ -1,5 +1,6 @@
 import Glibc
 import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The command line, parsed and checked. Parsing does no I/O.
 struct CommandLineOptions {

@@ -1,4 +1,5 @@
 import FeedCrawlKit
+import FeedCrawlSupport
 
 /// One command of feedcrawl, declared once: `main` dispatches on its words, its parser accepts
 /// only its `options`, and the completion scripts, the "did you mean" of a misspelt option or

@@ -2,6 +2,7 @@ import DemoFeed
 import FeedCrawlKit
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 /// `feedcrawl [options]`: the crawl itself.
 enum CrawlCommand {

@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// `feedcrawl help --man`: the man page, its OPTIONS generated from `CommandLineOptions.declared`.
 extension HelpText {

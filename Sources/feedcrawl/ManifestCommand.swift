@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Glibc
+import FeedCrawlSupport
 
 /// `feedcrawl manifest [options]`: summarise, list or verify what a crawl left in OUT.
 enum ManifestCommand {

@@ -1,6 +1,7 @@
 import FeedCrawlKit
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 /// `feedcrawl manifest merge [crawl options]`: joins the shard parts of OUT into its manifest.
 /// It takes the same options as a crawl (so a job can hand it the crawl's own), and uses

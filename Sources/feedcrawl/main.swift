@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 // feedcrawl: the command-line entry point. Subcommands: `config` (effective configuration),
 // `demo-feed` (serve the demo feed), `help` (also `--man`), `manifest` (inspect), `completion`
 // (bash, zsh, fish); anything else is a crawl.

@@ -2,6 +2,7 @@ import DemoFeed
 import FeedCrawlKit
 import Foundation
 import Testing
+import FeedCrawlSupport
 
 /// Stopping a crawl from outside: SIGTERM, SIGINT, a second signal, --deadline.
 @Suite("feedcrawl interruption")

@@ -1,6 +1,7 @@
 import FeedCrawlKit
 import Foundation
 import Testing
+import FeedCrawlSupport
 
 /// `feedcrawl manifest`: summary, listings in three formats, --verify, errors.
 @Suite("feedcrawl manifest")

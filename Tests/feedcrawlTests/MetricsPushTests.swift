@@ -3,6 +3,7 @@ import FeedCrawlKit
 import Foundation
 import Glibc
 import Testing
+import FeedCrawlSupport
 
 /// `--metrics-push URL` against a real Prometheus Pushgateway (Debian's
 /// `prometheus-pushgateway`, installed by `scripts/deps --tests`), which the test starts on a

@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Foundation
+import FeedCrawlSupport
 
 /// Checks an output folder after a run of the binary: what `feedcrawl manifest --verify` does,
 /// done here independently of the binary, plus the shape of the manifest and the files a

@@ -2,6 +2,7 @@ import DemoFeed
 import FeedCrawlKit
 import Foundation
 import Testing
+import FeedCrawlSupport
 
 /// Who is asking and by which way: `--version`, `--user-agent`, proxies from the environment
 /// and `--proxy`, and the demo feed never through a proxy. Loopback only: a proxy here is a

@@ -1,4 +1,5 @@
 import FeedCrawlKit
+import FeedCrawlSupport
 
 /// `GET /img/...`: generated images with validators, conditional requests and single ranges.
 extension FeedState {

@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Glibc
+import FeedCrawlSupport
 
 /// The demo feed's request handler: fault injection, routing, counters (thread-safe).
 final class FeedState: @unchecked Sendable {

@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Glibc
+import FeedCrawlSupport
 
 /// The listener, accept thread and connection registry behind `HTTPServer`.
 final class ServerCore: @unchecked Sendable {

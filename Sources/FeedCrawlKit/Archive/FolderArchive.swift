@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// An OUT that is a folder: the work reads and writes OUT itself, under advisory locks on
 /// `OUT/.lock` (a shard: shared on `OUT/.lock`, exclusive on its own `shards/N/K/.lock`); files
 /// are written in place (atomically), so there is nothing to publish.

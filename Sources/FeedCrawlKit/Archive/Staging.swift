@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 extension Crawler {
     /// The staging folder's spool of images in flight (`spool`).

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// What was learned about a body while it streamed past, without reading it again: its size,
 /// SHA-256, first bytes and image structure. A cache sink computes it as a download streams in
 /// (`CacheSink.digest`); `manifest --verify` computes the same for a cached file

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Where things live under the output directory `OUT`:
 ///
 /// ```

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Decides whether a downloaded body may enter the cache. Pure: no I/O, no clock.
 ///
 /// ```swift

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 /// The cache as a local directory, `OUT/cache/ab/<64 hex>.<ext>` (`CacheLayout`).
 ///

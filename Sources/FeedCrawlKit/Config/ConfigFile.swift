@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// A `feedcrawl.json` configuration file, read but not yet applied.
 ///

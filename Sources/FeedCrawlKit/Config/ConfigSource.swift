@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// One entry of a configuration file's `sources`: its feed type (`"type"`, one of
 /// `FeedSources.registered`), the keys every type shares (`FeedSourceEntry`) and the type's
 /// own, which the type reads (`FeedSource.make`).

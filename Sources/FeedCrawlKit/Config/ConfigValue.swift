@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Any JSON value, as read from a configuration file.
 public enum ConfigValue: Decodable, Sendable, Equatable {
     case null

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 extension CacheLayout {
     /// Removes the `manifest.json.<random>.part` files (in the state directory) and, unless this

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Everything one crawl needs to know. Defaults match the command line's.
 public struct CrawlConfiguration: Sendable {
     /// The output folder: `manifest.json`, `cache/`, the journal and the lock. Default `output`.

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 /// Keeps a crawl honest about its output device filling up.
 ///

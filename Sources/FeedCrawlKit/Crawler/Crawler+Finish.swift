@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 extension Crawler {
     /// Folds the journal a killed run left into the manifest (saved atomically), then removes

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 extension Crawler {
     /// The run's `CrawlStorage`: reserves room for the final manifest (the previous one's size

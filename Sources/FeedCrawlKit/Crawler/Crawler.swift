@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 /// Crawls the configured feeds into `OUT/cache/` and writes `OUT/manifest.json`.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 /// Disk space held back for a run's final manifest write: the file `OUT/.manifest-reserve`,
 /// preallocated with `posix_fallocate` (real blocks, not a sparse hole) and released just before

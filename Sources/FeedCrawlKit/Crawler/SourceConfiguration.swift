@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// One feed to crawl: a value of a registered feed type (`FeedSources.registered`). The
 /// crawler knows it only through `FeedSource`.
 public struct SourceConfiguration: Sendable {

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// What the command line gives the feed types: their options as given, in order, and the
 /// run's settings a source takes (`FeedSource.make(_:)`).
 public struct FeedCommandLine: Sendable {

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 /// What kind of network an IP address is on, as far as `AddressPolicy` cares.
 ///

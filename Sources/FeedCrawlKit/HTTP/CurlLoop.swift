@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import FeedCrawlSupport
 
 /// One `CURLM` multi handle driven by one dedicated thread with libcurl's socket interface
 /// (`curl_multi_socket_action`): the loop `poll`s exactly the sockets libcurl asks for plus a

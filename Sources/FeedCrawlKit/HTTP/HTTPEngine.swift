@@ -1,4 +1,5 @@
 import CCurl
+import FeedCrawlSupport
 
 /// An HTTP client on libcurl: one multi handle driven by one dedicated thread, bridged to
 /// async/await.

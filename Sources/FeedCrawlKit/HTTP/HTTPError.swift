@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Why a transfer failed. Non-2xx statuses are not errors; they come back as `HTTPResponse`.
 public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is malformed (or is not absolute).

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// How a `RequestGate` paces its requests: a pure state machine on a monotonic clock (seconds),
 /// told of every request started and ended. `RateLimitPacer` (an API's `X-RateLimit-*` budget)
 /// paces feed requests, `StorePacer` (a `HostThrottle`) an object store's uploads.

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// When and how long to wait before trying a failed request again, for feeds and images alike.
 ///
 /// Exponential backoff with full jitter, a bounded number of retries, and `Retry-After` honoured:

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Comma-separated values as spreadsheets read them (RFC 4180), made safe for untrusted text.
 public enum CSV {
     /// One field: control characters and escape sequences removed (`TerminalText.sanitize`), a

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 extension CacheVerification {
     /// The verification in `format`, ending with a newline. Table: one line per problem and a
     /// verdict; JSON: this value; CSV: `kind,file,items,detail` rows.

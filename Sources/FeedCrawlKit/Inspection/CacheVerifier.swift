@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Re-hashes every file the manifest references and looks for files it does not reference.
 public enum CacheVerifier {
     /// Checks the cache `store` holds against the snapshot's items, read once:

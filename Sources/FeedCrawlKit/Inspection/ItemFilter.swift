@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// Which manifest items to list. Every criterion left empty (the default) matches everything;
 /// an item is listed when it passes every criterion given.

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Renders manifest items (`feedcrawl manifest --status S --source S …`) one at a time: a
 /// listing of any size is written as it is read, never held whole. A table, whose columns are
 /// as wide as their widest cell, is measured in a first pass over the same items (`measure`).

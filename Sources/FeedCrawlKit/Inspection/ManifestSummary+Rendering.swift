@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 extension ManifestSummary {
     /// The summary in `format`, ending with a newline. Table: a readable report; JSON: this value;

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// How log records are written: `text` for people, `json` for machines (one object per line).
 public enum LogFormat: String, Sendable, CaseIterable {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FeedCrawlSupport
 
 /// A file read forward through a 256 KiB buffer, with just enough JSON structure to find
 /// values (strings, brackets), for `ManifestReader`, or line by line, for `Journal.read`

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FeedCrawlSupport
 
 /// An item read from a manifest or a journal, with its line when that is already `ItemJSON`'s
 /// text (then it is copied to the new manifest as it is, without encoding it again).

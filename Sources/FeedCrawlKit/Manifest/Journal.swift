@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// Append-only record of the items a run has finished, `OUT/manifest.journal`: one `ItemJSON`
 /// line per item, the same text the manifest will hold. It is this run's item store: the end of

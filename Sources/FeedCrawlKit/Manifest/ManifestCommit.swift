@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// The one sequence that publishes an archive's state, for the end of a crawl and for
 /// `manifest merge`: the cache is listed; when `capBytes` is set a first pass plans the

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// Where an item's JSON text is in its file: byte offset and length, packed into 64 bits
 /// (offsets below 1 TiB, items below 16 MiB).

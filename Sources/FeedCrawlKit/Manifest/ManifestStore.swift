@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// Reads and writes whole manifests (`Manifest`), for small manifests and tests; a crawl streams.
 public enum ManifestStore {

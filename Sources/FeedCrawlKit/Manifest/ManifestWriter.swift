@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// Where a `ManifestWriter` puts its bytes: a file being written (`AtomicFileStream`) or memory.
 protocol ByteSink {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// This run's finished items: each is journaled as it finishes (`Journal`, the item store) and
 /// its key goes to an `ItemSorter`, so the end of the run reads them back in manifest order

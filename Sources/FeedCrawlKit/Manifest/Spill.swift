@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FeedCrawlSupport
 
 /// An anonymous scratch file in OUT for data a run writes once and reads back (sorted runs of
 /// item keys), so memory stays flat however many items there are. It is made with `O_TMPFILE`

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// What earlier runs stored: every image of the previous manifest that has a file in the cache,
 /// by its cache key, with where its item's line is in that manifest, so a run reuses (`fresh`),

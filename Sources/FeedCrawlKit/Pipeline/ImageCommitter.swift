@@ -1,5 +1,6 @@
 import CCurl
 import Glibc
+import FeedCrawlSupport
 
 /// The pipeline's last step, on a thread of its own so the HTTP engine's thread never waits for
 /// a disk: each finished download is committed to the cache store (`CacheStore.commit`: made

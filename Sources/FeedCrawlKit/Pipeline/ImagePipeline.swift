@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// The one component an image passes through from the moment its item is listed until its
 /// outcome is recorded with the item.

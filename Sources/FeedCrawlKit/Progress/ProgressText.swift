@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Text renderings of a `ProgressSnapshot`: the lines of a live terminal display and the single
 /// line logged periodically when stderr is not a terminal. Pure functions, no escape codes.
 public enum ProgressText {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FeedCrawlSupport
 
 /// The sheet's pages: `index.html`, then `index-2.html`, `index-3.html`, … in the same folder,
 /// each holding at most `itemsPerPage` items and `tileBytesPerPage` bytes of tiles, so that a

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 extension ContactSheet {
     /// The document's start up to the toggle, for page `page` of `pages`.

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Escaping untrusted text for HTML.
 public enum HTMLText {
     /// `s` safe as element content or a quoted attribute value: `& < > " '` become entities;

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// `--metrics-file PATH`: a Prometheus text-format file (exposition format 0.0.4) for
 /// node_exporter's textfile collector, written atomically at the end of every run and every

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// `--metrics-push URL`: the metrics `MetricsFile` holds, pushed to a Prometheus Pushgateway at
 /// the end of a run or a merge, the Pushgateway's convention for batch jobs: one `PUT` of the

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FeedCrawlSupport
 
 /// Keeps two runs from working on the same output directory at once: an exclusive,
 /// non-blocking `flock` on `OUT/.lock` (created if missing, mode 0644), held until `release()`

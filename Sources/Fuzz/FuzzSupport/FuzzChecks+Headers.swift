@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 // Internal parsers are reached with @testable, which needs a module built for testing: debug
 // builds are (scripts/fuzz builds debug); a release build skips those checks.
 #if DEBUG

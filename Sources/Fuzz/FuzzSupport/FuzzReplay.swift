@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Glibc
+import FeedCrawlSupport
 
 /// Without libFuzzer (a normal build), `FuzzTarget` replays the files named on its command line
 /// through its entry point, so a saved crash input can be rerun alone or under a debugger:

@@ -1,4 +1,5 @@
 import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Builds the effective options from four layers, lowest first: defaults, the configuration
 /// file, `FEEDCRAWL_*` environment variables, the command line.

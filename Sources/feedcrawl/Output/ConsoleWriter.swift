@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Glibc
+import FeedCrawlSupport
 
 /// The only writer of stderr while a crawl runs: permanent lines and, on a terminal, a live
 /// display of a few lines kept at the bottom and redrawn in place. Each call is one `write(2)`,

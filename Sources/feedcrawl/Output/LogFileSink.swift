@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Glibc
+import FeedCrawlSupport
 
 /// A log file opened for appending (`O_APPEND`, created 0644, its folder created if missing, as
 /// `--metrics-file` does). One `write(2)` per line, so lines from concurrent runs or a

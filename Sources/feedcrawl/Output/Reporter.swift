@@ -2,6 +2,7 @@ import Dispatch
 import FeedCrawlKit
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 /// Turns a crawl's events into what the user sees: the live display, log records (stderr or a
 /// log file, text or JSON), the summary and `--json`. Events are counted under a lock and

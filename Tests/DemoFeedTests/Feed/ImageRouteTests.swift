@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import DemoFeed
 import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("Demo feed: /img/ and /expected")
 struct ImageRouteTests {

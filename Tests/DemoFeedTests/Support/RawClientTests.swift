@@ -2,6 +2,7 @@ import Glibc
 import Testing
 @testable import DemoFeed
 import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("Raw test client")
 struct RawClientTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// A program from a Debian package that the image corpus tests run: an encoder or a judge.
 struct DebianTool: Sendable {

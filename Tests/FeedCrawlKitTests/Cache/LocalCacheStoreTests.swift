@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlSupport
 
 /// The local directory `CacheStore`: names, the sink, commit, exists, list, remove, read; and the
 /// HTTP engine streaming into its sinks.

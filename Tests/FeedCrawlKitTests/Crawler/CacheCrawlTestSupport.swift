@@ -1,6 +1,7 @@
 import DemoFeed
 import Glibc
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Counts the requests a DemoFeed override sees, by path.
 final class PathCounter: @unchecked Sendable {

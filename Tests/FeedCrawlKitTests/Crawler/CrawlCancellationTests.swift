@@ -2,6 +2,7 @@ import DemoFeed
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Cancellation through `Crawler.run`: a failing source, the whole run (deadline, task
 /// cancellation). The pipeline's own grains (one URL, one source) are in

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The end of a run, streamed: this run's items merged with the archive's, carried-over items
 /// kept as they were or brought up to date with a file this run stored anew, a killed run's

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Eviction under `cacheMaxBytes` and orphan removal, on disk.
 extension CrawlerTests {

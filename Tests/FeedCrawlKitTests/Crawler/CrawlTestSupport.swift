@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 
 /// Paths of 40 distinct small PNG images that every feed made with `DemoFeedOptions.observing`

@@ -2,6 +2,7 @@ import DemoFeed
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 extension CrawlerTests {
     /// Issue 26: paging that ends on evidence, `pageSize`, answers read by path, details the

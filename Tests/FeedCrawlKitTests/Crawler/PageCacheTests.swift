@@ -2,6 +2,7 @@ import DemoFeed
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 extension CrawlerTests {
     @Suite("Page cache (OUT/pages)")

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlSupport
 
 /// This run's item store: one journal line per finished item, read back in manifest order,
 /// each key once.

@@ -2,6 +2,7 @@ import Glibc
 import DemoFeed
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("HTTPEngine basics")
 struct HTTPEngineBasicTests {

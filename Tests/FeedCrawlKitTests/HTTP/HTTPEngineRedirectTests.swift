@@ -1,6 +1,7 @@
 import DemoFeed
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("HTTPEngine redirects and schemes")
 struct HTTPEngineRedirectTests {

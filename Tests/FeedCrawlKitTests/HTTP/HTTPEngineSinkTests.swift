@@ -2,6 +2,7 @@ import DemoFeed
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The sink destination, with a test sink writing to a file (`FileSink`).
 @Suite("HTTPEngine sink destination")

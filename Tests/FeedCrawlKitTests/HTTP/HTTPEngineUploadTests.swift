@@ -3,6 +3,7 @@ import DemoFeed
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// PUT bodies streamed from a file, HEAD and DELETE, and SigV4 signing by libcurl.
 @Suite("HTTPEngine uploads, HEAD, DELETE, SigV4")

@@ -2,6 +2,7 @@ import DemoFeed
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// A scratch directory under /tmp, removed with `remove()`.
 struct TempDir {

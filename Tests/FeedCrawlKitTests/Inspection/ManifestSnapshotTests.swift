@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// `feedcrawl manifest` reads an OUT as a run would: the manifest with a killed run's journal
 /// folded in, streamed, nothing written.

@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The FuzzManifest seeds are what their names say (a seed that no longer decodes would leave
 /// the fuzzer starting from noise): version-2 and version-1 manifests and journals.

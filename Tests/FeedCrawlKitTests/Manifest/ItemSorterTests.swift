@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlSupport
 
 /// `ItemSorter` against a plain sort: tiny chunks so many runs are spilled and merged, with no
 /// spill, and with a spill whose writes fail part way.

@@ -4,6 +4,7 @@ import Glibc
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlSupport
 
 @Suite("Journal")
 struct JournalTests {

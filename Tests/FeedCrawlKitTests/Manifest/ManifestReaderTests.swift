@@ -4,6 +4,7 @@ import Glibc
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("ManifestReader and ManifestItemStream")
 struct ManifestReaderTests {

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("Manifest store (version 2)")
 struct ManifestTests {

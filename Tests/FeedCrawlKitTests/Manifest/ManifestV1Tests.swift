@@ -4,6 +4,7 @@ import Glibc
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Version-1 manifests and journals (feedcrawl 0.1) are read and converted: each item's image
 /// becomes the variant it was fetched as, its `details.largePatch*` the `large` variant, every

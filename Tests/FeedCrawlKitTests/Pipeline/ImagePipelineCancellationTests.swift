@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Cancellation at each grain, on the path the crawler runs: one URL (its last subscriber leaves:
 /// the source that alone wanted it is cancelled), one source (`cancel(group:)`), everything

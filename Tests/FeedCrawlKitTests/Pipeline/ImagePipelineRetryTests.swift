@@ -2,6 +2,7 @@ import DemoFeed
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Image retries go by the same `RetryPolicy` as feed requests: transient answers (5xx, 408,
 /// 429, bodies cut short, resets) are retried with backoff and jitter, `Retry-After` is

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The pipeline over a `CacheStore` that is not a directory: everything it stores goes through
 /// the store's sink and commit, and a commit may fail with a store error that is no errno.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The image pipeline on its own, over real loopback HTTP: sharing, limits, order, records.
 @Suite("ImagePipeline", .serialized)

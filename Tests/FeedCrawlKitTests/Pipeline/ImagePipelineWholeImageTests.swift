@@ -2,6 +2,7 @@ import DemoFeed
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// What a server sends is read right: an image is stored only when whole, a body cut by a
 /// closed connection is retried, content encodings are decoded, a 204 is the server's answer,

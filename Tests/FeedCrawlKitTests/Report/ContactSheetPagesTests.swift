@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlSupport
 
 /// The sheet in pages (`index.html`, `index-2.html`, …): bounded by items and bytes, linked to
 /// one another, written page by page with the first page renamed last, stale pages removed.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 extension CrawlerTests {
     /// The sheet real crawls write: which items are faded, and the pages a source lost.

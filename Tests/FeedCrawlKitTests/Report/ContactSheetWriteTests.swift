@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlSupport
 
 /// The crawler writes `OUT/index.html` streamed as the manifest is written (each item's tile
 /// rendered then and kept in a `ContactSheet.Index`, sorted by page, copied out in that order):

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Runs whole crawls in-process against a `DemoFeedServer` and checks what they leave in OUT.
 struct CrawlHarness {

@@ -2,6 +2,7 @@ import FuzzSupport
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Replays the fuzz targets' seeds (`Sources/Fuzz/Corpus/<target>/`) and every input a fuzz run once
 /// failed on (`Sources/Fuzz/Regressions/<target>/`) through the same checks the targets run.

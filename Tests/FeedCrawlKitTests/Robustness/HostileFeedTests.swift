@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// A feed page written by an attacker, next to ordinary items: every hostile item ends
 /// `rejected` or `failed` with a reason, nothing is written outside OUT, nothing outside OUT is

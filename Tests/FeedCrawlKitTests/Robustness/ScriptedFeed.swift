@@ -2,6 +2,7 @@ import DemoFeed
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// A feed whose every answer the test scripts: one real Pixabay page and its images are taken
 /// from a plain `DemoFeedServer` ("origin"), then served by a second server ("front") through

@@ -2,6 +2,7 @@ import DemoFeed
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// Misbehaving servers: every item must end with a status that tells the truth, and whatever is
 /// stored must be exactly the server's image.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("AtomicFile and FileIO")
 struct AtomicFileTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("DurationParser")
 struct DurationParserTests {

@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("RunLock")
 struct RunLockTests {

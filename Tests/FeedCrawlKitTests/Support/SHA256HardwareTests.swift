@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlSupport
 
 @Suite("SHA256 compression paths")
 struct SHA256HardwareTests {

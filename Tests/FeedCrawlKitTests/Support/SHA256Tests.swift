@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 @Suite("SHA256")
 struct SHA256Tests {

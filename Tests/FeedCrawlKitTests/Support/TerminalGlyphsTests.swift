@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The characters of the terminal output under each locale: Unicode for UTF-8, ASCII otherwise.
 @Suite("Terminal glyphs and the locale")

@@ -1,6 +1,7 @@
 import DemoFeed
 import FeedCrawlKit
 import Foundation
+import FeedCrawlSupport
 
 /// A DemoFeed in the test process whose images are one small valid PNG, sent in full or
 /// dripped slowly (about 0.6 s each) while `slow` is on. Counts image requests.

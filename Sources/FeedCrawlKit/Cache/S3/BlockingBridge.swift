@@ -1,4 +1,5 @@
 import Dispatch
+import FeedCrawlSupport
 
 /// Runs async code (`S3Client`) from synchronous code (`CacheStore`) by blocking the calling
 /// thread until it is done.

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 /// Ships a run's journal to object storage while the run goes on: every `interval` seconds the
 /// lines the journal file gained since the last upload (whole lines only, at most

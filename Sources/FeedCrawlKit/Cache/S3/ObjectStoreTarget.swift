@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlSupport
 
 /// An OUT in S3-compatible object storage (`--out s3://BUCKET/PREFIX`): where it is, how to
 /// reach it, and the local staging folder a run works in.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 /// A condition on a PUT, checked by the store before it stores anything.
 public enum S3WriteCondition: Sendable, Equatable {

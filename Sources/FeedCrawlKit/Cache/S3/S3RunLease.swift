@@ -2,6 +2,7 @@ import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import FeedCrawlSupport
 
 /// The run lock of an OUT in object storage, on any S3 store. `ObjectLease` decides; this type
 /// reads and writes the lock objects. Two kinds, chosen by asking the store once per lock taken

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 extension S3Archive: Archive {
     func open(_ work: ArchiveWork, log: @escaping @Sendable (String, Bool) -> Void) throws

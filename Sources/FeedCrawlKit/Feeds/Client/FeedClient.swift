@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlSupport
 
 /// How one source gets its feed responses: from a recording (`--replay`), from the page cache
 /// (fresh enough and not `--refresh`), or from the network, each attempt through the API's

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import FeedCrawlSupport
 
 /// A folder of `FeedExchange` files, one sub-folder per source: `<root>/<source>/<hash>.json`.
 /// Used for the page cache (`OUT/pages`) and for recordings (`--record DIR`, `--replay DIR`).

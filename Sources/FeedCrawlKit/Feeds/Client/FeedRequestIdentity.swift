@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// A feed request as it may be written down: method, URL with the `key` parameter removed and
 /// secrets masked, and the body with secrets masked. Its `hash` names the request's files in
 /// the page cache and in recordings, so no file name carries URL text or a secret.

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Paces requests against `X-RateLimit-*` headers and 429 answers (pure state machine).
 ///
 /// Time is a plain `Double` in seconds from any fixed origin (inject your clock).

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Request headers an operator adds to a source's feed requests (`--header "Name: value"`, a
 /// source's `headers` in the configuration file), as curl's `-H` does: sent with every feed
 /// request of the source (pages, launch details), replacing a header of the same name the

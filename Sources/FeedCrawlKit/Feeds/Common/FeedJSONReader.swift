@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// A forward-only reader of one JSON document (RFC 8259, strictly) over a page body, the one
 /// reader every feed decoder walks (internal); also the configuration file's syntax check
 /// (`JSONSyntaxCheck`) and the fast path for manifest item lines and recorded exchanges.

@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// Lets one caller through first and holds the others until it is done (`open`), then lets
 /// everyone through: the launch details of a run are asked for one at a time until one answer
 /// has come, so a server that refuses the query gets it once.

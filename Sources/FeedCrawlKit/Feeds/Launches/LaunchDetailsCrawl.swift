@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// With `--details`: the `LaunchDetails` query for each launch of a listed page (bounded
 /// concurrency), its rocket and site added to the item (the large patch is the item's `large`
 /// image, listed with the page).

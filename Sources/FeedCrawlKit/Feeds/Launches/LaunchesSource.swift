@@ -1,3 +1,5 @@
+import FeedCrawlSupport
+
 /// The Apollo tutorial's GraphQL launches API, paged by cursor: the `launches` feed type.
 ///
 /// Configuration file keys besides the common ones (`FeedSourceEntry.commonKeys`):

@@ -2,6 +2,7 @@ import DemoFeed
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlSupport
 
 /// The S3 client against the loopback test server, for answers SeaweedFS does not give on demand.
 @Suite("S3 client retries")

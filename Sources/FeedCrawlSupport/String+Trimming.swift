@@ -1,6 +1,6 @@
 extension StringProtocol {
     /// The text without leading and trailing ASCII whitespace.
-    func trimmingASCIIWhitespace() -> Substring {
+    package func trimmingASCIIWhitespace() -> Substring {
         let isSpace: (Character) -> Bool = { $0.isASCII && $0.isWhitespace }
         let s = Substring(self)
         guard let start = s.firstIndex(where: { !isSpace($0) }),

@@ -11,7 +11,7 @@ import Glibc
 ///
 /// Chosen over a mount-only test because it is deterministic, needs no privileges, and reaches
 /// every write site, also those a small tmpfs fills in an unpredictable order.
-enum WriteFaults {
+package enum WriteFaults {
     /// A simulated device under `directory`: `budget` bytes may still be written, then every
     /// write fails with `code`.
     private struct Fault {
@@ -44,7 +44,7 @@ enum WriteFaults {
     /// A write that fits the remaining budget consumes it.
     /// `path` is only evaluated when a fault is armed.
     @inline(__always)
-    static func check(path: @autoclosure () -> String, count: Int) -> Int32? {
+    package static func check(path: @autoclosure () -> String, count: Int) -> Int32? {
         guard faults.withLock({ !$0.isEmpty }) else { return nil }
         let path = path()
         return faults.withLock { list in
@@ -56,7 +56,7 @@ enum WriteFaults {
     }
 
     /// Gives `count` bytes back to the fault covering `path` (a file there was deleted).
-    static func credit(path: String, count: Int64) {
+    package static func credit(path: String, count: Int64) {
         guard count > 0, faults.withLock({ !$0.isEmpty }) else { return }
         faults.withLock { list in
             guard let index = list.firstIndex(where: { path.hasPrefix($0.directory) }) else { return }

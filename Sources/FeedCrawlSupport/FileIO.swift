@@ -136,7 +136,7 @@ public enum FileIO {
 extension FileIO {
     /// Reads `count` bytes at `offset` of the open file `fd` and calls `body` with them. Throws
     /// `FileSystemError` (EIO when the file is shorter than that).
-    static func readAt<T>(
+    package static func readAt<T>(
         _ fd: Int32, offset: Int64, count: Int, path: String, _ body: (UnsafeBufferPointer<UInt8>) throws -> T
     ) throws -> T {
         let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(count, 1))

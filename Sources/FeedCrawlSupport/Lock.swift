@@ -71,13 +71,13 @@ public final class Condition: @unchecked Sendable {
 
     /// Waits for a signal until `deadline` (`CLOCK_MONOTONIC`); `lock` must be held, and is held
     /// again on return. Returns false when the deadline passed.
-    func wait(_ lock: Lock, until deadline: timespec) -> Bool {
+    package func wait(_ lock: Lock, until deadline: timespec) -> Bool {
         var deadline = deadline
         return pthread_cond_timedwait(condition, lock.mutex, &deadline) != ETIMEDOUT
     }
 
     /// Wakes one waiter.
-    func signal() {
+    package func signal() {
         pthread_cond_signal(condition)
     }
 
