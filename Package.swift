@@ -22,21 +22,27 @@ let package = Package(
             name: "FeedCrawlSupport",
             dependencies: ["CCurl"]
         ),
+        // The HTTP engine on libcurl (requests, responses, transfers, address and retry policies,
+        // request pacing); knows nothing of feeds, caches or the crawl.
         .target(
-            name: "FeedCrawlKit",
+            name: "FeedCrawlHTTP",
             dependencies: ["CCurl", "FeedCrawlSupport"]
         ),
         .target(
+            name: "FeedCrawlKit",
+            dependencies: ["CCurl", "FeedCrawlSupport", "FeedCrawlHTTP"]
+        ),
+        .target(
             name: "DemoFeed",
-            dependencies: ["FeedCrawlKit", "FeedCrawlSupport"]
+            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport"]
         ),
         .executableTarget(
             name: "feedcrawl",
-            dependencies: ["FeedCrawlKit", "FeedCrawlSupport", "DemoFeed"]
+            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"]
         ),
         .testTarget(
             name: "FeedCrawlKitTests",
-            dependencies: ["FeedCrawlKit", "FeedCrawlSupport", "DemoFeed", "FuzzSupport"]
+            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed", "FuzzSupport"]
         ),
         .testTarget(
             name: "DemoFeedTests",
@@ -44,14 +50,14 @@ let package = Package(
         ),
         .testTarget(
             name: "feedcrawlTests",
-            dependencies: ["FeedCrawlKit", "FeedCrawlSupport", "DemoFeed"],
+            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"],
             // Output folders of the previous release, read by the tests through #filePath.
             exclude: ["Fixtures"]
         ),
         // One libFuzzer executable for every fuzz target, the check named by FEEDCRAWL_FUZZ_TARGET
         // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING); a normal build makes it a
         // replayer of the files named on its command line.
-        .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit", "FeedCrawlSupport", "DemoFeed"], path: "Sources/Fuzz/FuzzSupport"),
+        .target(name: "FuzzSupport", dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"], path: "Sources/Fuzz/FuzzSupport"),
         .executableTarget(name: "FuzzTarget", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzTarget"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Glibc
 import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The command line, parsed and checked. Parsing does no I/O.
 struct CommandLineOptions {

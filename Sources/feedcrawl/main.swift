@@ -1,9 +1,8 @@
-import FeedCrawlSupport
-
 // feedcrawl: the command-line entry point. Subcommands: `config` (effective configuration),
 // `demo-feed` (serve the demo feed), `help` (also `--man`), `manifest` (inspect), `completion`
 // (bash, zsh, fish); anything else is a crawl.
 import FeedCrawlKit
+import FeedCrawlSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {

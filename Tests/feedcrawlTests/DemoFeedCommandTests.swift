@@ -2,6 +2,7 @@ import DemoFeed
 import FeedCrawlKit
 import Foundation
 import Testing
+import FeedCrawlHTTP
 
 /// `feedcrawl demo-feed`: the binary serving the demo feed in the foreground.
 @Suite("feedcrawl demo-feed")

@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Testing
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// `--metrics-push URL` against a real Prometheus Pushgateway (Debian's
 /// `prometheus-pushgateway`, installed by `scripts/deps --tests`), which the test starts on a

@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// Builds response heads (pure) for `HTTPServer`.
 enum ResponseWriter {
     /// Size announced by a `.stall` body.

@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// Where a run keeps everything under OUT: images, the manifest and shard parts, the journal,
 /// the run lock and the contact sheet. One seam, one type per store: `FolderArchive` (OUT is a
 /// folder) and `S3Archive` (OUT is `s3://BUCKET/PREFIX`); a third store is one more type.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The one owner of everything under the archive's `cache/` root: the names of entries (partial
 /// and final), the sink a download streams into, putting a finished body in place, what is held,

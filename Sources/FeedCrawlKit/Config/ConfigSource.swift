@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// One entry of a configuration file's `sources`: its feed type (`"type"`, one of
 /// `FeedSources.registered`), the keys every type shares (`FeedSourceEntry`) and the type's

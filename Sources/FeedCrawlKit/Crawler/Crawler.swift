@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// Crawls the configured feeds into `OUT/cache/` and writes `OUT/manifest.json`.
 ///

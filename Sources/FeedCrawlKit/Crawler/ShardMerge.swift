@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// `feedcrawl manifest merge`: joins the latest part of every shard of the last `--shard K/N`
 /// crawl into `OUT/manifest.json` (and `OUT/index.html`), atomically, then applies

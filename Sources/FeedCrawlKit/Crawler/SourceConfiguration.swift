@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// One feed to crawl: a value of a registered feed type (`FeedSources.registered`). The
 /// crawler knows it only through `FeedSource`.

@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// What the command line gives the feed types: their options as given, in order, and the
 /// run's settings a source takes (`FeedSource.make(_:)`).

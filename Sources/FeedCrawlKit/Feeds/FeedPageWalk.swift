@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// What a pager says after a page.
 public enum PageStep: Sendable, Equatable {
     /// Fetch the pager's next page.

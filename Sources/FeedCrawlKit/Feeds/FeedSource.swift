@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// A feed type: what the crawler, the configuration file, `config --print` and the run
 /// record know of Pixabay, launches, arrays or any other feed. Each type lives in its own
 /// folder under `Feeds/` and is registered once, in `FeedSources.registered`; a new feed type

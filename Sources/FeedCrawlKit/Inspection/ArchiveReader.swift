@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// An archive opened for `feedcrawl manifest`, whatever its store (`Archive.open(.read)`): its
 /// manifest and an unfinished run's journal in `directory` (OUT itself for a folder; a local
 /// copy for object storage), which a `ManifestSnapshot` reads. `--verify` and `--repair` read

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlHTTP
 
 extension ImagePipeline {
     /// What one attempt's result means (on the engine's thread: no blocking call but the

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlHTTP
 
 extension ImagePipeline {
     /// The committer's batch: each URL's outcome goes to every subscriber, and the URL is

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import FeedCrawlHTTP
 
 /// An image URL as intake (`ImagePipeline.subscribe`) takes it in, computed once and carried
 /// until its outcome is delivered: the URL as requested, the cache key of the text it is cached

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The one component an image passes through from the moment its item is listed until its
 /// outcome is recorded with the item.

@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// Live counters of a crawl, fed with `CrawlEvent`s from many tasks at once. Recording is cheap
 /// (one lock, a few integer additions, no allocation for known sources) so it can sit on the

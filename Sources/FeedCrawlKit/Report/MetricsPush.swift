@@ -1,5 +1,6 @@
 import FoundationEssentials
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// `--metrics-push URL`: the metrics `MetricsFile` holds, pushed to a Prometheus Pushgateway at
 /// the end of a run or a merge, the Pushgateway's convention for batch jobs: one `PUT` of the

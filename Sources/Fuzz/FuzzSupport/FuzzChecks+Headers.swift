@@ -4,8 +4,10 @@ import FeedCrawlSupport
 // builds are (scripts/fuzz builds debug); a release build skips those checks.
 #if DEBUG
 @testable import DemoFeed
+@testable import FeedCrawlHTTP
 @testable import FeedCrawlKit
 #else
+import FeedCrawlHTTP
 import FeedCrawlKit
 #endif
 

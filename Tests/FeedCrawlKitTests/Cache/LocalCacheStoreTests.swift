@@ -5,6 +5,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 @testable import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The local directory `CacheStore`: names, the sink, commit, exists, list, remove, read; and the
 /// HTTP engine streaming into its sinks.

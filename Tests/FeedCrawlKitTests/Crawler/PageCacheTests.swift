@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 extension CrawlerTests {
     @Suite("Page cache (OUT/pages)")

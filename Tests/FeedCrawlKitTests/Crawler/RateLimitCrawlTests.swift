@@ -2,6 +2,7 @@ import DemoFeed
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+@testable import FeedCrawlHTTP
 
 // Not among the serialized CrawlerTests: these mostly wait for rate-limit windows.
 @Suite("Rate limits in the crawler")

@@ -1,6 +1,7 @@
 import DemoFeed
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 /// A new feed type is one folder and one registration. This one, made here and not shipped,
 /// reads a text file whose lines are image URLs.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 /// A cancelled crawl (a signal, the deadline) gets no feed page from anywhere: not from the
 /// network (the engine aborts the request), nor from the page cache or a recording, which

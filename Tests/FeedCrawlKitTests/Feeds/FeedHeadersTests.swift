@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 @Suite struct FeedHeadersTests {
     @Test func parsesNameColonValueAsCurlDoes() throws {

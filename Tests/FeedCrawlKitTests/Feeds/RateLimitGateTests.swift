@@ -2,6 +2,7 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+@testable import FeedCrawlHTTP
 
 /// The gate every feed request of a budget passes: fair between sources, cancellable, shared
 /// per key and host. A fresh gate lets one request out until the first answer arrives, and an

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlHTTP
 
 @Suite("Address classes and policies")
 struct AddressPolicyTests {

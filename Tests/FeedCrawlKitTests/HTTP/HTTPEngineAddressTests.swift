@@ -1,6 +1,7 @@
 import DemoFeed
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 /// `HTTPRequest.addressPolicy` on a live engine.
 ///

@@ -3,6 +3,7 @@ import DemoFeed
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 @Suite("HTTPEngine basics")
 struct HTTPEngineBasicTests {

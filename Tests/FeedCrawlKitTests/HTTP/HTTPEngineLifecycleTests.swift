@@ -1,6 +1,7 @@
 import DemoFeed
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 @Suite("HTTPEngine cancellation, reuse, shutdown")
 struct HTTPEngineLifecycleTests {

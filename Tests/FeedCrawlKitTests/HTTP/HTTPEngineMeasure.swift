@@ -2,6 +2,7 @@ import DemoFeed
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 /// A micro-measure, not a test: runs only with FEEDCRAWL_HTTP_BENCH=1 (use a release build:
 /// `swift build -c release --build-tests -Xswiftc -enable-testing` then

@@ -2,6 +2,7 @@ import DemoFeed
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 @Suite("HTTPEngine redirects and schemes")
 struct HTTPEngineRedirectTests {

@@ -1,6 +1,7 @@
 import DemoFeed
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlHTTP
 
 /// `HTTPRequest.resolve` on a live engine. Names are under `.localhost`, which libcurl resolves
 /// to loopback itself (no DNS query leaves the machine), and entries name loopback addresses.

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The sink destination, with a test sink writing to a file (`FileSink`).
 @Suite("HTTPEngine sink destination")

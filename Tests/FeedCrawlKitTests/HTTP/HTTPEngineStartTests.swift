@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// `HTTPEngine.start(_:completion:)`, the engine's one execution path (the image pipeline
 /// calls it directly; `perform` is a thin layer over it): one completion per transfer, on the

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+@testable import FeedCrawlHTTP
 
 /// PUT bodies streamed from a file, HEAD and DELETE, and SigV4 signing by libcurl.
 @Suite("HTTPEngine uploads, HEAD, DELETE, SigV4")

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// A scratch directory under /tmp, removed with `remove()`.
 struct TempDir {

@@ -1,6 +1,7 @@
 import CCurl
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlHTTP
 
 @Suite("HTTP request validation and error mapping")
 struct HTTPValidationTests {

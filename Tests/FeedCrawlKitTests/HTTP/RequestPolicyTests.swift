@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 /// The one request policy: the limits it puts on each attempt, and the deadline bounding them.
 @Suite("RequestPolicy")

@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlHTTP
 
 /// The per-host back-off alone: no clock, no network.
 @Suite("HostThrottle")

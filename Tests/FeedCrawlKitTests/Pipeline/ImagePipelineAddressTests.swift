@@ -1,6 +1,7 @@
 import DemoFeed
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 /// Image requests go only where the run allows: never to link-local addresses, to loopback and
 /// private ones only when a feed of the run is on one (or `--allow-private-addresses`). Every

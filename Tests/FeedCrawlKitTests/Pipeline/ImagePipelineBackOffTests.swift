@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+@testable import FeedCrawlHTTP
 
 /// A host that limits its rate without saying so (503 without `Retry-After`, as nginx's
 /// `limit_req` does) is slowed down by the pipeline's `HostThrottle`, and only that host.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// Image retries go by the same `RetryPolicy` as feed requests: transient answers (5xx, 408,
 /// 429, bodies cut short, resets) are retried with backoff and jitter, `Retry-After` is

@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// One `ImagePipeline` as `Crawler.run` builds it, over a real libcurl engine, a fresh OUT
 /// folder with its journal, and a loopback `HTTPServer` that the test scripts; nothing faked.

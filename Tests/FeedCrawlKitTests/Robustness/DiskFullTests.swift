@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 @testable import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The disk-full path without a real full disk: `WriteFaults` makes every write under one OUT
 /// fail with ENOSPC once a byte budget is spent (the reserve's release gives its bytes back, as

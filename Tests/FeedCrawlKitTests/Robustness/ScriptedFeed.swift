@@ -3,6 +3,7 @@ import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// A feed whose every answer the test scripts: one real Pixabay page and its images are taken
 /// from a plain `DemoFeedServer` ("origin"), then served by a second server ("front") through

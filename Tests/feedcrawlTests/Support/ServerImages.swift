@@ -1,6 +1,7 @@
 import FeedCrawlKit
 import Foundation
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// What a server sends for image URLs, fetched here over loopback with FeedCrawlKit's own
 /// `HTTPEngine` (independently of the binary): the SHA-256 of each URL's body, to hold the

@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// One object of a listing.
 public struct S3ListedObject: Sendable, Equatable {
     /// The object's key.

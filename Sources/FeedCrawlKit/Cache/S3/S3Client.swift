@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// A condition on a PUT, checked by the store before it stores anything.
 public enum S3WriteCondition: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Glibc
+import FeedCrawlHTTP
 
 /// Credentials for S3 requests. The secret and the session token never appear in `description`,
 /// `debugDescription` or a `Mirror`.

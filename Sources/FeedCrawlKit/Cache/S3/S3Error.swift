@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// A failed S3 request: what was asked (operation and key), what the store answered (HTTP status,
 /// its error `Code` and `Message`), or the transfer failure when no answer came.

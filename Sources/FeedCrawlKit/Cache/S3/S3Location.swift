@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// Where objects go in S3-compatible storage: `s3://BUCKET/PREFIX`.
 ///
 /// The bucket follows S3's bucket-naming rules (3 to 63 characters of lowercase letters, digits,

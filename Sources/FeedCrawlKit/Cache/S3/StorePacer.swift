@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// The back-off of one store's uploads, as a `RequestGate` asks it: a `HostThrottle` for the one
 /// host, up to `S3CacheStore.uploadsAtOnce` at once. A 503 (`SlowDown`) or 429 halves that and
 /// spaces the starts (from 0.02 s, doubling to 30 s: a store takes far more requests a second

@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// A page-numbered feed answering bare JSON arrays (PunkAPI-style `?page=N&per_page=M`): the
 /// `array` feed type.
 ///

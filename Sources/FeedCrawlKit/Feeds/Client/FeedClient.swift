@@ -1,5 +1,6 @@
 import FoundationEssentials
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// How one source gets its feed responses: from a recording (`--replay`), from the page cache
 /// (fresh enough and not `--refresh`), or from the network, each attempt through the API's

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FeedCrawlHTTP
 
 /// One feed request and what came back, as written to disk by the page cache
 /// (`OUT/pages/<source>/<hash>.json`) and by `--record DIR` (`DIR/<source>/<hash>.json`).

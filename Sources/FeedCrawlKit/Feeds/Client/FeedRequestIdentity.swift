@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// A feed request as it may be written down: method, URL with the `key` parameter removed and
 /// secrets masked, and the body with secrets masked. Its `hash` names the request's files in

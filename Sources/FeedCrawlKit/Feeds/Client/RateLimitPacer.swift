@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// Paces requests against `X-RateLimit-*` headers and 429 answers (pure state machine).
 ///
@@ -119,6 +120,8 @@ public struct RateLimitPacer: Sendable, Equatable {
         return max(d, 0)
     }
 }
+
+extension RateLimitPacer: RequestPacer {}
 
 /// The gate of one API budget: a `RateLimitPacer` that knows nothing yet (one request until the
 /// first answer, then as the answers say).

@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// Request headers an operator adds to a source's feed requests (`--header "Name: value"`, a
 /// source's `headers` in the configuration file), as curl's `-H` does: sent with every feed

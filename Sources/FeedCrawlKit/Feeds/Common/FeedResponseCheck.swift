@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// Decides whether a response body should be handed to a JSON decoder.
 ///
 /// Rules, in order:

@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// With `--details`: the `LaunchDetails` query for each launch of a listed page (bounded
 /// concurrency), its rocket and site added to the item (the large patch is the item's `large`

@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// Follows the launches API's cursor chain until `hasMore` is false, the page limit is reached,
 /// or the chain gives evidence of a loop (a cursor already sent, an empty page). With `details`, each
 /// page's launches are queried (`LaunchDetails`) while the next page is fetched; an item is

@@ -1,4 +1,5 @@
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The Apollo tutorial's GraphQL launches API, paged by cursor: the `launches` feed type.
 ///

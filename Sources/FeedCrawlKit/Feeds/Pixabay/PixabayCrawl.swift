@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// Pages through a Pixabay-style search API: page 1 first, then the rest concurrently
 /// (bounded), never past `ceil(totalHits / per_page)`. A 400 "page is out of valid range" ends
 /// the feed; an invalid key fails the source (no retry); any other bad page is a page error.

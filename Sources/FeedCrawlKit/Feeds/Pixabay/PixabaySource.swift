@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// A Pixabay-style page-numbered search API: the `pixabay` feed type.
 ///
 /// Configuration file keys besides the common ones (`FeedSourceEntry.commonKeys`):

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 /// The built `feedcrawl` binary with `--out s3://…` against a real SeaweedFS, on the built-in
 /// demo feed: what lands is what a run to disk stores, byte for byte.

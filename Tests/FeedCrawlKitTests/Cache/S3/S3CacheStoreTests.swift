@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// `S3CacheStore` against a real SeaweedFS (one `weed server` for the suite, `.seaweedFS`): the
 /// image pipeline over it, a second run that uploads nothing, a corrupted spool file refused,

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+@testable import FeedCrawlHTTP
 
 /// The S3 client against the loopback test server, for answers SeaweedFS does not give on demand.
 @Suite("S3 client retries")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
 
 /// The run lease against a real SeaweedFS: one holder at a time, renewals keep it, a lease left
 /// unrenewed is taken over, a lost lease is noticed, release frees it.

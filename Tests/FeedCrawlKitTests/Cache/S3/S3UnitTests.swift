@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlHTTP
 
 @Suite("S3 location, configuration and encoding")
 struct S3LocationTests {

@@ -82,7 +82,7 @@ extension HTTPRequest {
 }
 
 /// A short quoted form of untrusted text for error messages (at most 200 characters).
-func debugQuoted(_ s: String) -> String {
+package func debugQuoted(_ s: String) -> String {
     let limit = 200
     if s.count <= limit { return s.debugDescription }
     return String(s.prefix(limit)).debugDescription + "…"

@@ -3,7 +3,7 @@ import FeedCrawlSupport
 /// How a `RequestGate` paces its requests: a pure state machine on a monotonic clock (seconds),
 /// told of every request started and ended. `RateLimitPacer` (an API's `X-RateLimit-*` budget)
 /// paces feed requests, `StorePacer` (a `HostThrottle`) an object store's uploads.
-protocol RequestPacer: Sendable {
+package protocol RequestPacer: Sendable {
     /// Seconds to wait before the next request may start (0: now; infinite: not before a
     /// request in flight ends).
     func delayBeforeNextRequest(now: Double) -> Double
@@ -15,8 +15,6 @@ protocol RequestPacer: Sendable {
     mutating func responseReceived(status: Int, headers: [(name: String, value: String)], now: Double)
 }
 
-extension RateLimitPacer: RequestPacer {}
-
 /// The requests that share one budget, one pacer behind a lock with a monotonic clock, and a
 /// fair queue: waiting requests are let through one source after another (round robin), each
 /// source's in the order they came, so no source starves while others go on. One per API key and
@@ -24,7 +22,7 @@ extension RateLimitPacer: RequestPacer {}
 ///
 /// Call `acquire(source:)` before each request (it waits until the pacer and the queue allow
 /// it), then exactly one of `received(_:)` (any HTTP answer) or `abandoned()` (no answer).
-final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
+package final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
     private struct Waiter {
         var id: Int
         var continuation: CheckedContinuation<Void, any Error>
@@ -44,7 +42,7 @@ final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
     private let clock: @Sendable () -> Double
 
     /// A gate pacing with `pacer`. `clock` returns monotonic seconds; default: the continuous clock.
-    init(pacer: Pacer, clock: (@Sendable () -> Double)? = nil) {
+    package init(pacer: Pacer, clock: (@Sendable () -> Double)? = nil) {
         self.pacer = pacer
         let origin = ContinuousClock.now
         self.clock = clock ?? {
@@ -55,7 +53,7 @@ final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
 
     /// Waits until the budget allows one more request and it is `source`'s turn, then counts it
     /// as started. Throws `CancellationError` when the task is cancelled while waiting.
-    func acquire(source: String) async throws {
+    package func acquire(source: String) async throws {
         try Task.checkCancellation()
         // Nobody waiting and the pacer says go: start at once (what `admitLocked` would do for
         // the one waiter), without a continuation.
@@ -98,7 +96,7 @@ final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
     }
 
     /// An answer arrived (any status); its rate-limit headers update the budget.
-    func received(_ response: HTTPResponse) {
+    package func received(_ response: HTTPResponse) {
         let headers = response.headers.map { (name: $0.name, value: $0.value) }
         let now = clock()
         let ready: [Waiter] = lock.withLock {
@@ -109,7 +107,7 @@ final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
     }
 
     /// A started request ended without an answer.
-    func abandoned() {
+    package func abandoned() {
         let ready: [Waiter] = lock.withLock {
             pacer.requestAbandoned()
             return admitLocked()

@@ -1,11 +1,11 @@
 import CCurl
 
 /// What the loop hands back to `HTTPEngine.perform` for a completed transfer.
-struct CompletedTransfer: Sendable {
-    var response: HTTPResponse
+package struct CompletedTransfer: Sendable {
+    package var response: HTTPResponse
     /// Sink destination with a 2xx status: the sink holding the whole body, the caller's to
     /// finish (off the loop thread). The engine no longer touches it.
-    var sink: (any BodySink)?
+    package var sink: (any BodySink)?
 }
 
 /// One request's state while it runs on the engine.

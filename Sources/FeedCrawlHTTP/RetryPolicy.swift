@@ -72,7 +72,7 @@ public struct RetryPolicy: Sendable, Equatable {
         return .wait(wait)
     }
 
-    static func seconds(_ duration: Duration) -> Double {
+    package static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

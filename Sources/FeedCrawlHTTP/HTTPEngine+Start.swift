@@ -1,5 +1,5 @@
 /// A transfer started with `HTTPEngine.start(_:completion:)`; pass it to `cancel(_:)`.
-struct TransferHandle: Sendable {
+package struct TransferHandle: Sendable {
     fileprivate let transfer: Transfer
 }
 
@@ -16,7 +16,7 @@ extension HTTPEngine {
     ///
     /// - Throws: `HTTPError` when the request is invalid or its body file cannot be opened
     ///   (nothing is started then).
-    func start(
+    package func start(
         _ request: HTTPRequest, completion: @escaping @Sendable (Result<CompletedTransfer, any Error>) -> Void
     ) throws(HTTPError) -> TransferHandle {
         try request.validate()
@@ -31,7 +31,7 @@ extension HTTPEngine {
 
     /// Cancels a transfer started with `start(_:completion:)`; its completion gets
     /// `CancellationError` unless it already finished.
-    func cancel(_ handle: TransferHandle) {
+    package func cancel(_ handle: TransferHandle) {
         loop.cancel(handle.transfer)
     }
 }
