@@ -15,6 +15,10 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // The library in layers, each target depending only on those below it, so the compiler
+        // keeps them apart: FeedCrawlSupport ← FeedCrawlHTTP ← FeedCrawlKit (later a storage
+        // target between HTTP and the kit). What crosses a layer without being public is `package`.
+        //
         // General helpers below everything else: locks, atomic files, SHA-256, sizes, durations,
         // terminal text, build information (libcurl's version and the SHA-256 hardware shim come
         // through CCurl).

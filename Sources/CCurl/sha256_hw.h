@@ -2,7 +2,7 @@
 #define FEEDCRAWL_SHA256_HW_H
 
 /*
- * SHA-256 block compression with the x86 SHA extensions (SHA-NI), for `SHA256` in FeedCrawlKit.
+ * SHA-256 block compression with the x86 SHA extensions (SHA-NI), for `SHA256` in FeedCrawlSupport.
  * Swift cannot name these instructions, so this one routine lives here as a static inline C
  * function (no library, no build step: the Swift compiler's clang importer compiles it).
  * `fc_sha256_hw_available()` says whether the CPU has them; elsewhere (other CPUs, other
