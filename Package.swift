@@ -16,8 +16,8 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         // The library in layers, each target depending only on those below it, so the compiler
-        // keeps them apart: FeedCrawlSupport ← FeedCrawlHTTP ← FeedCrawlKit (later a storage
-        // target between HTTP and the kit). What crosses a layer without being public is `package`.
+        // keeps them apart: FeedCrawlSupport ← FeedCrawlHTTP ← FeedCrawlStorage ← FeedCrawlKit.
+        // What crosses a layer without being public is `package`.
         //
         // General helpers below everything else: locks, atomic files, SHA-256, sizes, durations,
         // terminal text, build information (libcurl's version and the SHA-256 hardware shim come
@@ -32,9 +32,16 @@ let package = Package(
             name: "FeedCrawlHTTP",
             dependencies: ["CCurl", "FeedCrawlSupport"]
         ),
+        // Every file under OUT through one byte-level Backend (docs/repository.md): the protocol,
+        // the stores (a folder, S3, memory; internal to this target, reached through `Backends`)
+        // and the wrappers (retries, pacing, the deadline, dry runs).
+        .target(
+            name: "FeedCrawlStorage",
+            dependencies: ["FeedCrawlHTTP", "FeedCrawlSupport"]
+        ),
         .target(
             name: "FeedCrawlKit",
-            dependencies: ["CCurl", "FeedCrawlSupport", "FeedCrawlHTTP"]
+            dependencies: ["CCurl", "FeedCrawlSupport", "FeedCrawlHTTP", "FeedCrawlStorage"]
         ),
         .target(
             name: "DemoFeed",
@@ -47,6 +54,10 @@ let package = Package(
         .testTarget(
             name: "FeedCrawlKitTests",
             dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed", "FuzzSupport"]
+        ),
+        .testTarget(
+            name: "FeedCrawlStorageTests",
+            dependencies: ["FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport"]
         ),
         .testTarget(
             name: "DemoFeedTests",

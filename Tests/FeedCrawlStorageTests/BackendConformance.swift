@@ -1,0 +1,215 @@
+import FeedCrawlHTTP
+import FeedCrawlSupport
+import Testing
+
+@testable import FeedCrawlStorage
+
+/// What every store promises (`Backend`), checked the same way on each: memory and a folder
+/// here, SeaweedFS and moto (authentication on) in the object-store suites. restic's
+/// `internal/backend/test` is the model: one suite, every backend.
+///
+/// `make` gives a new, empty backend each time it is called (a fresh folder, a fresh prefix).
+enum BackendConformance {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs every check on backends from `make`.
+    static func check(_ make: () async throws -> any Backend) async throws {
+        try await saveLoadStatRemove(try await make())
+        try await stagedBodies(try await make())
+        try await ranges(try await make())
+        try await listing(try await make())
+        try await batches(try await make())
+        try await namesAreChecked()
+        try await locks(try await make())
+    }
+
+    static func handle(_ kind: FileKind, _ name: String) throws -> FileHandle {
+        guard let handle = FileHandle(kind, name) else { throw Failure(description: "not a valid name: \(kind) \(name)") }
+        return handle
+    }
+
+    /// A 64-hex key for image names.
+    static func key(_ seed: String) -> String { SHA256.hex(seed) }
+
+    static func saveLoadStatRemove(_ backend: any Backend) async throws {
+        let root = try handle(.state, "manifest.json")
+        #expect(try await backend.stat(root) == nil)
+        await #expect(throws: BackendError.self) { _ = try await backend.load(root, range: nil, maxBytes: 1 << 20) }
+        do {
+            _ = try await backend.load(root, range: nil, maxBytes: 1 << 20)
+        } catch {
+            #expect(error.kind == .notFound, "a missing file loads as notFound, not \(error.kind)")
+        }
+        let first = Array("{\"format\":\"feedcrawl-archive\"}\n".utf8)
+        try await backend.save(root, bytes: first, options: SaveOptions())
+        #expect(try await backend.load(root, range: nil, maxBytes: 1 << 20) == first)
+        #expect(try await backend.stat(root)?.size == Int64(first.count))
+        // Saved again: replaced whole.
+        let second = [UInt8](repeating: 0x41, count: 70_000)
+        try await backend.save(root, bytes: second, options: SaveOptions(sha256: SHA256.hash(second)))
+        #expect(try await backend.load(root, range: nil, maxBytes: 1 << 20) == second)
+        // A file over maxBytes is refused, not cut.
+        do {
+            _ = try await backend.load(root, range: nil, maxBytes: 1000)
+            Issue.record("a load over maxBytes must fail")
+        } catch {
+            #expect(error.kind == .refused)
+        }
+        // Every kind round-trips under its own folder.
+        let others = [
+            try handle(.image, key("a") + ".jpg"), try handle(.archive, "segments/" + key("b") + ".ndjson"),
+            try handle(.page, "pixabay/" + key("c") + ".json"), try handle(.sheet, "index-2.html"),
+            try handle(.state, "shards/4/1/manifest.json"),
+        ]
+        for (index, other) in others.enumerated() {
+            let body = Array("body \(index)".utf8)
+            try await backend.save(other, bytes: body, options: SaveOptions(durable: index % 2 == 0))
+            #expect(try await backend.load(other, range: nil, maxBytes: 100) == body, "\(other)")
+            #expect(backend.location(other).hasSuffix(other.path), "\(backend.location(other)) names \(other.path)")
+        }
+        try await backend.remove(root)
+        #expect(try await backend.stat(root) == nil)
+        // Removing what is not there is no error.
+        try await backend.remove(root)
+        for other in others { try await backend.remove(other) }
+    }
+
+    static func stagedBodies(_ backend: any Backend) async throws {
+        let key = Self.key("staged")
+        let target = try handle(.image, key + ".png")
+        // Staged for the key (extension unknown yet), saved under the final name.
+        let staged = try backend.stage(try handle(.image, key + ".jpg"))
+        let chunk = [UInt8](repeating: 7, count: 40_000)
+        for _ in 0..<3 { try chunk.withUnsafeBytes { try staged.write($0) } }
+        #expect(staged.size == 120_000)
+        // Not visible before it is saved.
+        #expect(try await backend.stat(target) == nil)
+        try await backend.save(target, staged: staged, options: SaveOptions())
+        #expect(try await backend.stat(target)?.size == 120_000)
+        let loaded = try await backend.load(target, range: nil, maxBytes: 1 << 20)
+        #expect(loaded.count == 120_000 && loaded.allSatisfy { $0 == 7 })
+        // A discarded body leaves nothing, not even a partial name.
+        let dropped = try backend.stage(try handle(.image, Self.key("dropped") + ".jpg"))
+        try chunk.withUnsafeBytes { try dropped.write($0) }
+        dropped.discard()
+        var names: [FileHandle] = []
+        try await backend.list(.image, prefix: "") { names += $0.map(\.handle) }
+        #expect(names == [target], "after a discard the images are \(names)")
+        // Replacing in place keeps the name, changes the bytes.
+        let again = try backend.stage(target)
+        try [UInt8](repeating: 9, count: 10).withUnsafeBytes { try again.write($0) }
+        try await backend.save(target, staged: again, options: SaveOptions())
+        #expect(try await backend.load(target, range: nil, maxBytes: 100) == [UInt8](repeating: 9, count: 10))
+    }
+
+    static func ranges(_ backend: any Backend) async throws {
+        let segment = try handle(.archive, "journal/20261206-1.ndjson")
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 31) }
+        try await backend.save(segment, bytes: bytes, options: SaveOptions())
+        #expect(try await backend.load(segment, range: 0..<10, maxBytes: 10) == Array(bytes[0..<10]))
+        #expect(try await backend.load(segment, range: 65_530..<70_000, maxBytes: 1 << 20) == Array(bytes[65_530..<70_000]))
+        #expect(try await backend.load(segment, range: 99_999..<100_000, maxBytes: 1) == [bytes[99_999]])
+        do {
+            _ = try await backend.load(segment, range: 99_000..<100_001, maxBytes: 1 << 20)
+            Issue.record("a range past the end must fail")
+        } catch {
+            #expect(error.kind == .refused || error.kind == .notFound)
+        }
+    }
+
+    static func listing(_ backend: any Backend) async throws {
+        var images = Set<FileHandle>()
+        for index in 0..<300 {
+            let image = try handle(.image, key("img\(index)") + (index % 2 == 0 ? ".jpg" : ".webp"))
+            try await backend.save(image, bytes: [UInt8(index & 0xFF)], options: SaveOptions(durable: false))
+            images.insert(image)
+        }
+        let journal = try handle(.archive, "journal/a-0.ndjson")
+        let segment = try handle(.archive, "segments/" + key("s") + ".ndjson")
+        let table = try handle(.archive, "tables/" + key("t") + ".groups")
+        let page = try handle(.page, "launches/" + key("p") + ".json")
+        let sheet = try handle(.sheet, "index.html")
+        let part = try handle(.state, "shards/2/0/manifest.json")
+        for other in [journal, segment, table, page, sheet, part] {
+            try await backend.save(other, bytes: [1, 2, 3], options: SaveOptions())
+        }
+        var listed = Set<FileHandle>()
+        var pages = 0
+        try await backend.list(.image, prefix: "") { page in
+            pages += 1
+            for info in page {
+                #expect(!info.handle.isPartial)
+                #expect(info.size == nil || info.size == 1)
+                listed.insert(info.handle)
+            }
+        }
+        #expect(listed == images, "every image once, nothing else (\(listed.count) of \(images.count))")
+        #expect(pages >= 1)
+        var archive: [String] = []
+        try await backend.list(.archive, prefix: "journal/") { archive += $0.map(\.handle.name) }
+        #expect(archive == ["journal/a-0.ndjson"])
+        archive = []
+        try await backend.list(.archive, prefix: "") { archive += $0.map(\.handle.name) }
+        #expect(Set(archive) == [journal.name, segment.name, table.name])
+        var states: [String] = []
+        try await backend.list(.state, prefix: "shards/") { states += $0.map(\.handle.name) }
+        #expect(states == ["shards/2/0/manifest.json"])
+        var sheets: [String] = []
+        try await backend.list(.sheet, prefix: "") { sheets += $0.map(\.handle.name) }
+        #expect(sheets == ["index.html"])
+        var kept: [String] = []
+        try await backend.list(.page, prefix: "launches/") { kept += $0.map(\.handle.name) }
+        #expect(kept == [page.name])
+    }
+
+    static func batches(_ backend: any Backend) async throws {
+        var batch: [SaveRequest] = []
+        for index in 0..<40 {
+            let image = try handle(.image, key("batch\(index)") + ".gif")
+            if index % 3 == 0 {
+                let staged = try backend.stage(image)
+                try [UInt8(index)].withUnsafeBytes { try staged.write($0) }
+                batch.append(SaveRequest(image, body: .staged(staged)))
+            } else {
+                batch.append(SaveRequest(image, body: .bytes([UInt8(index)])))
+            }
+        }
+        let errors = await backend.saveAll(batch)
+        #expect(errors.count == 40 && errors.allSatisfy { $0 == nil })
+        for (index, request) in batch.enumerated() {
+            #expect(try await backend.load(request.handle, range: nil, maxBytes: 10) == [UInt8(index)])
+        }
+    }
+
+    /// No name a feed could make escapes its folder.
+    static func namesAreChecked() async throws {
+        for name in ["../x.jpg", "a/../../b", "", "x\u{0}y", "/etc/passwd", "a//b", "./a", "x.part"] {
+            #expect(FileHandle(.archive, name) == nil, "\(name) must be refused")
+        }
+        #expect(FileHandle(.image, "cat.jpg") == nil)
+        #expect(FileHandle(.image, String(repeating: "A", count: 64) + ".jpg") == nil)
+        #expect(FileHandle(.image, key("k") + ".exe") == nil)
+        #expect(FileHandle(.sheet, "notes.html") == nil)
+        #expect(FileHandle(.state, "cache/ab/x") == nil)
+        #expect(FileHandle.image(file: "cache/" + key("k").prefix(2) + "/" + key("k") + ".png") != nil)
+        #expect(FileHandle.image(file: "cache/zz/" + key("k") + ".png") == nil)
+    }
+
+    static func locks(_ backend: any Backend) async throws {
+        let whole = try handle(.lock, ".lock")
+        let held = try await backend.lock(whole, mode: .exclusive, holder: "run one")
+        #expect(held.isHeld)
+        do {
+            _ = try await backend.lock(whole, mode: .exclusive, holder: "run two")
+            Issue.record("a second exclusive lock must be refused")
+        } catch {
+            #expect(error.kind == .lockHeld, "\(error)")
+        }
+        await held.release()
+        await held.release()  // idempotent
+        let again = try await backend.lock(whole, mode: .exclusive, holder: "run three")
+        await again.release()
+    }
+}
