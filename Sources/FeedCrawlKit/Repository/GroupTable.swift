@@ -1,0 +1,209 @@
+import FeedCrawlSupport
+import FoundationEssentials
+
+/// One live group: a feed page as one run listed it (`docs/repository.md`), where its lines are
+/// and what the crawl and `feedcrawl manifest` need to know of it without reading them.
+struct GroupEntry: Codable, Sendable, Equatable {
+    /// Its number, unique in the archive; later groups have larger numbers.
+    var number: UInt32
+    var source: String
+    var page: Int
+    /// The segment it is in (a name under `archive/`), and where: its header line starts at
+    /// `offset`, its last item line ends (newline included) at `offset + length`.
+    var segment: String
+    var offset: Int64
+    var length: Int64
+    /// Items in it.
+    var items: Int
+    /// The SHA-256 (hex) of the page body it was listed from; nil when unknown (converted from a
+    /// version-2 manifest): such a group never settles.
+    var digest: String?
+    /// The hash of what the run asked of the page (`GroupRecipe`); nil when unknown.
+    var recipe: String?
+    /// Start of the run that wrote it, and of the last run that listed it (its items'
+    /// `lastSeen`), in milliseconds since 1970.
+    var firstListed: Int64
+    var lastListed: Int64
+    /// The oldest `fetchedAt` (seconds since 1970) of a stored image of its effective items; nil
+    /// when none has a file. The group is fresh while this is younger than `--ttl`.
+    var oldestFetch: Int64?
+    /// Whether one of its images needs work every run (`failed`, `rejected`, `cancelled`).
+    var retry: Bool
+    /// Its effective items by status, and their images by status, as they read now.
+    var counts: [String: Int]
+    var images: [String: Int]
+    /// Positions of its items that a newer group lists (the newest listing wins), sorted.
+    var shadowed: [Int]?
+
+    enum CodingKeys: String, CodingKey {
+        case number = "g", source, page, segment, offset, length, items, digest, recipe, firstListed, lastListed
+        case oldestFetch, retry, counts, images, shadowed
+    }
+
+    /// Whether it was listed again, without work, after the run that wrote it: its
+    /// `downloaded` and `revalidated` images then read as `fresh`.
+    var relisted: Bool { lastListed > firstListed }
+
+    /// Whether the item at `position` is shadowed by a newer group.
+    func isShadowed(_ position: Int) -> Bool {
+        guard let shadowed else { return false }
+        var low = 0, high = shadowed.count
+        while low < high {
+            let mid = (low + high) / 2
+            if shadowed[mid] < position { low = mid + 1 } else { high = mid }
+        }
+        return low < shadowed.count && shadowed[low] == position
+    }
+
+    /// Effective items in it.
+    var liveItems: Int { items - (shadowed?.count ?? 0) }
+
+    /// Marks the item at `position` shadowed, taking its counts out (`item` is its record as it
+    /// reads now). Returns false when it was already.
+    mutating func shadow(_ position: Int, item: ManifestItem) -> Bool {
+        guard !isShadowed(position) else { return false }
+        var list = shadowed ?? []
+        list.append(position)
+        list.sort()
+        shadowed = list
+        Self.add(item, to: &counts, images: &images, sign: -1)
+        return true
+    }
+
+    /// The group listed again by a run that did no work on it: `downloaded` and `revalidated`
+    /// read as `fresh` from now on.
+    mutating func relist(at run: Int64) {
+        lastListed = max(lastListed, run)
+        for key in [ItemStatus.downloaded.rawValue, ItemStatus.revalidated.rawValue] {
+            if let n = counts.removeValue(forKey: key) { counts[ItemStatus.fresh.rawValue, default: 0] += n }
+            if let n = images.removeValue(forKey: key) { images[ItemStatus.fresh.rawValue, default: 0] += n }
+        }
+    }
+
+    /// Adds (`sign` 1) or takes out (-1) `item` and its images in the counts.
+    static func add(_ item: ManifestItem, to counts: inout [String: Int], images: inout [String: Int], sign: Int) {
+        counts[item.status.rawValue, default: 0] += sign
+        if counts[item.status.rawValue] == 0 { counts.removeValue(forKey: item.status.rawValue) }
+        for image in item.images {
+            images[image.status.rawValue, default: 0] += sign
+            if images[image.status.rawValue] == 0 { images.removeValue(forKey: image.status.rawValue) }
+        }
+    }
+}
+
+/// The group table: every live group, ordered by source, page, then newest first. Saved as
+/// NDJSON (one `GroupEntry` a line) under `archive/tables/<sha256>.groups`, named by the root.
+struct GroupTable: Sendable, Equatable {
+    private(set) var entries: [GroupEntry] = []
+    /// Position of each group by number.
+    private var byNumber: [UInt32: Int] = [:]
+
+    init(entries: [GroupEntry] = []) {
+        self.entries = entries
+        sort()
+    }
+
+    /// The table in `bytes` (one entry a line).
+    static func decode(_ bytes: [UInt8]) throws -> GroupTable {
+        let decoder = JSONDecoder()
+        var entries: [GroupEntry] = []
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            entries.append(try decoder.decode(GroupEntry.self, from: Data(line)))
+        }
+        return GroupTable(entries: entries)
+    }
+
+    /// The table as saved.
+    func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var out: [UInt8] = []
+        out.reserveCapacity(entries.count * 320)
+        for entry in entries {
+            out += try encoder.encode(entry)
+            out.append(0x0A)
+        }
+        return out
+    }
+
+    var count: Int { entries.count }
+
+    /// The group numbered `number`.
+    func entry(_ number: UInt32) -> GroupEntry? {
+        byNumber[number].map { entries[$0] }
+    }
+
+    /// The newest group of `source`'s `page`.
+    func newest(source: String, page: Int) -> GroupEntry? {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            let e = entries[mid]
+            if Self.before(e.source, e.page, source, page) { low = mid + 1 } else { high = mid }
+        }
+        guard low < entries.count, entries[low].source == source, entries[low].page == page else { return nil }
+        return entries[low]
+    }
+
+    /// Adds or replaces the group with `entry`'s number.
+    mutating func put(_ entry: GroupEntry) {
+        if let index = byNumber[entry.number] {
+            let moved = entries[index].source != entry.source || entries[index].page != entry.page
+                || entries[index].lastListed != entry.lastListed
+            entries[index] = entry
+            if moved { sort() }
+        } else {
+            entries.append(entry)
+            sort()
+        }
+    }
+
+    /// Changes the group numbered `number` in place (its source, page and `lastListed` may
+    /// change too).
+    mutating func update(_ number: UInt32, _ change: (inout GroupEntry) -> Void) {
+        guard let index = byNumber[number] else { return }
+        var entry = entries[index]
+        change(&entry)
+        put(entry)
+    }
+
+    /// Removes the groups whose numbers are in `numbers`.
+    mutating func remove(_ numbers: Set<UInt32>) {
+        guard !numbers.isEmpty else { return }
+        entries.removeAll { numbers.contains($0.number) }
+        sort()
+    }
+
+    /// Removes groups none of whose items is effective any more.
+    mutating func removeDead() -> [GroupEntry] {
+        let dead = entries.filter { $0.liveItems <= 0 && $0.items > 0 }
+        remove(Set(dead.map(\.number)))
+        return dead
+    }
+
+    /// Totals of every group's counts, by source.
+    var totals: [String: RepositoryRoot.SourceTotals] {
+        var totals: [String: RepositoryRoot.SourceTotals] = [:]
+        for entry in entries {
+            for (status, n) in entry.counts { totals[entry.source, default: .init()].items[status, default: 0] += n }
+            for (status, n) in entry.images { totals[entry.source, default: .init()].images[status, default: 0] += n }
+        }
+        return totals
+    }
+
+    private mutating func sort() {
+        entries.sort { a, b in
+            if a.source != b.source { return ManifestItem.compareBytes(a.source.utf8, b.source.utf8) ?? 0 < 0 }
+            if a.page != b.page { return a.page < b.page }
+            if a.lastListed != b.lastListed { return a.lastListed > b.lastListed }
+            return a.number > b.number
+        }
+        byNumber = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.number, $0) })
+    }
+
+    /// Whether (`sourceA`, `pageA`) sorts before (`sourceB`, `pageB`).
+    private static func before(_ sourceA: String, _ pageA: Int, _ sourceB: String, _ pageB: Int) -> Bool {
+        let order = ManifestItem.compareBytes(sourceA.utf8, sourceB.utf8) ?? 0
+        return order != 0 ? order < 0 : pageA < pageB
+    }
+}

@@ -1,0 +1,458 @@
+import FeedCrawlSupport
+import FeedCrawlStorage
+import FoundationEssentials
+
+/// An archive in format 3, opened on a `Backend` (`docs/repository.md`): the root, the group
+/// table, and on demand the indexes and groups. One work (a crawl, a merge, an inspection) at a
+/// time; the caller holds the lock.
+///
+/// Open: the root is read (`manifest.json`, or a shard's); a damaged or missing one falls back
+/// to the newest whole copy in `archive/roots/`, and with none the archive is rebuilt from the
+/// groups of every segment. Journal files no root names (an unfinished run's) are adopted: their
+/// groups join the table and the indexes.
+final class Repository: @unchecked Sendable {
+    let backend: any Backend
+    /// `""` for OUT's own root, `shards/N/K/` for a shard's.
+    let state: String
+    private(set) var root: RepositoryRoot
+    private(set) var table: GroupTable
+    /// What `open` had to do, for the run's messages.
+    private(set) var notes: [String] = []
+    /// Groups adopted from an unfinished run's journal.
+    private(set) var adopted = 0
+    /// Journal files adopted (named by the next root).
+    private var adoptedSegments: [RepositoryRoot.Segment] = []
+
+    private let lock = Lock()
+    // Guarded by `lock`.
+    private var itemIndex: LoadedIndex?
+    private var fileIndex: LoadedIndex?
+    /// Index entries of adopted groups, added to the deltas the next commit writes.
+    private var adoptedKeys: (items: [IndexEntry], files: [IndexEntry]) = ([], [])
+    private var groupCache: [UInt32: [ManifestItem]] = [:]
+    private var groupCacheOrder: [UInt32] = []
+
+    /// The root's name for a shard's state (`shards/N/K/`) or OUT's (`""`).
+    static func rootHandle(state: String) -> FileHandle {
+        FileHandle(.state, state + CacheLayout.manifestFileName)!
+    }
+
+    private init(backend: any Backend, state: String, root: RepositoryRoot, table: GroupTable) {
+        self.backend = backend
+        self.state = state
+        self.root = root
+        self.table = table
+    }
+
+    // MARK: Opening
+
+    /// Opens the archive whose root is `state`'s (`""`: OUT's).
+    static func open(_ backend: any Backend, state: String = "") async throws -> Repository {
+        let handle = rootHandle(state: state)
+        var notes: [String] = []
+        var root: RepositoryRoot?
+        do {
+            let bytes = try await backend.load(handle, range: nil, maxBytes: maxRootBytes)
+            switch try RepositoryRoot.decode(bytes) {
+            case .root(let found): root = found
+            case .manifest(let version):
+                throw OlderManifest(version: version)
+            }
+        } catch let error as BackendError where error.kind == .notFound {
+            root = nil
+        } catch let damage as DamagedRoot {
+            notes.append("\(backend.location(handle)) is damaged (\(damage)); using the newest whole copy in archive/roots/")
+            root = nil
+        }
+        let copies = try await rootCopies(backend, state: state)
+        if root == nil, let copy = copies.last {
+            root = copy
+            if notes.isEmpty, !copies.isEmpty {
+                notes.append("\(backend.location(handle)) was missing; using its copy from archive/\(copy.copyName)")
+            }
+        }
+        let repository: Repository
+        if let root {
+            let table = try await loadTable(backend, root: root)
+            repository = Repository(backend: backend, state: state, root: root, table: table)
+        } else {
+            repository = Repository(backend: backend, state: state, root: RepositoryRoot(generatedAt: Date()), table: GroupTable())
+            if state.isEmpty { try await repository.rebuildIfSegments(&notes) }
+        }
+        repository.notes = notes
+        try await repository.adoptJournal()
+        return repository
+    }
+
+    /// A version-1 or version-2 manifest where the root should be: the caller converts it.
+    struct OlderManifest: Error {
+        var version: Int
+    }
+
+    /// Largest root read (16 MiB).
+    static let maxRootBytes: Int64 = 16 << 20
+    /// Largest group table read (64 MiB).
+    static let maxTableBytes: Int64 = 64 << 20
+    /// How many copies of roots are kept in `archive/roots/`.
+    static let keptRoots = 4
+
+    /// The whole copies of `state`'s roots in `archive/roots/`, oldest first.
+    static func rootCopies(_ backend: any Backend, state: String) async throws -> [RepositoryRoot] {
+        let folder = "roots/" + state
+        var names: [String] = []
+        try await backend.list(.archive, prefix: folder) { page in
+            for info in page where !info.handle.isPartial {
+                let rest = info.handle.name.dropFirst(folder.count)
+                if !rest.contains("/"), rest.hasSuffix(".json") { names.append(info.handle.name) }
+            }
+        }
+        var roots: [RepositoryRoot] = []
+        for name in names.sorted() {
+            guard let handle = FileHandle(.archive, name),
+                  let bytes = try? await backend.load(handle, range: nil, maxBytes: maxRootBytes),
+                  case .root(let root)? = try? RepositoryRoot.decode(bytes) else { continue }
+            roots.append(root)
+        }
+        return roots
+    }
+
+    private static func loadTable(_ backend: any Backend, root: RepositoryRoot) async throws -> GroupTable {
+        guard let name = root.groups, let handle = FileHandle(.archive, name) else { return GroupTable() }
+        let bytes = try await backend.load(handle, range: nil, maxBytes: maxTableBytes)
+        return try GroupTable.decode(bytes)
+    }
+
+    /// With no root and no copy: the groups of every segment, the newest listing of each page
+    /// winning, make the table (the indexes are rebuilt from them).
+    private func rebuildIfSegments(_ notes: inout [String]) async throws {
+        var names: [String] = []
+        for folder in ["segments/", "journal/"] {
+            try await backend.list(.archive, prefix: folder) { page in
+                names += page.filter { !$0.handle.isPartial }.map(\.handle.name)
+            }
+        }
+        let journal = names.filter { $0.hasPrefix("journal/") }
+        let segments = names.filter { $0.hasPrefix("segments/") }
+        guard !segments.isEmpty else { return }  // journal files alone are adopted as usual
+        notes.append("no root and no copy of one: rebuilding the archive from its \(segments.count + journal.count) segments")
+        for name in segments { try await adopt(segment: name) }
+    }
+
+    /// Adopts the journal files no root names: an unfinished run's groups.
+    private func adoptJournal() async throws {
+        var names: [String] = []
+        let named = root.archiveFiles
+        try await backend.list(.archive, prefix: "journal/") { page in
+            for info in page where !info.handle.isPartial && !named.contains(info.handle.name) {
+                names.append(info.handle.name)
+            }
+        }
+        guard !names.isEmpty else { return }
+        for name in names.sorted() { try await adopt(segment: name) }
+        notes.append("adopted \(adopted) finished pages from \(names.count) journal files an unfinished run left")
+    }
+
+    /// Reads every whole group of the segment `name` into the table (each as the newest listing
+    /// of its page, unless the table has a newer one) and its items into the indexes.
+    private func adopt(segment name: String) async throws {
+        guard let handle = FileHandle(.archive, name) else { return }
+        let bytes = try await backend.load(handle, range: nil, maxBytes: 1 << 30)
+        for (header, offset, length) in GroupCodec.scan(bytes) {
+            guard table.entry(header.number) == nil else { continue }
+            let slice = Array(bytes[Int(offset)..<Int(offset + length)])
+            guard let (_, items) = try? GroupCodec.decode(slice) else { continue }
+            var entry = GroupEntry(
+                number: header.number, source: header.source, page: header.page, segment: name, offset: offset,
+                length: length, items: items.count, digest: header.digest, recipe: header.recipe,
+                firstListed: header.listed, lastListed: header.listed, oldestFetch: nil, retry: false, counts: [:],
+                images: [:], shadowed: nil)
+            var itemKeys: [IndexEntry] = []
+            var fileKeys: [IndexEntry] = []
+            for (position, item) in items.enumerated() {
+                GroupEntry.add(item, to: &entry.counts, images: &entry.images, sign: 1)
+                itemKeys.append(IndexEntry(key: itemIndexKey(source: item.source, id: item.id), group: header.number, item: position))
+                for (index, image) in item.images.enumerated() {
+                    if !image.status.hasImage && image.status != .noImage { entry.retry = true }
+                    guard let file = image.file, let key = CacheKey(file: file) else { continue }
+                    fileKeys.append(IndexEntry(key: key.prefix, group: header.number, item: position, image: index))
+                    if image.status.hasImage, let fetched = image.fetchedAt {
+                        let seconds = Int64(fetched.timeIntervalSince1970)
+                        entry.oldestFetch = min(entry.oldestFetch ?? seconds, seconds)
+                    }
+                }
+            }
+            try await shadowEarlier(itemKeys: itemKeys, items: items, except: [header.number])
+            table.put(entry)
+            lock.withLock {
+                adoptedKeys.items += itemKeys
+                adoptedKeys.files += fileKeys
+                itemIndex?.add(itemKeys)
+                fileIndex?.add(fileKeys)
+            }
+            root.nextGroup = max(root.nextGroup, header.number &+ 1)
+            adopted += 1
+        }
+        if name.hasPrefix("journal/") {
+            adoptedSegments.append(RepositoryRoot.Segment(name: name, bytes: Int64(bytes.count)))
+        } else if !root.segments.contains(where: { $0.name == name }) {
+            root.segments.append(RepositoryRoot.Segment(name: name, bytes: Int64(bytes.count)))
+        }
+    }
+
+    // MARK: Reading
+
+    /// The items of `entry` as they read now: `page` its page, `lastSeen` the start of the last
+    /// run that listed it, `downloaded`/`revalidated` read as `fresh` once it was listed again.
+    /// Shadowed items (a newer group lists them) are left out unless `shadowed`.
+    func items(of entry: GroupEntry, shadowed: Bool = false) async throws -> [ManifestItem] {
+        let raw = try await rawItems(entry)
+        let seen = Date(timeIntervalSince1970: Double(entry.lastListed / 1000))
+        var out: [ManifestItem] = []
+        out.reserveCapacity(raw.count)
+        for (position, var item) in raw.enumerated() {
+            if !shadowed, entry.isShadowed(position) { continue }
+            item.page = entry.page
+            item.lastSeen = seen
+            if entry.relisted {
+                for index in item.images.indices where item.images[index].status == .downloaded
+                    || item.images[index].status == .revalidated {
+                    item.images[index].status = .fresh
+                }
+            }
+            out.append(item)
+        }
+        return out
+    }
+
+    /// The item at `position` of group `entry`, as it reads now (shadowed or not).
+    func item(of entry: GroupEntry, at position: Int) async throws -> ManifestItem? {
+        let all = try await items(of: entry, shadowed: true)
+        return position < all.count ? all[position] : nil
+    }
+
+    /// The group's item lines as written (a few groups are cached).
+    private func rawItems(_ entry: GroupEntry) async throws -> [ManifestItem] {
+        if let cached = lock.withLock({ groupCache[entry.number] }) { return cached }
+        guard let handle = FileHandle(.archive, entry.segment) else { return [] }
+        let bytes = try await backend.load(handle, range: entry.offset..<(entry.offset + entry.length), maxBytes: entry.length)
+        let (_, items) = try GroupCodec.decode(bytes)
+        lock.withLock {
+            groupCache[entry.number] = items
+            groupCacheOrder.append(entry.number)
+            if groupCacheOrder.count > 16 { groupCache.removeValue(forKey: groupCacheOrder.removeFirst()) }
+        }
+        return items
+    }
+
+    /// The newest stored record of the image whose URL key is `key` (its file's facts), or nil.
+    func archivedImage(_ key: CacheKey) async throws -> ImageRecord? {
+        let index = try await loadedIndex(.files)
+        guard let hit = index.lookup(key.prefix), let entry = table.entry(hit.group) else { return nil }
+        let raw = try await rawItems(entry)
+        guard hit.item < raw.count, hit.image < raw[hit.item].images.count else { return nil }
+        let image = raw[hit.item].images[hit.image]
+        guard let file = image.file, CacheKey(file: file)?.hex == key.hex else { return nil }
+        return image
+    }
+
+    /// Where the item `source`/`id` is effective: its group and position.
+    func locate(source: String, id: String) async throws -> (entry: GroupEntry, position: Int)? {
+        let index = try await loadedIndex(.items)
+        guard let hit = index.lookup(itemIndexKey(source: source, id: id)), let entry = table.entry(hit.group) else {
+            return nil
+        }
+        let raw = try await rawItems(entry)
+        guard hit.item < raw.count, raw[hit.item].source == source, raw[hit.item].id == id else { return nil }
+        return (entry, hit.item)
+    }
+
+    /// The index of `kind`, loaded (base and deltas) on first use.
+    private func loadedIndex(_ kind: IndexTable.Kind) async throws -> LoadedIndex {
+        if let loaded = lock.withLock({ kind == .items ? itemIndex : fileIndex }) { return loaded }
+        var tables: [[IndexEntry]] = []
+        for name in kind == .items ? root.itemIndex : root.fileIndex {
+            guard let handle = FileHandle(.archive, name) else { continue }
+            let bytes = try await backend.load(handle, range: nil, maxBytes: 1 << 32)
+            tables.append(try IndexTable.decode(bytes, kind: kind))
+        }
+        tables.append(lock.withLock { kind == .items ? adoptedKeys.items : adoptedKeys.files })
+        let loaded = LoadedIndex(tables: tables)
+        lock.withLock {
+            if kind == .items { itemIndex = itemIndex ?? loaded } else { fileIndex = fileIndex ?? loaded }
+        }
+        return lock.withLock { kind == .items ? itemIndex! : fileIndex! }
+    }
+
+    // MARK: The crawl
+
+    /// The group of `source`'s `page` when the page is settled: the table's newest group of it
+    /// has this `digest` and `recipe`, no shadowed item, nothing to retry, and every stored
+    /// image younger than `ttl` seconds at `now`.
+    func settled(source: String, page: Int, digest: String, recipe: String, now: Date, ttl: Double) -> GroupEntry? {
+        guard let entry = table.newest(source: source, page: page), entry.digest == digest, entry.recipe == recipe,
+              !entry.retry, entry.shadowed?.isEmpty ?? true, entry.items > 0 else { return nil }
+        if let oldest = entry.oldestFetch, Double(oldest) + ttl <= now.timeIntervalSince1970 { return nil }
+        return entry
+    }
+
+    /// Marks the group `number` listed again by the run that started at `run` (ms), without work.
+    func relist(_ number: UInt32, at run: Int64) {
+        table.update(number) { $0.relist(at: run) }
+    }
+
+    // MARK: Committing
+
+    /// Takes out of the table's counts the earlier effective copies of `items` (now listed by
+    /// a group in `except`): they are shadowed.
+    private func shadowEarlier(itemKeys: [IndexEntry], items: [ManifestItem], except: Set<UInt32>) async throws {
+        guard !table.entries.isEmpty else { return }
+        let index = try await loadedIndex(.items)
+        for (position, key) in itemKeys.enumerated() {
+            guard let hit = index.lookup(key.key), !except.contains(hit.group),
+                  let earlier = table.entry(hit.group) else { continue }
+            guard let old = try await item(of: earlier, at: hit.item), old.source == items[position].source,
+                  old.id == items[position].id else { continue }
+            table.update(hit.group) { _ = $0.shadow(hit.item, item: old) }
+        }
+    }
+
+    /// What a commit did.
+    struct Committed: Sendable {
+        var root: RepositoryRoot
+        /// Archive files retired long enough ago that no kept root names them, removed.
+        var removed: Int
+    }
+
+    /// Ends a run: the groups `journal` wrote join the table (shadowing the earlier copies of
+    /// their items), the index deltas and the table are saved, then a copy of the new root and
+    /// the root itself; then archive files no kept root names are removed. `run` is the run
+    /// record the root keeps; `files` and `bytes` the referenced files' count and bytes.
+    func commit(journal: RunJournal?, run: RunRecord?, generatedAt: Date) async throws -> Committed {
+        let written = journal?.groups ?? []
+        let numbers = Set(written.map(\.entry.number))
+        var newItemKeys = lock.withLock { adoptedKeys.items }
+        var newFileKeys = lock.withLock { adoptedKeys.files }
+        for group in written {
+            let items = try await rawItems(group.entry)
+            try await shadowEarlier(itemKeys: group.itemKeys, items: items, except: numbers)
+            table.put(group.entry)
+            newItemKeys += group.itemKeys
+            newFileKeys += group.fileKeys
+        }
+        _ = table.removeDead()
+        var next = root
+        next.generation += 1
+        next.generatedAt = generatedAt
+        next.run = run
+        next.segments = mergedSegments(next.segments + adoptedSegments + (journal?.segments ?? []))
+        next.nextGroup = max(root.nextGroup, journal?.nextGroup ?? 0)
+        next.itemIndex = try await saveIndex(.items, current: root.itemIndex, adding: newItemKeys)
+        next.fileIndex = try await saveIndex(.files, current: root.fileIndex, adding: newFileKeys)
+        next.groups = try await saveArchiveFile(try table.encoded(), extension: "groups")
+        next.totals.sources = table.totals
+        let live = Set(table.entries.map(\.segment))
+        next.segments = next.segments.filter { live.contains($0.name) }
+        // What the old root named and the new one does not is retired now; a retired file is
+        // removed once no kept copy of a root can name it (nor a shard's root).
+        var retired = next.retired
+        for name in root.archiveFiles.subtracting(next.archiveFiles) { retired[name] = next.generation }
+        let shardFiles = try await shardNames()
+        let doomed = retired.filter { next.generation - $0.value >= UInt64(Self.keptRoots) && !shardFiles.contains($0.key) }
+        for name in doomed.keys { retired.removeValue(forKey: name) }
+        next.retired = retired
+        try await saveRoot(next)
+        root = next
+        lock.withLock {
+            adoptedKeys = ([], [])
+            if !newItemKeys.isEmpty { itemIndex?.add(newItemKeys) }
+            if !newFileKeys.isEmpty { fileIndex?.add(newFileKeys) }
+        }
+        adoptedSegments = []
+        var removed = 0
+        for name in doomed.keys {
+            guard let handle = FileHandle(.archive, name), (try? await backend.remove(handle)) != nil else { continue }
+            removed += 1
+        }
+        try? await removeOldCopies()
+        return Committed(root: next, removed: removed)
+    }
+
+    /// Saves the root's copy in `archive/roots/`, then the root.
+    func saveRoot(_ root: RepositoryRoot) async throws {
+        let bytes = try root.encoded()
+        if let copy = FileHandle(.archive, "roots/" + state + root.copyName.dropFirst("roots/".count)) {
+            try await backend.save(copy, bytes: bytes, options: SaveOptions())
+        }
+        try await backend.save(Self.rootHandle(state: state), bytes: bytes, options: SaveOptions())
+    }
+
+    private func mergedSegments(_ segments: [RepositoryRoot.Segment]) -> [RepositoryRoot.Segment] {
+        var seen = Set<String>()
+        return segments.filter { seen.insert($0.name).inserted }
+    }
+
+    /// Saves the index's delta for `adding` (or, when the deltas have grown past a quarter of
+    /// the base or number more than 8, one new base of everything) and returns the index's
+    /// table names.
+    private func saveIndex(_ kind: IndexTable.Kind, current: [String], adding: [IndexEntry]) async throws -> [String] {
+        guard !adding.isEmpty else { return current }
+        var sizes: [Int] = []
+        for name in current {
+            if let handle = FileHandle(.archive, name), let info = try await backend.stat(handle) {
+                sizes.append(Int(info.size ?? 0) / IndexTable.entryBytes)
+            } else {
+                sizes.append(0)
+            }
+        }
+        let base = sizes.first ?? 0
+        let deltas = sizes.dropFirst().reduce(0, +) + adding.count
+        if current.isEmpty || current.count >= 8 || deltas * 4 > base {
+            let index = try await loadedIndex(kind)
+            var all = index.entries
+            all += adding
+            let merged = LoadedIndex.merged(all.filter { table.entry($0.group) != nil })
+            return [try await saveArchiveFile(IndexTable.encode(merged, kind: kind), extension: kind.fileExtension)]
+        }
+        return current + [try await saveArchiveFile(IndexTable.encode(adding, kind: kind), extension: kind.fileExtension)]
+    }
+
+    /// Saves `bytes` as `archive/tables/<sha256>.<extension>` and returns its name.
+    private func saveArchiveFile(_ bytes: [UInt8], extension ext: String) async throws -> String {
+        let name = "tables/" + SHA256.hex(bytes) + "." + ext
+        if let handle = FileHandle(.archive, name) {
+            try await backend.save(handle, bytes: bytes, options: SaveOptions(sha256: SHA256.hash(bytes)))
+        }
+        return name
+    }
+
+    /// The files under `archive/` that the current roots of the shards of OUT name (a merge or a
+    /// whole run must not remove what a shard's next run reads).
+    private func shardNames() async throws -> Set<String> {
+        guard state.isEmpty else { return [] }
+        var roots: [FileHandle] = []
+        try await backend.list(.state, prefix: "shards/") { page in
+            roots += page.map(\.handle).filter { !$0.isPartial && $0.name.hasSuffix("/" + CacheLayout.manifestFileName) }
+        }
+        var names = Set<String>()
+        for handle in roots {
+            guard let bytes = try? await backend.load(handle, range: nil, maxBytes: Self.maxRootBytes),
+                  case .root(let root)? = try? RepositoryRoot.decode(bytes) else { continue }
+            names.formUnion(root.archiveFiles)
+        }
+        return names
+    }
+
+    /// Removes the copies of this state's roots older than the last `keptRoots`.
+    private func removeOldCopies() async throws {
+        let folder = "roots/" + state
+        var names: [String] = []
+        try await backend.list(.archive, prefix: folder) { page in
+            for info in page where !info.handle.isPartial && !info.handle.name.dropFirst(folder.count).contains("/") {
+                names.append(info.handle.name)
+            }
+        }
+        for name in names.sorted().dropLast(Self.keptRoots) {
+            if let handle = FileHandle(.archive, name) { try await backend.remove(handle) }
+        }
+    }
+}
