@@ -66,13 +66,32 @@ package protocol Backend: Sendable {
     /// waiting: `.lockHeld` when another holder has it.
     func lock(_ handle: FileHandle, mode: LockMode, holder: String) async throws(BackendError) -> any BackendLock
 
+    /// Holds back room on the store's device under `handle` (kind `.state`) for writes that must
+    /// not fail for lack of space (a run's final writes): a store whose saves can fail so
+    /// (`properties.canFillUp`, a local folder) returns a reservation to grow and release; the
+    /// others nil. Wrappers pass it through.
+    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)?
+
     /// Saves every request of `batch`, as many at once as the store takes
     /// (`properties.connections`), and returns each one's error (nil: saved), in order. When it
     /// returns every save that succeeded is durable. The default saves one after the other.
     func saveAll(_ batch: [SaveRequest]) async -> [BackendError?]
 }
 
+/// Room held back on a store's device (`Backend.reserve`): real blocks, not a sparse hole.
+package protocol SpaceReservation: AnyObject, Sendable {
+    /// Bytes held so far.
+    var bytes: Int64 { get }
+    /// Holds at least `bytes`; throws `.full` when the device has not that much room (the
+    /// reservation then stays what it was).
+    func grow(to bytes: Int64) throws(BackendError)
+    /// Gives the room back (removes the reservation's file). Idempotent.
+    func release()
+}
+
 extension Backend {
+    package func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? { nil }
+
     package func saveAll(_ batch: [SaveRequest]) async -> [BackendError?] {
         var errors: [BackendError?] = []
         errors.reserveCapacity(batch.count)

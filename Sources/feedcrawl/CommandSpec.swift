@@ -120,7 +120,8 @@ extension CommandSpec {
                 .bind(Manifest.time),
             .flag("--all", .options, "List every item of every source.").bind(Manifest.on { if $1 { $0.listing = true } }),
             .value("--format", "F", .options, defaultText: "table", choices: InspectionFormat.allCases.map(\.rawValue),
-                   "table (for people), json (for scripts) or csv (spreadsheets).").bind(Manifest.choice(\.format)),
+                   "table (for people), json (for scripts), csv (spreadsheets) or ndjson (one item a line, for jq).")
+                .bind(Manifest.choice(\.format)),
             .flag("--json", .options, "Short for --format json.").bind(Manifest.on { if $1 { $0.format = .json } }),
             .flag("--verify", .options,
                   "Re-read every cached file and report missing, corrupt, incomplete and orphaned files.")
@@ -129,6 +130,11 @@ extension CommandSpec {
                   "With --verify: remove the corrupt, incomplete and orphaned files.").bind(Manifest.on { $0.repair = $1 }),
             helpOption.bind(Manifest.on { $0.help = $1 }),
         ])
+
+    /// `feedcrawl manifest export [--out OUT]`: the whole archive as one version-2 document.
+    static let export = CommandSpec(
+        words: ["manifest", "export"], summary: "Write the whole archive as one version-2 manifest document",
+        options: manifest.options.filter { ["--out", "--s3-endpoint", "--help"].contains($0.name) })
 
     /// `feedcrawl manifest merge [crawl options]`: takes the crawl's options.
     static let merge = CommandSpec(
@@ -199,5 +205,5 @@ extension CommandSpec {
         options: [], operands: ["bash", "zsh", "fish"])
 
     /// Every command; the crawl first, then the subcommands in the order completion offers them.
-    static let all: [CommandSpec] = [crawl, config, manifest, merge, demoFeed, help, completion]
+    static let all: [CommandSpec] = [crawl, config, manifest, export, merge, demoFeed, help, completion]
 }

@@ -1,16 +1,19 @@
 extension HelpText {
     static let manifest = """
     USAGE: feedcrawl manifest [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] [filters]
-                              [--format table|json|csv] [--json] [--verify [--repair]]
+                              [--format table|json|csv|ndjson] [--json] [--verify [--repair]]
+           feedcrawl manifest export [--out DIR|s3://BUCKET/PREFIX]
            feedcrawl manifest merge [crawl options]     (see 'feedcrawl manifest merge --help')
 
-    Shows what a crawl left in DIR/manifest.json: with no filter, a summary (items by source
-    and status, files and bytes in the cache, the last run, the most common errors); with a
-    filter (--status, --source, --id, --variant, --error, --page, --seen-since, --seen-before)
-    or --all, the matching items, one a line (a CSV row an image), written as they are read,
-    so a listing of any size takes little memory. Outcomes still in the journal of an
-    unfinished (killed) run are included. Text from feeds is stripped of control characters
-    and escape sequences before it is printed.
+    Shows what crawls left in the archive at DIR: with no filter, a summary (items by source
+    and status, files and bytes in the cache, the last run, the most common errors), read from
+    the archive's totals; with a filter (--status, --source, --id, --variant, --error, --page,
+    --seen-since, --seen-before) or --all, the matching items in the manifest's order, one a
+    line (a CSV row an image), written as they are read, so a listing of any size takes little
+    memory. 'export' writes the whole archive as one version-2 manifest document (what
+    manifest.json held before format 3), for jq scripts. Pages a run in progress or an
+    unfinished (killed) run journaled are included. Text from feeds is stripped of control
+    characters and escape sequences before it is printed.
 
     OPTIONS:
     \(CommandSpec.manifest.options.map(helpEntry).joined(separator: "\n"))
@@ -32,6 +35,26 @@ extension HelpText {
            or OUT could not be read (a store that cannot be reached, say)
       2    usage error, or no readable manifest in DIR
       75   --verify: a crawl holds DIR's lock
+    """
+
+    static let export = """
+    USAGE: feedcrawl manifest export [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL]
+
+    Writes the whole archive to stdout as one version-2 manifest document:
+    {"version": 2, "generatedAt": …, "items": [...], "run": {…}}, one item a line in the
+    manifest's order (source, then id), every field as manifest.json held it before the archive
+    format 3: jq scripts written for it work on this output
+    (feedcrawl manifest export | jq '.items[] | select(.status == "failed")').
+    Streamed as it is read: memory stays flat at any archive size.
+
+    OPTIONS:
+    \(CommandSpec.export.options.map(helpEntry).joined(separator: "\n"))
+
+    EXIT STATUS:
+      0    done
+      1    the archive could not be read
+      2    usage error, or no archive in DIR
+      65   the archive's root is damaged and has no copy to fall back on
     """
 
     static let merge = """

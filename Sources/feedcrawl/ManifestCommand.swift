@@ -4,14 +4,15 @@ import FeedCrawlSupport
 
 /// `feedcrawl manifest [options]`: summarise, list or verify what a crawl left in OUT.
 enum ManifestCommand {
-    /// The archive read (a folder, or a copy of an OUT in object storage), closed by `leave`.
+    /// The archive read, closed by `leave`.
     nonisolated(unsafe) static var archive: ArchiveReader?
 
-    /// Prints `feedcrawl: error: ERROR` when given (default none), closes the archive (releases
-    /// its lock, removes a copy), then exits with `status`.
-    static func leave(_ status: ExitStatus, error: String? = nil) -> Never {
+    /// Prints `feedcrawl: error: ERROR` when given (default none), then exits with `status`
+    /// (the kernel, or the lease's expiry, releases a lock `--verify` took; `close` first where
+    /// it can).
+    static func leave(_ status: ExitStatus, error: String? = nil) async -> Never {
         if let error { Console.err("feedcrawl: error: \(error)") }
-        archive?.close()
+        await archive?.close()
         exit(status.rawValue)
     }
 
@@ -43,60 +44,28 @@ enum ManifestCommand {
 
     static func run(_ arguments: [String]) async -> Never {
         if arguments.first == "merge" { await MergeCommand.run(Array(arguments.dropFirst())) }
-        let options = Console.orUsageError(help: "feedcrawl manifest") { try parse(arguments) }
+        let exporting = arguments.first == "export"
+        let given = exporting ? Array(arguments.dropFirst()) : arguments
+        let command = exporting ? "feedcrawl manifest export" : "feedcrawl manifest"
+        let options = Console.orUsageError(help: command) {
+            exporting ? try ArgumentList.read(given, command: .export, into: Options()) : try parse(given)
+        }
         if options.help {
-            Console.out(HelpText.manifest)
-            leave(.success)
+            Console.out(exporting ? HelpText.export : HelpText.manifest)
+            await leave(.success)
         }
-        // One path whatever the store: an OUT in object storage is read from a local copy of
-        // its manifest and journal.
-        var objectStore: ObjectStoreTarget?
-        if options.outDirectory.lowercased().hasPrefix("s3:") {
-            do {
-                let location = try S3Location(parsing: options.outDirectory)
-                let configuration = try S3Configuration.fromEnvironment(nil, endpoint: options.s3Endpoint)
-                objectStore = ObjectStoreTarget(location: location, configuration: configuration)
-            } catch let error as S3LocationError {
-                Console.usageError("--out: \(error)", help: "feedcrawl manifest")
-            } catch {
-                Console.usageError("--out \(options.outDirectory): \(error)", help: "feedcrawl manifest")
-            }
+        let reader = await open(options, help: command)
+        if reader.adoptedPages > 0 {
+            Console.err("feedcrawl: note: including \(reader.adoptedPages) pages a run in progress or an unfinished run "
+                + "journaled (the next run names them in the archive)")
         }
-        let reader: ArchiveReader
-        do {
-            reader = try ArchiveReader(outDirectory: options.outDirectory, objectStore: objectStore, network: .init())
-        } catch {
-            leave(.itemsFailed, error: "cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
-        }
-        archive = reader
-        let directory = reader.directory
-        // The run holding OUT's lock, if any: its PID is in the lock file while it runs.
-        let running = reader.isCopy ? nil : RunLock.livePID(path: CacheLayout(outDirectory: directory).lockPath)
-        let snapshot: ManifestSnapshot
-        do {
-            snapshot = try ManifestSnapshot.load(outDirectory: directory)
-        } catch .damaged(let damage) {
-            leave(.damagedManifest, error: TerminalText.sanitize(damage.description))
-        } catch .notFound where reader.isCopy {
-            leave(.usage, error: "no manifest at \(reader.manifestPath) (has feedcrawl run with this --out?)")
-        } catch .notFound(let path) where running != nil {
-            leave(.usage, error: "no manifest at \(TerminalText.sanitize(path)) yet: the first run (pid \(running ?? 0)) is in progress and has finished no item; look again later")
-        } catch {
-            leave(.usage, error: TerminalText.sanitize(error.description))
-        }
-        if snapshot.journalItems > 0 {
-            if let running {
-                Console.err("feedcrawl: note: a run is in progress (pid \(running)): including the \(snapshot.journalItems) outcomes it has journaled so far (it writes the manifest when it finishes)")
-            } else {
-                Console.err("feedcrawl: note: including \(snapshot.journalItems) outcomes from the journal of an unfinished run (the next run folds them into the manifest)")
-            }
-        }
-        if options.verify { verify(snapshot, format: options.format, repair: options.repair) }
+        if exporting { await export(reader) }
+        if options.verify { await verify(reader, format: options.format, repair: options.repair) }
         do {
             if options.listing {
                 // Written as read, in 64 KiB pieces: memory stays flat at any archive size.
                 var pending = ""
-                let written = try ItemListing.stream(snapshot, filter: options.filter, format: options.format) { text in
+                let written = try await ItemListing.stream(reader, filter: options.filter, format: options.format) { text in
                     pending += text
                     if pending.utf8.count >= 1 << 16 {
                         Console.write(pending)
@@ -107,54 +76,84 @@ enum ManifestCommand {
                 let unknown = options.filter.sources.subtracting(written.sources).sorted()
                 if !unknown.isEmpty {
                     let names = written.sources.sorted()
-                    leave(.usage, error: "no source \(unknown.map { "'\(TerminalText.sanitize($0))'" }.joined(separator: ", ")) "
+                    await leave(.usage, error: "no source \(unknown.map { "'\(TerminalText.sanitize($0))'" }.joined(separator: ", ")) "
                         + "in this archive; its sources: " + (names.isEmpty ? "none yet" : names.map(TerminalText.sanitize).joined(separator: ", ")))
                 }
             } else {
-                Console.write(try ManifestSummary(snapshot).render(
-                    options.format, manifestPath: reader.isCopy ? reader.manifestPath : snapshot.layout.manifestPath))
+                Console.write(reader.summary().render(options.format, manifestPath: reader.manifestPath))
             }
         } catch {
-            failed(error, reading: snapshot)
+            await leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
         }
-        leave(.success)
+        await leave(.success)
     }
 
-    /// Reports an error met reading `snapshot`: a damaged manifest (the file, what was lost, how
-    /// to recover) with exit status 65, else 1.
-    static func failed(_ error: any Error, reading snapshot: ManifestSnapshot) -> Never {
-        let damage = DamagedManifest.from(error, manifestPaths: [snapshot.layout.manifestPath])
-        leave(damage == nil ? .itemsFailed : .damagedManifest, error: TerminalText.sanitize(damage?.description ?? "\(error)"))
+    /// The archive `options` name (a folder, or `s3://BUCKET/PREFIX`), open for reading; what
+    /// opening it had to do is said on stderr. Leaves with 2 (no archive, a bad `--out`), 65 (a
+    /// damaged root, nothing to fall back on) or 1 (a store that fails).
+    static func open(_ options: Options, help: String) async -> ArchiveReader {
+        var objectStore: ObjectStoreTarget?
+        if options.outDirectory.lowercased().hasPrefix("s3:") {
+            do {
+                let location = try S3Location(parsing: options.outDirectory)
+                let configuration = try S3Configuration.fromEnvironment(nil, endpoint: options.s3Endpoint)
+                objectStore = ObjectStoreTarget(location: location, configuration: configuration)
+            } catch let error as S3LocationError {
+                Console.usageError("--out: \(error)", help: help)
+            } catch {
+                Console.usageError("--out \(options.outDirectory): \(error)", help: help)
+            }
+        }
+        let reader: ArchiveReader
+        do {
+            reader = try await ArchiveReader.open(outDirectory: options.outDirectory, objectStore: objectStore, network: .init())
+        } catch .damaged(let damage) {
+            await leave(.damagedManifest, error: TerminalText.sanitize(damage.description))
+        } catch .empty(let path) {
+            await leave(.usage, error: "no archive at \(TerminalText.sanitize(path)) (has feedcrawl run with this --out?)")
+        } catch {
+            await leave(.itemsFailed, error: "cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
+        }
+        archive = reader
+        if let conversion = reader.conversion { Console.err("feedcrawl: \(TerminalText.sanitize(conversion))") }
+        for note in reader.notes { Console.err("feedcrawl: warning: \(TerminalText.sanitize(note))") }
+        return reader
+    }
+
+    /// `feedcrawl manifest export`: the whole archive as one version-2 manifest document on
+    /// stdout (`{"version": 2, "generatedAt": …, "items": [...], "run": {…}}`, every item in the
+    /// manifest's order, each as a version-2 manifest holds it), written as it is read.
+    private static func export(_ reader: ArchiveReader) async -> Never {
+        do {
+            try await reader.export { Console.write($0) }
+        } catch {
+            await leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
+        }
+        await leave(.success)
     }
 
     /// Verifies under the run lock, so no run changes the cache meanwhile; with `repair`, then
     /// removes every `corrupt`, `incomplete` and `orphaned` file, so that the next run fetches
     /// those images again (it fetches what the cache does not hold). Exit 0 when clean, 1 on any
     /// problem (also when repaired), 75 when a run holds the lock.
-    private static func verify(_ snapshot: ManifestSnapshot, format: InspectionFormat, repair: Bool) -> Never {
-        // The archive's own lock: a lock file on disk, the run lease in object storage (both
-        // released by `leave`).
-        guard let reader = archive else { leave(.itemsFailed) }
+    private static func verify(_ reader: ArchiveReader, format: InspectionFormat, repair: Bool) async -> Never {
         do {
-            try reader.lock()
-        } catch Crawler.SetupError.locked(let path) {
-            let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
-            leave(.locked, error: "a feedcrawl run is using \(snapshot.layout.outDirectory)\(pid); verify when it has finished")
-        } catch Crawler.SetupError.leaseHeld(let message) {
-            leave(.locked, error: TerminalText.sanitize(message))
+            try await reader.lock()
+        } catch Crawler.SetupError.locked(let holder) {
+            await leave(.locked, error: "\(TerminalText.sanitize(holder)); verify when it has finished")
         } catch {
-            leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
+            await leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
         }
         let result: CacheVerification
         do {
-            result = try reader.verify(snapshot)
+            result = try await reader.verify()
         } catch {
-            failed(error, reading: snapshot)
+            await leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
         }
         // What `--verify` (and `--repair`) found.
         Console.write(result.render(format))
         if repair {
-            let (removed, notRemoved) = reader.repair(result)
+            let (removed, notRemoved) = await reader.repair(result)
             if format == .table {
                 Console.write(removed.isEmpty ? "Repair: nothing to remove.\n"
                     : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again.\n")
@@ -163,7 +162,7 @@ enum ManifestCommand {
                 Console.err("feedcrawl: error: --repair could not remove \(TerminalText.sanitize(file))")
             }
         }
-        leave(result.isClean ? .success : .itemsFailed)
+        await leave(result.isClean ? .success : .itemsFailed)
     }
 }
 

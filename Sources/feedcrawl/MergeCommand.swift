@@ -27,7 +27,7 @@ enum MergeCommand {
         merge.network = options.network()
         let report: ShardMerge.Report
         do {
-            report = try merge.run()
+            report = try await merge.run()
         } catch Crawler.SetupError.leaseHeld(let message) {
             fail(message, status: .locked, json: options.ux.json)
         } catch Crawler.SetupError.locked(let path) {

@@ -11,6 +11,8 @@ public struct BodyDigest: Sendable, Equatable {
 
     /// Lowercase hexadecimal SHA-256 of the whole body as written (64 characters).
     public var sha256: String
+    /// The same SHA-256, its 32 bytes (what an object store checks a save against).
+    public var sha256Bytes: [UInt8] = []
     /// The first `min(body size, headLimit)` bytes of the body.
     public var head: [UInt8]
     /// Body bytes seen.
@@ -44,6 +46,9 @@ struct BodyDigester {
 
     /// The digest of everything fed so far.
     func finish() -> BodyDigest {
-        BodyDigest(sha256: hasher.finalizeHex(), head: head, size: structure.byteCount, structure: structure.finish())
+        let raw = hasher.finalize()
+        var digest = BodyDigest(sha256: raw.hexString, head: head, size: structure.byteCount, structure: structure.finish())
+        digest.sha256Bytes = raw
+        return digest
     }
 }

@@ -1,61 +1,54 @@
-import Glibc
+import FeedCrawlStorage
 import FeedCrawlSupport
 
 /// Keeps a crawl honest about its output device filling up.
 ///
-/// - Holds a `ManifestReserve` at least as large as the manifest the run will write: the
-///   previous manifest plus an estimate for every item admitted so far (`admit(_:)`, called
-///   per feed page before its items are registered), plus a margin for the run record.
-/// - Notices the device is full: a reservation that cannot grow, or an image write that fails
-///   with ENOSPC, EDQUOT or EROFS (`noteWriteFailure`). From then on no image is fetched and no
-///   further page is admitted; `problem` says what happened, naming the path.
-/// - `releaseForFinalWrite()` gives the reserved space back just before the manifest is saved.
+/// - Holds room (`Backend.reserve`, on a store that can fill up) at least as large as what the
+///   run must still write at its end: the journal and the archive's tables for every item
+///   admitted so far (`admit(_:)`, called per feed page before its items are registered), plus a
+///   margin for the root.
+/// - Notices the device is full: a reservation that cannot grow, or a save that fails with
+///   `.full` (ENOSPC, EDQUOT, EROFS) (`noteWriteFailure`). From then on no image is fetched and
+///   no further page is admitted; `problem` says what happened, naming the path.
+/// - `releaseForFinalWrite()` gives the reserved room back just before the end of the run saves.
 ///
 /// Thread-safe.
 final class CrawlStorage: @unchecked Sendable {
-    /// Reserved on top of the items' estimates, for the run record and JSON framing.
+    /// Reserved on top of the items' estimates, for the root and the tables' framing.
     static let margin: Int64 = 64 << 10
     /// The reserve grows in steps of this much beyond what is needed, to keep calls rare.
     static let step: Int64 = 256 << 10
+    /// The reservation's name: `OUT/.manifest-reserve`.
+    static let reserveName = ".manifest-reserve"
 
     private let lock = Lock()
-    private var reserve: ManifestReserve?
+    private var reserve: (any SpaceReservation)?
     private var needed: Int64
     private var fullProblem: String?
-    private let outDirectory: String
+    private let location: String
     private let perItemExtra: Int64
 
-    /// Reserves room for a manifest of `previousManifestBytes` plus the margin. Throws the
-    /// `FileSystemError` when the device is already too full for that; other reservation errors
-    /// (a file system that cannot allocate) leave the crawl running without a reserve and are
-    /// passed to `warn`. `perItemExtra` is added to every item's estimate (room for launch
-    /// details when that source fetches them).
+    /// Reserves room for `startBytes` plus the margin on `backend` (nothing on a store that
+    /// cannot fill up). Throws the `BackendError` when the device is already too full for that;
+    /// other reservation errors leave the crawl running without a reserve and are passed to
+    /// `warn`. `perItemExtra` is added to every item's estimate (room for launch details when
+    /// that source fetches them).
     init(
-        layout: CacheLayout, previousManifestBytes: Int64, perItemExtra: Int64 = 0, warn: (String) -> Void
-    ) throws(FileSystemError) {
-        outDirectory = layout.outDirectory
+        backend: any Backend, startBytes: Int64 = 0, perItemExtra: Int64 = 0, warn: (String) -> Void
+    ) throws(BackendError) {
+        let handle = FileHandle(.state, Self.reserveName)!
+        location = backend.location(handle)
         self.perItemExtra = max(perItemExtra, 0)
-        needed = max(previousManifestBytes, 0) + Self.margin
+        needed = max(startBytes, 0) + Self.margin
         do {
-            let reserve = try ManifestReserve(path: Self.reservePath(layout))
-            self.reserve = reserve
-            try reserve.ensure(needed)
+            reserve = try backend.reserve(handle)
+            try reserve?.grow(to: needed)
         } catch {
             reserve?.release()
             reserve = nil
-            if Self.meansFull(error.code) { throw error }
-            warn("cannot reserve space for the manifest (\(error)); continuing without a reserve")
+            if error.kind == .full { throw error }
+            warn("cannot reserve space for the archive's final writes (\(error)); continuing without a reserve")
         }
-    }
-
-    /// `OUT/.manifest-reserve`.
-    static func reservePath(_ layout: CacheLayout) -> String {
-        layout.statePath(ManifestReserve.fileName)
-    }
-
-    /// Deletes a reserve a killed run left behind (before the previous manifest is folded).
-    static func removeLeftoverReserve(_ layout: CacheLayout) {
-        unlink(reservePath(layout))
     }
 
     /// Why the run stopped writing, if it did (names the problem and the path).
@@ -66,23 +59,23 @@ final class CrawlStorage: @unchecked Sendable {
         lock.withLock { fullProblem == nil ? nil : "not fetched: the output device is full or read-only" }
     }
 
-    /// Reserves room for `items` in the final manifest. False when the device is full: the
-    /// caller must then drop the page (it is not recorded) and stop its source.
+    /// Reserves room for `items` in the final writes. False when the device is full: the caller
+    /// must then drop the page (it is not recorded) and stop its source.
     func admit(_ items: [FeedItem]) -> Bool {
         lock.withLock {
             guard fullProblem == nil else { return false }
             let total = needed + items.reduce(Int64(0)) { $0 + Self.estimatedBytes($1) + perItemExtra }
-            if let reserve, total > reserve.reservedBytes {
-                do throws(FileSystemError) {
-                    do throws(FileSystemError) {
-                        try reserve.ensure(total + Self.step)
-                    } catch where Self.meansFull(error.code) {
-                        try reserve.ensure(total)
+            if let reserve, total > reserve.bytes {
+                do throws(BackendError) {
+                    do throws(BackendError) {
+                        try reserve.grow(to: total + Self.step)
+                    } catch where error.kind == .full {
+                        try reserve.grow(to: total)
                     }
                 } catch {
-                    if Self.meansFull(error.code) {
-                        fullProblem = "\(error.reason): cannot reserve room for the manifest in \(outDirectory) "
-                            + "(\(reserve.path)); stopped crawling. Free some space and run again"
+                    if error.kind == .full {
+                        fullProblem = "\(error.reason): cannot reserve room for the archive in \(location); "
+                            + "stopped crawling. Free some space and run again"
                         return false
                     }
                     // Not a space problem: carry on as without a reserve.
@@ -95,17 +88,16 @@ final class CrawlStorage: @unchecked Sendable {
         }
     }
 
-    /// Records a failed write; ENOSPC, EDQUOT and EROFS mark the device as full.
-    func noteWriteFailure(path: String, code: Int32) {
-        guard Self.meansFull(code) else { return }
+    /// Records a failed save; a `.full` one marks the device as full.
+    func noteWriteFailure(_ error: BackendError) {
+        guard error.kind == .full else { return }
         lock.withLock {
             guard fullProblem == nil else { return }
-            fullProblem = "\(FileSystemError.reason(for: code)) writing \(path); stopped fetching images. "
-                + "Free some space and run again"
+            fullProblem = "\(error.reason) writing \(error.location); stopped fetching images. Free some space and run again"
         }
     }
 
-    /// Gives the reserved space back, just before the manifest is written.
+    /// Gives the reserved room back, just before the final writes.
     func releaseForFinalWrite() {
         lock.withLock {
             reserve?.release()
@@ -113,18 +105,14 @@ final class CrawlStorage: @unchecked Sendable {
         }
     }
 
-    /// Whether an errno means no more data can be written to the device.
-    static func meansFull(_ code: Int32) -> Bool {
-        code == ENOSPC || code == EDQUOT || code == EROFS
-    }
-
-    /// An upper estimate of one item's bytes in the manifest, whatever its outcome: the feed's
-    /// text (doubled, for JSON escapes) plus room for each image's outcome fields, whose lengths
-    /// `ImageRecord.Outcome.bounded()` caps.
+    /// An upper estimate of one item's bytes at the end of the run, whatever its outcome: its
+    /// journal line (the feed's text, doubled for JSON escapes, plus room for each image's
+    /// outcome fields, whose lengths `ImageRecord.Outcome.bounded()` caps) and its index entries.
     static func estimatedBytes(_ item: FeedItem) -> Int64 {
         var text = item.source.utf8.count + item.id.utf8.count + item.title.utf8.count
             + (item.author?.utf8.count ?? 0) + (item.pageURL?.utf8.count ?? 0) + (item.problem?.utf8.count ?? 0)
         for image in item.images { text += image.variant.utf8.count + image.url.utf8.count }
-        return Int64(2 * text) + 256 + Int64(item.images.count) * 1_400
+        return Int64(2 * text) + 256 + Int64(item.images.count) * (1_400 + Int64(IndexTable.entryBytes))
+            + Int64(IndexTable.entryBytes)
     }
 }

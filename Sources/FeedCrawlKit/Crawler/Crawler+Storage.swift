@@ -1,27 +1,130 @@
-import Glibc
+import FeedCrawlHTTP
+import FeedCrawlStorage
 import FeedCrawlSupport
+import FoundationEssentials
+import Glibc
 
 extension Crawler {
-    /// The run's `CrawlStorage`: reserves room for the final manifest (the previous one's size
-    /// plus a margin) before anything is fetched. A device already too full for that stops the
-    /// run here, before it changes anything.
+    /// The backend `configuration` names (`Backends.open`: OUT as a folder, or the object store
+    /// of `objectStore`), wrapped in the run's request policy (retries, pacing, `--deadline`).
+    static func openBackend(_ configuration: CrawlConfiguration, policy: RequestPolicy) throws(SetupError) -> any Backend {
+        do {
+            let network = HTTPEngine.Configuration(
+                userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
+                noProxy: configuration.noProxy)
+            return try Backends.open(
+                out: configuration.outDirectory, objectStore: configuration.objectStore, network: network, policy: policy)
+        } catch {
+            throw .output("\(error)")
+        }
+    }
+
+    /// Takes OUT's lock: a whole run (or a merge) exclusively; a shard shares OUT's lock with the
+    /// other shards and holds its own part's exclusively. Another holder: `.locked` saying who.
+    static func lock(_ backend: any Backend, shard: Shard?) async throws(SetupError) -> [any BackendLock] {
+        let holder = leaseHolder()
+        var taken: [any BackendLock] = []
+        func take(_ name: String, _ mode: LockMode) async throws(SetupError) {
+            guard let handle = FileHandle(.lock, name) else { return }
+            do throws(BackendError) {
+                taken.append(try await backend.lock(handle, mode: mode, holder: holder))
+            } catch {
+                for lock in taken { await lock.release() }
+                throw error.kind == .lockHeld ? .locked(error.reason) : .output(error.description)
+            }
+        }
+        guard let shard else {
+            try await take(CacheLayout.lockFileName, .exclusive)
+            return taken
+        }
+        try await take(CacheLayout.lockFileName, .shared)
+        try await take(shard.directory + "/" + CacheLayout.lockFileName, .exclusive)
+        return taken
+    }
+
+    /// The marker of a run in progress: `OUT/.unfinished` (a shard's `shards/N/K/.unfinished`).
+    static func unfinishedHandle(state: String) -> FileHandle {
+        FileHandle(.state, state + ".unfinished")!
+    }
+
+    /// Says a run is in progress (the marker, saved); returns whether the last run on this state
+    /// left one (it did not finish: killed).
+    static func markUnfinished(_ backend: any Backend, state: String) async throws(SetupError) -> Bool {
+        let handle = unfinishedHandle(state: state)
+        do {
+            let left = try await backend.stat(handle) != nil
+            try await backend.save(handle, bytes: Array((leaseHolder() + "\n").utf8), options: SaveOptions())
+            return left
+        } catch {
+            throw .output("\(error)")
+        }
+    }
+
+    /// Removes the marker of a run in progress (the run's archive is committed).
+    static func markFinished(_ backend: any Backend, state: String) async {
+        try? await backend.remove(unfinishedHandle(state: state))
+    }
+
+    /// After a run that did not finish: removes the staged bodies it left and the images no group
+    /// names (stored, then never journaled). One listing of the images; returns how many went.
+    static func sweep(_ backend: any Backend, repository: Repository) async -> Int {
+        var listed: [FileHandle] = []
+        try? await backend.list(.image, prefix: "") { page in listed += page.map(\.handle) }
+        var removed = 0
+        for handle in listed {
+            let named = handle.isPartial ? false : ((try? await repository.names(handle)) ?? true)
+            if !named, (try? await backend.remove(handle)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
+    /// What a lock says of its holder: `host NAME pid N started ISO-8601`.
+    static func leaseHolder() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count - 1) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "unknown"
+        return "host \(host) pid \(getpid()) started \(Date().formatted(Date.ISO8601FormatStyle()))"
+    }
+
+    /// The archive at `state` (`""`, or a shard's `shards/N/K/`), with what opening it had to do
+    /// told as warnings; an older manifest is converted first. A root that cannot be read, with
+    /// no copy to fall back on, is `.damagedManifest`; a store that fails, `.output`.
+    static func openRepository(
+        _ backend: any Backend, state: String, events: @escaping @Sendable (CrawlEvent) -> Void
+    ) async throws(SetupError) -> Repository {
+        do {
+            let repository = try await Repository.openConverting(backend, state: state) { note in
+                events(.warning(source: "", message: note))
+            }
+            for note in repository.notes { events(.warning(source: "", message: note)) }
+            return repository
+        } catch let damage as DamagedRoot {
+            throw .damagedManifest(DamagedManifest(
+                path: backend.location(Repository.rootHandle(state: state)), reason: damage.reason))
+        } catch let error as SetupError {
+            throw error
+        } catch {
+            throw .output("cannot read the archive at \(backend.location(Repository.rootHandle(state: state))): \(error)")
+        }
+    }
+
+    /// The run's `CrawlStorage`: reserves room for the end of the run before anything is
+    /// fetched, on a store that can fill up. A device already too full for that stops the run
+    /// here, before it changes anything.
     static func makeStorage(
-        _ layout: CacheLayout, configuration: CrawlConfiguration, events: @escaping @Sendable (CrawlEvent) -> Void
-    ) throws -> CrawlStorage {
-        var info = stat()
-        let previousBytes = stat(layout.manifestPath, &info) == 0 ? Int64(info.st_size) : 0
-        do throws(FileSystemError) {
+        _ backend: any Backend, configuration: CrawlConfiguration, events: @escaping @Sendable (CrawlEvent) -> Void
+    ) throws(SetupError) -> CrawlStorage {
+        do {
             // Room a source's items may need beyond the usual (launch details), reserved per item.
             return try CrawlStorage(
-                layout: layout, previousManifestBytes: previousBytes,
-                perItemExtra: configuration.sources.map(\.feed.manifestAllowance).max() ?? 0
+                backend: backend, perItemExtra: configuration.sources.map(\.feed.manifestAllowance).max() ?? 0
             ) { message in
                 events(.warning(source: "", message: message))
             }
         } catch {
-            throw SetupError.output(
-                "\(error.reason): cannot reserve room for the manifest in \(layout.outDirectory) "
-                    + "(\(error.path)); nothing was fetched. Free some space and run again")
+            throw .output(
+                "\(error.reason): cannot reserve room for the archive in \(error.location); nothing was fetched. "
+                    + "Free some space and run again")
         }
     }
 }

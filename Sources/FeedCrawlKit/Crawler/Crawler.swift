@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import FeedCrawlStorage
 
 /// Crawls the configured feeds into `OUT/cache/` and writes `OUT/manifest.json`.
 ///
@@ -61,91 +62,59 @@ public final class Crawler: Sendable {
 
     /// Runs the crawl. Task cancellation (a signal) or `deadlineSeconds` stops it early: nothing
     /// more is scheduled, transfers in flight are cancelled (leaving no partial file), their
-    /// images are `cancelled`, and the manifest is still written.
+    /// images are `cancelled`, and the archive is still committed.
     ///
-    /// The archive (`configuration.objectStore`, else the folder `outDirectory`) is opened for
-    /// the crawl (`Archive`): its lock taken, its state loaded; the run works in the session's
-    /// folder, and the session stores what it saves there (the manifest before anything is
-    /// deleted, then the contact sheet). A lock lost while the run goes on stops it.
+    /// Every file goes through the archive's backend (`Backends`: OUT as a folder or a bucket,
+    /// retries, pacing, the deadline): the lock is taken, the archive opened (a journal an
+    /// unfinished run left adopted; an older manifest converted), and the run's pages are
+    /// journaled as they finish; at the end the archive is committed (tables, then the root),
+    /// what it no longer names is removed, and the contact sheet is written. A lock lost while
+    /// the run goes on stops it.
     public func run() async throws -> CrawlReport {
-        let events = self.events
-        let archive = try Self.archive(
-            outDirectory: configuration.outDirectory, objectStore: configuration.objectStore.map { target in
-                var target = target
-                target.configuration.policy = policy
-                return target
-            },
-            network: HTTPEngine.Configuration(
-                userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
-                noProxy: configuration.noProxy))
-        let session = try archive.open(.crawl(configuration.shard)) { message, detail in
-            events(.storage(message: message, detail: detail))
+        let backend = try Self.openBackend(configuration, policy: policy)
+        let locks = try await Self.lock(backend, shard: configuration.shard)
+        let crawl = Task { try await self.run(on: backend) }
+        for lock in locks {
+            lock.keepHolding { [events = self.events] message in
+                events(.warning(source: "", message: message))
+                crawl.cancel()
+            }
         }
-        defer { session.close() }
-        let crawl = Task { try await self.run(in: session) }
-        session.keepHolding { message in
-            events(.warning(source: "", message: message))
-            crawl.cancel()
+        let report: CrawlReport
+        do {
+            report = try await withTaskCancellationHandler {
+                try await crawl.value
+            } onCancel: {
+                crawl.cancel()
+            }
+        } catch {
+            for lock in locks { await lock.release() }
+            throw error
         }
-        var report = try await withTaskCancellationHandler {
-            try await crawl.value
-        } onCancel: {
-            crawl.cancel()
-        }
-        let (storageProblem, sheetProblem) = session.conclude(sheet: configuration.shard == nil)
-        if let problem = storageProblem {
-            report.storageProblem = report.storageProblem.map { $0 + "; " + problem } ?? problem
-        }
-        if let problem = sheetProblem { report.contactSheetProblem = problem }
-        if session.publishes {
-            let state = configuration.shard.map { $0.directory + "/" } ?? ""
-            report.manifestPath = session.displayPath(state + CacheLayout.manifestFileName)
-        }
-        report.uploads = session.uploads
+        for lock in locks { await lock.release() }
         return report
     }
 
-    /// The run in `session`'s folder.
-    private func run(in session: any ArchiveSession) async throws -> CrawlReport {
+    /// The run on `backend`, its locks held.
+    private func run(on backend: any Backend) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
-        let layout = CacheLayout(outDirectory: session.directory, shard: configuration.shard)
-        let sharded = configuration.shard != nil
-
-        CrawlStorage.removeLeftoverReserve(layout)
-        var leftovers = layout.removeTemporaryManifests()
-        let spill = Spill(directory: layout.outDirectory)
-        // Every run keeps OUT/manifest.journal until its manifest is saved, so a journal here
-        // means the last run was killed and may have left partial downloads behind.
-        let interrupted = FileIO.exists(layout.journalPath)
-        if interrupted { try Self.fold(layout, spill: spill) }
-        let store = session.store
-        do {
-            try store.prepare()
-            // A shard leaves `.part` files alone: another shard may be writing them. A store
-            // that spools has no partial names (its spool starts empty).
-            if interrupted && !sharded && !session.publishes { leftovers += try store.removePartials() }
-        } catch {
-            throw SetupError.output("cannot create the cache in \(layout.cacheDirectory): \(error)")
+        let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
+        let state = configuration.shard.map { $0.directory + "/" } ?? ""
+        let repository = try await Self.openRepository(backend, state: state, events: events)
+        if configuration.shard != nil, repository.base == nil {
+            // A shard reuses what OUT's own archive holds (plain runs', earlier merges').
+            repository.base = try? await Repository.open(backend, state: "")
         }
-        let storage = try Self.makeStorage(layout, configuration: configuration, events: events)
-        var archive: ArchiveIndex?
-        let journal: Journal
-        do {
-            // A shard also reuses what the merged manifest holds (other shards' and plain runs').
-            archive = try ArchiveIndex(paths: sharded ? [layout.manifestPath, layout.mergedManifestPath] : [layout.manifestPath])
-            journal = try Journal(path: layout.journalPath)
-        } catch {
-            if let damage = DamagedManifest.from(error, manifestPaths: [layout.manifestPath, layout.mergedManifestPath]) {
-                throw SetupError.damagedManifest(damage)
-            }
-            throw SetupError.output("\(error)")
-        }
-        session.journalOpened(path: layout.journalPath) { [events = self.events] in events(.warning(source: "", message: $0)) }
-        // The previous manifest, for the end of the run: bytes of its distinct files, how many
-        // images have files, whether it was in order.
-        let previous = (
-            bytes: archive?.totalBytes ?? 0, files: archive?.count ?? 0, inOrder: archive?.inOrder[layout.manifestPath])
-        let recorder = RunItems(journal: journal, spill: spill, runStarted: started, events: events)
+        let storage = try Self.makeStorage(backend, configuration: configuration, events: events)
+        // A run that did not finish (killed) may have left images no group names and staged
+        // bodies: the marker says so, and this run sweeps them at its end.
+        let unfinished = try await Self.markUnfinished(backend, state: state)
+        let shard = configuration.shard
+        let journal = RunJournal(
+            backend: backend, state: state, started: startedMS,
+            firstNumber: Self.firstGroupNumber(repository.root.nextGroup, shard: shard),
+            step: UInt32(shard?.count ?? 1))
+        let recorder = PageRecorder(journal: journal, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, userAgent: configuration.userAgent,
             caInfo: configuration.caInfo, proxy: configuration.proxy, noProxy: configuration.noProxy))
@@ -153,15 +122,14 @@ public final class Crawler: Sendable {
         let redactor = SecretRedactor(secrets: configuration.sources.flatMap(\.secrets))
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
-            engine: engine, store: store,
-            settings: pipelineSettings(keepsReplacedFiles: session.publishes), archive: archive ?? ArchiveIndex(), recorder: recorder, storage: storage,
-            events: events)
-        archive = nil
+            engine: engine, backend: backend, settings: pipelineSettings(), archive: repository, recorder: recorder,
+            storage: storage, events: events)
 
         let deadlineReached = Locked(false)
         let crawl: @Sendable () async -> [SourceReport] = {
             let reports = await self.crawlSources(
-                pipeline: pipeline, engine: engine, layout: layout, redactor: redactor, events: events)
+                pipeline: pipeline, engine: engine, backend: backend, repository: repository, runStarted: startedMS,
+                redactor: redactor, events: events)
             await pipeline.drain()
             return reports
         }
@@ -177,7 +145,8 @@ public final class Crawler: Sendable {
         }
         let cancelled = Task.isCancelled
         let deadline = deadlineReached.withLock { $0 }
-        pipeline.finish(spill: spill.flatMap { Spill(directory: $0.directory) })
+        storage.releaseForFinalWrite()
+        await pipeline.finish()
 
         let finished = Date()
         var run = RunRecord(
@@ -185,64 +154,88 @@ public final class Crawler: Sendable {
             bytes: pipeline.downloadedBytes, sources: reports.map(\.summary))
         if deadline { run.deadlineReached = true }
         if cancelled { run.interrupted = true }
-        run.orphansRemoved = leftovers
-        run.shard = configuration.shard?.description
-        storage.releaseForFinalWrite()
-        // The final phase (`ManifestCommit`): this run's items (from the journal) and the
-        // previous manifest's are merged into the new manifest; `--cache-max` is planned only
-        // when the archive and this run's downloads together could exceed it, and never in a
-        // shard (the merge evicts: another shard may use the files); the journal is removed once
-        // the manifest is stored; a shard sweeps nothing and writes no contact sheet.
-        var merge = ManifestMerge.Policy(
-            precedence: .firstInput, reconcile: { pipeline.finishedOutcome(forFile: $0) },
-            runStarted: run.startedAt.wholeSeconds)
-        merge.dropsPlaceholders = true
-        var commit = ManifestCommit(policy: merge, capacity: previous.files + 2 * recorder.count + 1024)
-        commit.capBytes = !sharded && previous.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
-            ? configuration.cacheMaxBytes : nil
-        commit.sheet = sharded ? nil : ContactSheet.Index(spill: spill, run: run, linkBase: session.linkBase)
-        commit.sweeps = !sharded
-        commit.checkpoint = configuration.checkpoint
-        let done = commit.run(
-            in: session, manifestPath: layout.manifestPath, generatedAt: run.finishedAt ?? run.startedAt,
-            streams: {
-                [
-                    RunItemStream(entries: recorder.sorted(), journal: recorder.journal, verbatim: true),
-                    try ManifestItemStream(path: layout.manifestPath, spill: spill, sorted: previous.inOrder),
-                ]
-            },
-            run: run, stored: { try? recorder.journal.remove() })
-        // The device filling up, then a failed final write, joined when both happened.
-        let problems = [storage.problem, done.storageProblem].compactMap { $0 }
+        run.shard = shard?.description
+        configuration.checkpoint?(.outcomesJournaled)
+        // The end (`Repository.commit`): the run's groups join the table, the indexes and the
+        // table are saved, then the root; a failure leaves the journal for the next run.
+        var committed: Repository.Committed?
+        var commitProblem: String?
+        do {
+            // `--cache-max` is planned only when the archive and this run's downloads together
+            // could exceed it, and never in a shard (the merge evicts: another shard may use the files).
+            let cap = shard == nil && repository.root.totals.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
+                ? configuration.cacheMaxBytes : nil
+            committed = try await repository.commit(
+                journal: journal, run: run, generatedAt: finished, capBytes: cap, protectedSince: startedMS)
+        } catch {
+            commitProblem = "cannot store the archive: \(error)"
+        }
+        configuration.checkpoint?(.manifestWritten)
+        var removed = 0
+        if committed != nil {
+            // Earlier copies of URLs saved under another name: the new root no longer names them.
+            for handle in pipeline.replacedFiles where (try? await backend.remove(handle)) != nil { removed += 1 }
+            if unfinished, shard == nil { removed += await Self.sweep(backend, repository: repository) }
+            await Self.markFinished(backend, state: state)
+        }
+        let problems = [storage.problem, commitProblem].compactMap { $0 }
+        let listed = committed?.listed ?? [:]
         var report = CrawlReport(
-            startedAt: started, finishedAt: finished, counts: done.merged.run.items, bytesDownloaded: pipeline.downloadedBytes,
-            sources: reports, storageProblem: problems.isEmpty ? recorder.journalProblem : problems.joined(separator: "; "),
-            cancelled: cancelled, manifestPath: layout.manifestPath)
-        report.imageCounts = done.merged.run.images
-        report.runBySource = done.merged.runBySource
-        report.manifestBySource = done.merged.bySource
-        report.shard = configuration.shard
+            startedAt: started, finishedAt: finished, counts: Self.counts(listed.values.map(\.items)),
+            bytesDownloaded: pipeline.downloadedBytes, sources: reports,
+            storageProblem: problems.isEmpty ? recorder.journalProblem : problems.joined(separator: "; "),
+            cancelled: cancelled, manifestPath: backend.location(Repository.rootHandle(state: state)))
+        report.imageCounts = Self.counts(listed.values.map(\.images))
+        report.runBySource = listed.mapValues(Self.statusCounts)
+        report.manifestBySource = (committed?.root.totals.sources ?? [:]).mapValues(Self.statusCounts)
+        report.shard = shard
         report.deadlineReached = deadline
-        report.evictedFiles = done.plan?.evicted.count ?? 0
-        report.evictedBytes = done.plan?.evictedBytes ?? 0
-        report.orphansRemoved = done.orphansRemoved + leftovers
-        report.cacheBytes = done.merged.referencedBytes
-        report.cacheFiles = done.merged.referenced.count
+        report.orphansRemoved = removed
+        report.evictedFiles = committed?.evictedFiles ?? 0
+        report.evictedBytes = committed?.evictedBytes ?? 0
+        report.overCacheMax = committed?.overCap ?? false
+        report.cacheBytes = committed?.root.totals.bytes ?? 0
+        report.cacheFiles = committed?.root.totals.files ?? 0
         report.sourceNames = configuration.sources.map(\.name)
-        report.overCacheMax = done.plan?.overCap ?? false
         report.peakWaiting = pipeline.peakWaiting
-        report.contactSheetProblem = done.contactSheetProblem
+        report.uploads = backend.properties.canFillUp ? nil : pipeline.savedFiles
         return report
+    }
+
+    /// Counts by status text, summed, as `ItemStatus` counts.
+    static func counts(_ tables: [[String: Int]]) -> [ItemStatus: Int] {
+        var counts: [ItemStatus: Int] = [:]
+        for table in tables {
+            for (status, n) in table { if let status = ItemStatus(rawValue: status) { counts[status, default: 0] += n } }
+        }
+        return counts
+    }
+
+    /// A source's totals as `StatusCounts`.
+    static func statusCounts(_ totals: RepositoryRoot.SourceTotals) -> StatusCounts {
+        var counts = StatusCounts()
+        counts.items = Self.counts([totals.items])
+        counts.images = Self.counts([totals.images])
+        return counts
+    }
+
+    /// The first group number a run gives: the archive's next, and for shard K of N the next
+    /// one that is K mod N, so that shards running at once never give two groups one number.
+    static func firstGroupNumber(_ next: UInt32, shard: Shard?) -> UInt32 {
+        guard let shard else { return next }
+        let count = UInt32(shard.count), index = UInt32(shard.index)
+        let base = next - next % count + index
+        return base >= next ? base : base + count
     }
 
     /// Crawls every source concurrently; a source that could not be crawled cancels its images
     /// (other sources go on).
     private func crawlSources(
-        pipeline: ImagePipeline, engine: HTTPEngine, layout: CacheLayout, redactor: SecretRedactor,
-        events: @escaping @Sendable (CrawlEvent) -> Void
+        pipeline: ImagePipeline, engine: HTTPEngine, backend: any Backend, repository: Repository, runStarted: Int64,
+        redactor: SecretRedactor, events: @escaping @Sendable (CrawlEvent) -> Void
     ) async -> [SourceReport] {
         let sources = configuration.sources
-        let stores = FeedStores(configuration: configuration, layout: layout)
+        let stores = FeedStores(configuration: configuration, backend: backend)
         let budgets = RateBudgets()
         let limits = FeedClient.Limits(
             policy: policy, maxBytes: configuration.maxPageBytes, privateAddresses: privateAddresses)
@@ -253,9 +246,13 @@ public final class Crawler: Sendable {
                         source: source.name, engine: engine, limits: limits, redactor: redactor,
                         setup: stores.setup(for: source), gate: budgets.gate(url: source.url, key: source.key),
                         headers: source.headers, events: events)
+                    await client.pruneKeptPages()
+                    let pages = PageLedger(
+                        archive: repository, source: source.name, recipe: source.recipe(redactor), runStarted: runStarted,
+                        ttl: self.configuration.ttlSeconds)
                     let report = await Self.crawl(
                         source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
-                        pipeline: pipeline)
+                        pipeline: pipeline, pages: pages)
                     if report.failure != nil { pipeline.cancel(group: index) }
                     return (index, report)
                 }
@@ -272,21 +269,20 @@ public final class Crawler: Sendable {
     /// Crawls one source.
     static func crawl(
         _ source: SourceConfiguration, group: Int, shard: Shard?, client: FeedClient, redactor: SecretRedactor,
-        pipeline: ImagePipeline
+        pipeline: ImagePipeline, pages: PageLedger
     ) async -> SourceReport {
         guard SourceConfiguration.isValidName(source.name) else {
             var report = SourceReport(name: source.name)
             report.failure = "invalid source name (use 1 to 64 of A-Z a-z 0-9 . _ -)"
             return report
         }
-        let context = FeedCrawlContext(client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard)
+        let context = FeedCrawlContext(
+            client: client, redactor: redactor, pipeline: pipeline, group: group, shard: shard, pages: pages)
         return await source.feed.crawl(context)
     }
 
-    /// The pipeline's settings; `keepsReplacedFiles`: an earlier copy of a URL under another name
-    /// is left for the sweep after the manifest is stored (object storage, where the manifest
-    /// stored still names it until then).
-    private func pipelineSettings(keepsReplacedFiles: Bool) -> ImagePipeline.Settings {
+    /// The pipeline's settings.
+    private func pipelineSettings() -> ImagePipeline.Settings {
         var settings = ImagePipeline.Settings()
         settings.limits = .init(
             concurrency: configuration.concurrency, perHost: configuration.perHost, maxWaiting: configuration.maxWaiting)
@@ -294,7 +290,6 @@ public final class Crawler: Sendable {
         settings.maxImageBytes = configuration.maxImageBytes
         settings.ttlSeconds = configuration.ttlSeconds
         settings.identity = configuration.cacheIdentity
-        settings.removesReplacedFiles = configuration.shard == nil && !keepsReplacedFiles
         settings.privateAddresses = privateAddresses
         return settings
     }
@@ -342,35 +337,4 @@ public final class Crawler: Sendable {
         }
     }
 
-    /// Locks OUT: a whole run (or a merge) exclusively; a shard shares OUT's lock with the
-    /// other shards and holds its own part's exclusively.
-    static func lock(_ layout: CacheLayout) throws -> [RunLock] {
-        // OUT is made when missing, but not its parent: a path on a disk that is not mounted
-        // would otherwise fill the file system below it.
-        let out = layout.outDirectory
-        if !FileIO.exists(out) {
-            let parent = FileIO.directoryName(of: out.hasSuffix("/") ? String(out.dropLast()) : out)
-            guard FileIO.isDirectory(parent) else {
-                throw SetupError.output(
-                    "\(out) cannot be made: its parent folder \(parent) does not exist (a disk that is not mounted?); "
-                        + "create it first (mkdir -p \(parent)) or choose another --out")
-            }
-        }
-        do {
-            try AtomicFile.createDirectories(layout.stateDirectory)
-        } catch {
-            throw SetupError.output("cannot create \(layout.stateDirectory): \(error)")
-        }
-        func take(_ path: String, shared: Bool) throws -> RunLock {
-            do {
-                return try RunLock(path: path, shared: shared)
-            } catch .held {
-                throw SetupError.locked(path)
-            } catch {
-                throw SetupError.output("cannot lock \(layout.outDirectory): \(error)")
-            }
-        }
-        guard layout.shard != nil else { return [try take(layout.lockPath, shared: false)] }
-        return [try take(layout.outLockPath, shared: true), try take(layout.lockPath, shared: false)]
-    }
 }

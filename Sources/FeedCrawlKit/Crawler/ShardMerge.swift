@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import FeedCrawlStorage
 
 /// `feedcrawl manifest merge`: joins the latest part of every shard of the last `--shard K/N`
 /// crawl into `OUT/manifest.json` (and `OUT/index.html`), atomically, then applies
@@ -65,137 +66,109 @@ public struct ShardMerge: Sendable {
     /// Merges. Throws `Crawler.SetupError.locked` while a crawl or a shard holds OUT,
     /// `NothingToMerge` when OUT has no shard parts.
     ///
-    /// The archive (`objectStore`, else the folder `outDirectory`) is opened for the merge
-    /// (`Archive`): OUT's lock taken, the parts loaded; the merge works in the session's folder,
-    /// and the session stores the merged manifest before anything is deleted, then the contact
-    /// sheet.
-    public func run() throws -> Report {
-        let archive = try Crawler.archive(outDirectory: outDirectory, objectStore: objectStore, network: network)
-        let session = try archive.open(.merge) { _, _ in }
-        defer { session.close() }
-        session.keepHolding { _ in }
-        var report = try run(in: session)
-        let (storageProblem, sheetProblem) = session.conclude(sheet: report.storageProblem == nil)
-        report.storageProblem = report.storageProblem ?? storageProblem ?? sheetProblem
-        if session.publishes {
-            report.manifestPath = session.displayPath(CacheLayout.manifestFileName)
-            report.problems = report.problems.map { $0.replacing(session.directory, with: session.displayPath("")) }
+    /// OUT's archive (`objectStore`, else the folder `outDirectory`) is opened with its lock
+    /// held; each shard's archive of the latest shard count is read (with what a killed shard's
+    /// journal holds) and its groups absorbed (`Repository.absorb`: its segments named, its
+    /// items indexed); then the archive is committed as a run's is, and the contact sheet
+    /// written.
+    public func run() async throws -> Report {
+        let started = Date()
+        let backend = try Crawler.openBackend(
+            { var c = CrawlConfiguration(outDirectory: outDirectory); c.objectStore = objectStore; c.userAgent = network.userAgent
+              c.caInfo = network.caInfo; c.proxy = network.proxy; c.noProxy = network.noProxy; return c }(),
+            policy: RequestPolicy())
+        let locks = try await Crawler.lock(backend, shard: nil)
+        do {
+            let report = try await run(on: backend, started: started)
+            for lock in locks { await lock.release() }
+            return report
+        } catch {
+            for lock in locks { await lock.release() }
+            throw error
         }
-        return report
     }
 
-    /// The merge in `session`'s folder.
-    private func run(in session: any ArchiveSession) throws -> Report {
-        let started = Date()
-        let outDirectory = session.directory
-        let layout = CacheLayout(outDirectory: outDirectory)
-        let count = try Self.latestShardCount(layout)
-        let spill = Spill(directory: layout.outDirectory)
-        var parts: [(shard: Shard, header: ManifestHeader?)] = []
+    private func run(on backend: any Backend, started: Date) async throws -> Report {
+        let count = try await Self.latestShardCount(backend)
+        let main = try await Crawler.openRepository(backend, state: "") { _ in }
+        var parts: [(shard: Shard, run: RunRecord?, repository: Repository?)] = []
         for index in 0..<count {
             guard let shard = Shard(index: index, count: count) else { continue }
-            let partLayout = CacheLayout(outDirectory: outDirectory, shard: shard)
-            if FileIO.exists(partLayout.journalPath) { try Crawler.fold(partLayout, spill: spill) }
-            parts.append((shard, try ManifestReader.header(path: partLayout.manifestPath)))
+            let part = try? await Repository.open(backend, state: shard.directory + "/")
+            let present = part.map { $0.root.generation > 0 || !$0.table.entries.isEmpty } ?? false
+            parts.append((shard, part?.root.run, present ? part : nil))
         }
-        let previous = try ManifestReader.header(path: layout.manifestPath)
-        let reference = previous?.run?.merge.flatMap { $0.shards == count ? $0.reference : nil }
-        let startTimes = parts.map { $0.header?.run?.startedAt }
+        let reference = main.root.run?.merge.flatMap { $0.shards == count ? $0.reference : nil }
+        let startTimes = parts.map { $0.run?.startedAt }
         var problems: [String] = []
         for (index, part) in parts.enumerated() {
             guard let time = startTimes[index] else {
-                problems.append("shard \(part.shard): missing (no part in \(layout.outDirectory)/\(part.shard.directory))")
+                problems.append("shard \(part.shard): missing (no part in \(backend.location(FileHandle(.state, part.shard.directory + "/" + CacheLayout.manifestFileName)!)))")
                 continue
             }
             if let reference, reference.count == count, startTimes != reference, let old = reference[index], time <= old {
                 problems.append("shard \(part.shard): its part is from a run started \(Self.time(time)), not after the last complete merge's; run that shard again")
-            } else if part.header?.run?.interrupted == true || part.header?.run?.deadlineReached == true {
+            } else if part.run?.interrupted == true || part.run?.deadlineReached == true {
                 problems.append("shard \(part.shard): its last run was stopped before it finished (a signal or --deadline); run that shard again")
             }
         }
         let complete = problems.isEmpty
-        let since = startTimes.compactMap { $0 }.min() ?? started
-
-        var report = Report(shards: count, complete: complete, problems: problems, manifestPath: layout.manifestPath,
-                            startedAt: started, finishedAt: started)
-        var record = RunRecord(startedAt: started, finishedAt: Date())
-        record.sources = parts.flatMap { $0.header?.run?.sources ?? [] }
-        for summary in record.sources where !report.sourceNames.contains(summary.source) {
-            report.sourceNames.append(summary.source)
+        for part in parts {
+            if let repository = part.repository { try await main.absorb(repository) }
         }
+        var record = RunRecord(startedAt: started, finishedAt: Date())
+        record.sources = parts.flatMap { $0.run?.sources ?? [] }
         record.merge = .init(
             shards: count, complete: complete, parts: startTimes,
             reference: complete ? startTimes : reference, problems: problems.isEmpty ? nil : problems)
-        var commit = ManifestCommit(policy: ManifestMerge.Policy(precedence: .latestSeen, runStarted: since.wholeSeconds))
-        commit.capBytes = cacheMaxBytes
-        commit.sheet = ContactSheet.Index(spill: spill, run: record, linkBase: session.linkBase)
-        let done = commit.run(
-            in: session, manifestPath: layout.manifestPath, generatedAt: record.finishedAt ?? started,
-            streams: {
-                try ([layout.manifestPath] + parts.map { CacheLayout(outDirectory: outDirectory, shard: $0.shard).manifestPath })
-                    .map { try ManifestItemStream(path: $0, spill: spill) }
-            },
-            run: record, countsAll: true)
-        report.evictedFiles = done.plan?.evicted.count ?? 0
-        report.evictedBytes = done.plan?.evictedBytes ?? 0
-        report.overCacheMax = done.plan?.overCap ?? false
-        report.counts = done.merged.total
-        report.bySource = done.merged.bySource
-        report.cacheBytes = done.merged.referencedBytes
-        report.cacheFiles = done.merged.referenced.count
-        report.orphansRemoved = done.orphansRemoved
-        report.storageProblem = done.storageProblem
+        var report = Report(
+            shards: count, complete: complete, problems: problems,
+            manifestPath: backend.location(Repository.rootHandle(state: "")), startedAt: started, finishedAt: started)
+        for summary in record.sources where !report.sourceNames.contains(summary.source) {
+            report.sourceNames.append(summary.source)
+        }
+        do {
+            let committed = try await main.commit(journal: nil, run: record, generatedAt: record.finishedAt ?? started)
+            for totals in committed.root.totals.sources.values {
+                for (status, n) in totals.items { if let s = ItemStatus(rawValue: status) { report.counts.items[s, default: 0] += n } }
+                for (status, n) in totals.images { if let s = ItemStatus(rawValue: status) { report.counts.images[s, default: 0] += n } }
+            }
+            report.bySource = committed.root.totals.sources.mapValues(Crawler.statusCounts)
+            report.cacheBytes = committed.root.totals.bytes
+            report.cacheFiles = committed.root.totals.files
+        } catch {
+            report.storageProblem = "cannot store the archive: \(error)"
+        }
         report.finishedAt = Date()
         return report
     }
 
-    /// One shard part found under `shards/`: `N/K/manifest.json` or `N/K/` + the journal, with
-    /// when it was written (seconds, or an S3 `LastModified` text: any order that sorts).
-    struct ShardPart<Time: Comparable> {
-        var count: Int
-        var written: Time
-
-        /// The part at `path` relative to `shards/` (`["4", "2", "manifest.json"]`), nil when the
-        /// path is no part: N from 1 to 4096, K below N, then the manifest or a journal.
-        init?(_ components: [Substring], written: Time) {
+    /// N of the shard parts written last (their roots, or a first run's journal files): the rule
+    /// for a folder and for a bucket alike. Throws `NothingToMerge` when there is no part.
+    static func latestShardCount(_ backend: any Backend) async throws -> Int {
+        var parts: [(count: Int, written: Double)] = []
+        func note(_ components: [Substring], _ written: Double?) {
             guard components.count >= 3, let count = Int(components[0]), (1...4096).contains(count),
-                  let index = Int(components[1]), index >= 0, index < count,
-                  components[2] == CacheLayout.manifestFileName[...] || components[2] == CacheLayout.journalFileName[...]
-                      || components[2] == S3Archive.journalFolder[...] else { return nil }
-            self.count = count
-            self.written = written
+                  let index = Int(components[1]), index >= 0, index < count else { return }
+            parts.append((count, written ?? 0))
         }
-    }
-
-    /// N of the shard parts written last: the rule for a folder and for a bucket alike. Throws
-    /// `NothingToMerge` naming `shown` when there is no part.
-    static func latestShardCount<Time: Comparable>(_ parts: [ShardPart<Time>], shown: String) throws -> Int {
-        guard let latest = parts.max(by: { $0.written < $1.written }) else {
-            throw NothingToMerge(description: "no shard parts in \(shown) (run feedcrawl --shard K/N first)")
+        var roots: [FileInfo] = []
+        try await backend.list(.state, prefix: "shards/") { page in roots += page }
+        for info in roots where !info.handle.isPartial && info.handle.name.hasSuffix("/" + CacheLayout.manifestFileName) {
+            var written = info.modified
+            if written == nil { written = try await backend.stat(info.handle)?.modified }
+            note(Array(info.handle.name.split(separator: "/").dropFirst()), written)
         }
-        return latest.count
-    }
-
-    /// N of the shard parts written last in a folder (`OUT/shards/N/K/manifest.json`, or a journal).
-    static func latestShardCount(_ layout: CacheLayout) throws -> Int {
-        let root = layout.absolutePath("shards")
-        var parts: [ShardPart<Int>] = []
-        if let dir = opendir(root) {
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let name = DirectoryEntry.name(entry)
-                guard let count = Int(name), count >= 1, count <= 4096 else { continue }
-                for index in 0..<count {
-                    for file in [CacheLayout.manifestFileName, CacheLayout.journalFileName] {
-                        var info = stat()
-                        guard stat("\(root)/\(count)/\(index)/\(file)", &info) == 0,
-                              let part = ShardPart(["\(count)", "\(index)", file[...]], written: info.st_mtim.tv_sec) else { continue }
-                        parts.append(part)
-                    }
-                }
+        try await backend.list(.archive, prefix: "journal/shards/") { page in
+            for info in page where !info.handle.isPartial {
+                note(Array(info.handle.name.split(separator: "/").dropFirst(2)), info.modified)
             }
         }
-        return try latestShardCount(parts, shown: root)
+        guard let latest = parts.max(by: { $0.written < $1.written }) else {
+            throw NothingToMerge(
+                description: "no shard parts in \(backend.location(FileHandle(.state, "shards/x")!).dropLast(2)) (run feedcrawl --shard K/N first)")
+        }
+        return latest.count
     }
 
     private static func time(_ date: Date) -> String {

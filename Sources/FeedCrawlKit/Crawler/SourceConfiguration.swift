@@ -28,6 +28,15 @@ public struct SourceConfiguration: Sendable {
     /// are secrets.
     public var headers: [HTTPHeader] { feed.headers }
 
+    /// The `GroupRecipe` of what a run asks of this source's pages: its type, its variants and
+    /// every setting of its type (secrets masked): a page is settled only when it is asked the
+    /// same as the run that wrote its group.
+    func recipe(_ redactor: SecretRedactor) -> String {
+        var parts = [type, feed.variantList.joined(separator: ",")]
+        for (key, value) in feed.settings(redactor) { parts.append(key + "=" + value.recorded) }
+        return GroupRecipe.of(parts)
+    }
+
     /// What the run masks for this source: its key and its headers' values.
     public var secrets: [String] {
         (key.map { [$0] } ?? []) + FeedHeaders.secrets(headers)

@@ -24,6 +24,10 @@ protocol FeedPager {
     mutating func accept(_ page: Page) -> PageStep
 }
 
+extension FeedCrawlContext: FeedCrawl {
+    var context: FeedCrawlContext { self }
+}
+
 extension FeedCrawlContext {
     /// Reads a feed one page after another until `pager` ends it, a page cannot be read or the
     /// run is cancelled, and counts it all in `report`: fetches `request` for the pager's next
@@ -43,13 +47,15 @@ extension FeedCrawlContext {
                 number = pager.page
                 let reply = try await client.fetch(request(pager))
                 guard let page = read(reply, number, &report) else { return }
-                if reply.response.isSuccess { client.keep(reply) }
+                if reply.response.isSuccess { await client.keep(reply) }
                 if reply.origin == .pageCache { report.cachedPages += 1 }
                 let step = pager.accept(page)
                 report.pages += 1
                 report.items += pager.newItems.count
                 client.pageParsed(number, items: pager.items(of: page).count)
-                submitted(pager.newItems, await pipeline.submit(pager.newItems, group: group, awaitingDetails: awaitingDetails))
+                let fresh = pager.newItems
+                let tokens = await submit(fresh, page: number, body: reply.response.body, awaitingDetails: awaitingDetails)
+                submitted(tokens.isEmpty ? [] : fresh, tokens)
                 switch step {
                 case .next:
                     continue

@@ -145,6 +145,9 @@ public struct FeedCrawlContext: Sendable {
     let group: Int
     /// With `--shard`: the part of the crawl this run is.
     let shard: Shard?
+    /// What the archive knows of the source's pages: a page whose group needs no work is
+    /// settled (its items are not submitted).
+    let pages: PageLedger
 }
 
 /// A source's crawl (internal): the context's parts by name.
@@ -160,6 +163,16 @@ extension FeedCrawl {
     var group: Int { context.group }
     /// With `--shard`: the part of the crawl this run is.
     var shard: Shard? { context.shard }
+    var pages: PageLedger { context.pages }
+
+    /// Counts a listed page in `report` and submits its new items to the pipeline, unless the
+    /// archive settles the page (its group needs no work: listed again, nothing submitted).
+    /// Returns the items' pipeline tokens (none for a settled page).
+    func submit(_ items: [FeedItem], page number: Int, body: [UInt8], awaitingDetails: Bool = false) async -> [Int?] {
+        let (listing, settled) = pages.listing(page: number, body: body)
+        if settled != nil { return [] }
+        return await pipeline.submit(items, group: group, listing: listing, awaitingDetails: awaitingDetails)
+    }
 }
 
 /// The registered feed types.

@@ -7,6 +7,8 @@ extension CacheVerification {
         switch format {
         case .json:
             return InspectionFormat.json(self)
+        case .ndjson:
+            return problems.map { InspectionFormat.jsonLine($0) }.joined()
         case .csv:
             let rows = problems.map { [$0.kind.rawValue, $0.file, $0.items.joined(separator: " "), $0.detail ?? ""] }
             return CSV.document(header: ["kind", "file", "items", "detail"], rows: rows)

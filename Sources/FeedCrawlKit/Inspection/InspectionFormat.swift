@@ -8,11 +8,23 @@ public enum InspectionFormat: String, Sendable, CaseIterable {
     case json
     /// Comma-separated values with a header row, for spreadsheets.
     case csv
+    /// One item a line, each the manifest's own JSON form (newline-delimited JSON), for jq and
+    /// line tools; a summary is one line.
+    case ndjson
 
     /// Encodes `value` as pretty JSON (sorted keys, ISO-8601 dates), ending with a newline.
     static func json<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        guard let data = try? encoder.encode(value) else { return "null\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// Encodes `value` as one line of compact JSON (sorted keys, ISO-8601 dates) and a newline.
+    static func jsonLine<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         guard let data = try? encoder.encode(value) else { return "null\n" }
         return String(decoding: data, as: UTF8.self) + "\n"

@@ -38,7 +38,7 @@ public struct ItemListing: Sendable {
         switch format {
         case .json: "["
         case .csv: CSV.row(Self.csvHeader) + "\n"
-        case .table: ""
+        case .table, .ndjson: ""
         }
     }
 
@@ -47,6 +47,8 @@ public struct ItemListing: Sendable {
         switch format {
         case .json:
             return (index == 0 ? "\n  " : ",\n  ") + String(decoding: ItemJSON.line(item), as: UTF8.self)
+        case .ndjson:
+            return String(decoding: ItemJSON.line(item), as: UTF8.self) + "\n"
         case .csv:
             let head = [item.source, item.id, String(item.page), item.status.rawValue, item.title]
             if item.images.isEmpty {
@@ -69,7 +71,7 @@ public struct ItemListing: Sendable {
     public func end(count: Int) -> String {
         switch format {
         case .json: count == 0 ? "]\n" : "\n]\n"
-        case .csv: ""
+        case .csv, .ndjson: ""
         case .table: count == 0 ? "No matching items.\n" : ""
         }
     }
@@ -91,20 +93,20 @@ public struct ItemListing: Sendable {
         public var sources: Set<String> = []
     }
 
-    /// Writes the items of `snapshot` that `filter` keeps, in the manifest's order, to `write` as
+    /// Writes the items of `reader` that `filter` keeps, in the manifest's order, to `write` as
     /// they are read (two passes for a table). Memory stays flat at any size.
     public static func stream(
-        _ snapshot: ManifestSnapshot, filter: ItemFilter, format: InspectionFormat, write: (String) -> Void
-    ) throws -> Written {
+        _ reader: ArchiveReader, filter: ItemFilter, format: InspectionFormat, write: (String) -> Void
+    ) async throws -> Written {
         var listing = ItemListing(format: format)
         var written = Written()
         if listing.needsMeasuring {
-            try snapshot.forEachItem { item in
+            try await reader.forEachItem { item in
                 if filter.matches(item) { listing.measure(item) }
             }
         }
         write(listing.begin())
-        try snapshot.forEachItem { item in
+        try await reader.forEachItem { item in
             written.sources.insert(item.source)
             guard filter.matches(item) else { return }
             write(listing.row(item, index: written.count))

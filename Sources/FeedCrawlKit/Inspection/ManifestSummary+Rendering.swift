@@ -7,6 +7,7 @@ extension ManifestSummary {
     public func render(_ format: InspectionFormat, manifestPath: String) -> String {
         switch format {
         case .json: return InspectionFormat.json(self)
+        case .ndjson: return InspectionFormat.jsonLine(self)
         case .csv: return csv()
         case .table: return table(manifestPath: manifestPath)
         }

@@ -34,44 +34,6 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
     /// Errors by frequency, most common first (ties by text), at most `errorLimit`.
     public var commonErrors: [ErrorCount]
 
-    /// Counts items one at a time (files by their key, errors by text).
-    struct Builder {
-        var bySource: [String: [String: Int]] = [:]
-        var all: [String: Int] = [:]
-        var items = 0
-        var fileBytes: [UInt64: Int64] = [:]
-        var errors: [String: Int] = [:]
-
-        mutating func add(_ item: ManifestItem) {
-            items += 1
-            bySource[item.source, default: [:]][item.status.rawValue, default: 0] += 1
-            all[item.status.rawValue, default: 0] += 1
-            for image in item.images {
-                if let file = image.file, let key = CacheFiles.key(file), fileBytes[key] == nil {
-                    fileBytes[key] = max(0, image.bytes ?? 0)
-                }
-                if let error = image.error, !error.isEmpty, !image.status.hasImage, errors.count < 10_000 || errors[error] != nil {
-                    errors[error, default: 0] += 1
-                }
-            }
-            if let error = item.error, !error.isEmpty { errors[error, default: 0] += 1 }
-        }
-
-        func summary(generatedAt: Date?, run: RunRecord?, errorLimit: Int) -> ManifestSummary {
-            ManifestSummary(
-                generatedAt: generatedAt, items: items,
-                sources: bySource.keys.sorted().map { name in
-                    let counts = bySource[name] ?? [:]
-                    return SourceCounts(source: name, counts: counts, total: counts.values.reduce(0, +))
-                },
-                totals: SourceCounts(source: "total", counts: all, total: items),
-                files: fileBytes.count, bytesOnDisk: fileBytes.values.reduce(0, +), lastRun: run,
-                commonErrors: errors
-                    .sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
-                    .prefix(max(0, errorLimit))
-                    .map { ErrorCount(error: $0.key, count: $0.value) })
-        }
-    }
 
     /// Statuses that occur, in `ItemStatus` order.
     public var statusesPresent: [ItemStatus] {
@@ -80,18 +42,24 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
 }
 
 extension ManifestSummary {
-    /// Summarises `manifest`, keeping the `errorLimit` (default 5) most common errors.
-    public init(_ manifest: Manifest, errorLimit: Int = 5) {
-        var builder = Builder()
-        for item in manifest.sortedItems { builder.add(item) }
-        self = builder.summary(generatedAt: manifest.generatedAt, run: manifest.run, errorLimit: errorLimit)
-    }
-
-    /// Summarises a snapshot, reading its items once.
-    public init(_ snapshot: ManifestSnapshot, errorLimit: Int = 5) throws {
-        var builder = Builder()
-        let header = try snapshot.forEachItem { builder.add($0) }
-        self = builder.summary(
-            generatedAt: snapshot.hasManifest ? header.generatedAt : nil, run: header.run, errorLimit: errorLimit)
+    /// Summarises an archive without reading its items: the counts its group table keeps, the
+    /// files and bytes its root totals, the last run, and the `errorLimit` (default 5) most
+    /// common errors its groups keep.
+    init(_ repository: Repository, errorLimit: Int = 5) {
+        let root = repository.root
+        let table = repository.table
+        var all: [String: Int] = [:]
+        var sources: [SourceCounts] = []
+        for (name, totals) in table.totals.sorted(by: { $0.key < $1.key }) {
+            let counts = totals.items.filter { $0.value != 0 }
+            for (status, n) in counts { all[status, default: 0] += n }
+            sources.append(SourceCounts(source: name, counts: counts, total: counts.values.reduce(0, +)))
+        }
+        let items = all.values.reduce(0, +)
+        self.init(
+            generatedAt: root.generation > 0 ? root.generatedAt : nil, items: items, sources: sources,
+            totals: SourceCounts(source: "total", counts: all, total: items), files: root.totals.files,
+            bytesOnDisk: root.totals.bytes, lastRun: root.run,
+            commonErrors: repository.commonErrors(limit: errorLimit).map { ErrorCount(error: $0.error, count: $0.count) })
     }
 }

@@ -14,10 +14,9 @@ struct MemorySink: ByteSink {
     mutating func write(_ bytes: [UInt8]) throws(FileSystemError) { self.bytes += bytes }
 }
 
-/// Writes a version-2 manifest through an `AtomicFileStream`, one item line at a time, so no
-/// manifest is ever held in memory whole: the head (`version`, `generatedAt`), each item on its
-/// own line (`ItemJSON`, the journal's form), then the `run` record (known only at the end, when
-/// its counts are).
+/// Writes a version-2 manifest document (`feedcrawl manifest export`) one item line at a time, so
+/// no manifest is ever held in memory whole: the head (`version`, `generatedAt`), each item on
+/// its own line (`ItemJSON`), then the `run` record.
 struct ManifestWriter {
     private var json = JSONText(capacity: 4096)
     private var items = 0
@@ -35,15 +34,6 @@ struct ManifestWriter {
         startItem()
         ItemJSON.write(item, to: &json)
         try flushIfFull(&out)
-    }
-
-    /// Appends a merged item: its line as it is when it has one, else encoded.
-    mutating func append(_ entry: StreamItem, to out: inout some ByteSink) throws(FileSystemError) {
-        if let line = entry.line {
-            try line.withUnsafeBufferPointer { buffer throws(FileSystemError) in try append(line: buffer, to: &out) }
-        } else {
-            try append(entry.item, to: &out)
-        }
     }
 
     /// Appends an item whose line is already `ItemJSON`'s text (copied from another manifest or

@@ -1,6 +1,6 @@
 /// URLs this run finished, by the first 64 bits of their cache key, with where the outcome is
-/// (internal): in a pending item (token and image index) or in the journal (the byte offset of
-/// the item's line and the image index). None for images reused from the archive.
+/// (internal): in a pending item (token and image index) or recorded with its page (the page's
+/// token, the item's place on it, the image index). None for images reused from the archive.
 ///
 /// About 17 bytes per URL fetched this run, and no copying growth: the newest places are in a
 /// small dictionary (`recent`); once it holds `runLength` of them, its journaled places (final
@@ -11,9 +11,16 @@
 /// table of a million URLs held 32 MiB, and 48 MiB while it grew.) Newer places win: `recent`
 /// first, then the runs from the newest.
 struct FinishedURLs {
-    enum Place: Equatable {
+    enum Place: Equatable, Sendable {
         case pending(token: Int, image: Int)
-        case journaled(offset: Int64, image: Int)
+        /// Recorded with its page (`PageRecorder`): the page's token, the item's place on it.
+        case recorded(page: Int, item: Int, image: Int)
+    }
+
+    /// A recorded place read back (outside the pipeline's lock), with the image found there.
+    struct Recorded: Sendable {
+        var place: Place
+        var image: ImageRecord?
     }
 
     /// A sorted run: unique keys, their places (raw), and where each bucket of keys starts.
@@ -85,8 +92,6 @@ struct FinishedURLs {
     let maxRunLength: Int
     private var recent: [UInt64: UInt64] = [:]
     private var runs: [Run] = []
-    /// The places `freeze` wrote to a scratch file, oldest of all.
-    private var frozen: Frozen?
     /// `recent` moves its journaled places to a run when it holds this many.
     private var flushAt: Int
 
@@ -106,8 +111,8 @@ struct FinishedURLs {
         get {
             guard let raw = lookUp(key), raw != Self.removed else { return nil }
             let image = Int(raw & 0xFF)
-            let value = Int64(bitPattern: (raw & ~(1 << 63)) >> 8)
-            return raw >> 63 == 1 ? .pending(token: Int(value), image: image) : .journaled(offset: value, image: image)
+            if raw >> 63 == 1 { return .pending(token: Int((raw & ~(1 << 63)) >> 8), image: image) }
+            return .recorded(page: Int(raw >> 32), item: Int((raw >> 8) & 0xFF_FFFF), image: image)
         }
         set {
             switch newValue {
@@ -115,8 +120,8 @@ struct FinishedURLs {
                 recent[key] = Self.removed
             case .pending(let token, let image)?:
                 recent[key] = 1 << 63 | UInt64(token) << 8 | UInt64(image & 0xFF)
-            case .journaled(let offset, let image)?:
-                recent[key] = UInt64(offset) << 8 | UInt64(image & 0xFF)
+            case .recorded(let page, let item, let image)?:
+                recent[key] = UInt64(page & 0x7FFF_FFFF) << 32 | UInt64(item & 0xFF_FFFF) << 8 | UInt64(image & 0xFF)
             }
             if recent.count >= flushAt { flush() }
         }
@@ -127,119 +132,13 @@ struct FinishedURLs {
         for run in runs.reversed() {
             if let raw = run.place(key) { return raw }
         }
-        return frozen?.place(key)
+        return nil
     }
 
     /// Places held in memory (in `recent` and the runs; for tests).
     var inMemory: Int { recent.count + runs.reduce(0) { $0 + $1.count } }
 
-    /// Moves every place but the pending ones to `spill` as one sorted file, read back a block
-    /// at a time: for the end of the run, which looks up only the URLs of carried-over items
-    /// (their files), and needs the memory for the merge. Nothing moves when `spill` is nil or
-    /// a write fails (a full disk), or when fewer than `minimum` places are held (a look-up in
-    /// memory is cheaper than a read, and they take little room). Places set later are kept in
-    /// memory as before and win over the frozen ones.
-    mutating func freeze(to spill: Spill?, minimum: Int = 65536) {
-        guard let spill, frozen == nil, inMemory >= minimum else { return }
-        flushAt = 0
-        flush()
-        guard !runs.isEmpty else { return }
-        var writer = Frozen.Writer(spill: spill)
-        // The runs' union, newest place of each key: a k-way merge of a few runs.
-        var heads = [Int](repeating: 0, count: runs.count)
-        while writer.ok {
-            var best = -1
-            for index in runs.indices.reversed() where heads[index] < runs[index].count {
-                // From the newest run: on a tie the newer (already `best`) stays.
-                if best < 0 || runs[index].keys[heads[index]] < runs[best].keys[heads[best]] { best = index }
-            }
-            guard best >= 0 else { break }
-            let key = runs[best].keys[heads[best]]
-            writer.add(key, runs[best].places[heads[best]])
-            for index in runs.indices where heads[index] < runs[index].count && runs[index].keys[heads[index]] == key {
-                heads[index] += 1
-            }
-        }
-        guard let done = writer.finish() else { return }
-        frozen = done
-        runs = []
-    }
-
-    /// Sorted (key, place) pairs in a scratch file, in blocks of `blockEntries`, with each
-    /// block's first key in memory (8 bytes per block: half a byte per place).
-    struct Frozen {
-        static let blockEntries = 256
-
-        let spill: Spill
-        var firstKeys: [UInt64] = []
-        var offsets: [Int64] = []
-        var lengths: [Int] = []
-
-        func place(_ key: UInt64) -> UInt64? {
-            // The last block whose first key is not above `key`.
-            var low = 0, high = firstKeys.count
-            while low < high {
-                let mid = (low + high) / 2
-                if firstKeys[mid] <= key { low = mid + 1 } else { high = mid }
-            }
-            guard low > 0, let bytes = spill.read(at: offsets[low - 1], count: lengths[low - 1]) else { return nil }
-            var first = 0, last = bytes.count / 16
-            while first < last {
-                let mid = (first + last) / 2
-                if Self.word(bytes, mid * 16) < key { first = mid + 1 } else { last = mid }
-            }
-            guard first < bytes.count / 16, Self.word(bytes, first * 16) == key else { return nil }
-            return Self.word(bytes, first * 16 + 8)
-        }
-
-        static func word(_ bytes: [UInt8], _ at: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for index in (at..<at + 8).reversed() { value = value << 8 | UInt64(bytes[index]) }
-            return value
-        }
-
-        /// Writes the pairs in key order, a block at a time.
-        struct Writer {
-            var frozen: Frozen
-            var block: [UInt8] = []
-            var ok = true
-
-            init(spill: Spill) {
-                frozen = Frozen(spill: spill)
-                block.reserveCapacity(Frozen.blockEntries * 16)
-            }
-
-            mutating func add(_ key: UInt64, _ place: UInt64) {
-                if block.isEmpty { frozen.firstKeys.append(key) }
-                append(key)
-                append(place)
-                if block.count == Frozen.blockEntries * 16 { write() }
-            }
-
-            /// Little-endian.
-            private mutating func append(_ value: UInt64) {
-                for shift in stride(from: 0, to: 64, by: 8) { block.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
-            }
-
-            private mutating func write() {
-                guard let offset = frozen.spill.append(block) else {
-                    ok = false
-                    return
-                }
-                frozen.offsets.append(offset)
-                frozen.lengths.append(block.count)
-                block.removeAll(keepingCapacity: true)
-            }
-
-            /// The file, or nil when a write failed.
-            mutating func finish() -> Frozen? {
-                if ok, !block.isEmpty { write() }
-                return ok ? frozen : nil
-            }
-        }
-    }
-
-    /// Moves `recent`'s journaled (and removed) places to a new run; pending ones stay.
+    /// Moves `recent`'s recorded (and removed) places to a new run; pending ones stay.
     private mutating func flush() {
         var moved: [(key: UInt64, place: UInt64)] = []
         moved.reserveCapacity(recent.count)

@@ -1,3 +1,4 @@
+import FeedCrawlStorage
 import FoundationEssentials
 import FeedCrawlHTTP
 
@@ -12,8 +13,8 @@ extension ImagePipeline {
             completed = value
         case .failure(let error as HTTPError):
             return classify(error)
-        case .failure(let error as CacheStoreError):
-            storage?.noteWriteFailure(path: error.path, code: error.code)
+        case .failure(let error as BackendError):
+            storage?.noteWriteFailure(error)
             return .done(.init(status: .failed, error: error.description), nil)
         case .failure(let error):
             if error is CancellationError { return .done(cancelledOutcome(nil), nil) }
@@ -28,7 +29,7 @@ extension ImagePipeline {
             if let date = response.lastModified { outcome.lastModified = date }
             return .done(outcome, nil)
         }
-        guard response.isSuccess, let sink = completed.sink as? any CacheSink else {
+        guard response.isSuccess, let sink = completed.sink as? ImageSink else {
             let reason = "HTTP \(response.status)"
             if RequestPolicy.isTransient(status: response.status) {
                 let pushback = (response.status == 429 || response.status == 503) && response.retryAfterSeconds == nil
@@ -54,9 +55,12 @@ extension ImagePipeline {
             sink.discard()
             return .retry(reason: reason, retryAfter: nil)
         case .accept(let info):
-            let relative = CacheLayout.relativePath(forKey: task.image.key.hex, format: info.format)
+            guard let handle = FileHandle.image(key: task.image.key.hex, extension: info.format.fileExtension) else {
+                sink.discard()
+                return .done(.init(status: .failed, error: "no cache name for \(info.format)"), nil)
+            }
             var outcome = ImageRecord.Outcome(status: .downloaded)
-            outcome.file = relative
+            outcome.file = handle.file
             outcome.bytes = response.bytesReceived
             outcome.sha256 = digest.sha256
             outcome.contentType = response.contentType
@@ -65,9 +69,9 @@ extension ImagePipeline {
             outcome.etag = response.etag
             outcome.lastModified = response.lastModified
             outcome.fetchedAt = Date()
-            let old = task.previous?.file
-            let replaced = settings.removesReplacedFiles && old != relative ? old : nil
-            return .done(outcome, CacheCommit(sink: sink, name: relative, replacing: replaced))
+            let old = task.previous?.file.flatMap(FileHandle.image(file:))
+            let save = SaveRequest(handle, body: .staged(sink.staged), options: SaveOptions(sha256: digest.sha256Bytes))
+            return .done(outcome, Placement(save: save, replacing: old != handle ? old : nil))
         }
     }
 

@@ -1,3 +1,4 @@
+import FeedCrawlStorage
 import FoundationEssentials
 import FeedCrawlHTTP
 
@@ -56,36 +57,45 @@ extension ImagePipeline {
             return batch
         }
         guard !batch.isEmpty else { return }
-        let locations = batch.map { recorder.record($0.pending.item) }
-        if recorder.journal.pendingCount >= 32 { committer.flushSoon() }
+        let places = batch.map { recorder.record($0.pending.item, page: $0.pending.page) }
+        if recorder.journal.flushIsDue { committer.flushSoon() }
         lock.withLock {
-            for (entry, location) in zip(batch, locations) {
+            for (entry, place) in zip(batch, places) {
                 for owned in entry.pending.owned {
-                    finished[owned.key] = .journaled(offset: location.offset, image: owned.image)
+                    finished[owned.key] = .recorded(page: place.page, item: place.item, image: owned.image)
                 }
                 recording[entry.token] = nil
             }
         }
     }
 
-    /// The outcome this run already got for `image`'s URL, when it finished one (not cancelled).
-    func finishedOutcomeLocked(_ image: ImageURL) -> ImageRecord.Outcome? {
-        // Another URL with the same 64-bit key prefix is not this one.
-        guard let record = finishedImageLocked(image.key), record.url == image.url else { return nil }
-        return record.outcome
+    /// What this run knows of `image`'s URL: an outcome it already got (not cancelled), a
+    /// recorded one to read back first (`earlier`, once read, is used), or nothing.
+    enum Finished {
+        case none
+        case outcome(ImageRecord.Outcome)
+        case read(FinishedURLs.Place)
     }
 
-    /// The image this run finished under `key`'s first 64 bits (pending, being journaled, or
-    /// read back from the journal), if any.
-    func finishedImageLocked(_ key: CacheKey) -> ImageRecord? {
-        switch finished[key.prefix] {
+    func finishedLocked(_ image: ImageURL, earlier: FinishedURLs.Recorded?) -> Finished {
+        let record: ImageRecord?
+        switch finished[image.key.prefix] {
         case nil:
-            return nil
+            return .none
         case .pending(let token, let index)?:
-            return items.image(token: token, index: index) ?? recording[token]?.image(index) ?? nil
-        case .journaled(let offset, let index)?:
-            return recorder.item(startingAt: offset).flatMap { index < $0.images.count ? $0.images[index] : nil }
+            record = items.image(token: token, index: index) ?? recording[token]?.image(index) ?? nil
+        case let place?:
+            if let open = recorder.openImage(place) {
+                record = open
+            } else if let earlier, earlier.place == place {
+                record = earlier.image
+            } else {
+                return .read(place)
+            }
         }
+        // Another URL with the same 64-bit key prefix is not this one.
+        guard let record, record.url == image.url else { return .none }
+        return .outcome(record.outcome)
     }
 
     // MARK: Cancellation
@@ -161,7 +171,7 @@ extension ImagePipeline {
 
     // MARK: The end
 
-    /// Waits until no image waits, runs or is being committed, and the journal is flushed.
+    /// Waits until no image waits, runs or is being saved, and the journal is saved.
     func drain() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now: Bool = lock.withLock {
@@ -174,18 +184,24 @@ extension ImagePipeline {
         await committer.drain()
     }
 
-    /// Records every item still pending (its missing images stay `cancelled`), then stops the
-    /// committer. The run's items are then all in `recorder`. With `spill`, the finished URLs'
-    /// places move there (`FinishedURLs.freeze`): the end of the run needs the memory more.
-    func finish(spill: Spill? = nil) {
+    /// Records every item still pending (its missing images stay `cancelled`), journals every
+    /// page still open, then stops the committer (which saves the journal). The run's pages are
+    /// then all in the journal.
+    func finish() async {
         lock.withLock {
             for (token, pending) in items.takeAll() { recordLocked(token, pending) }
         }
         recordCompleted()
-        committer.stop()
-        releaseArchive()
-        lock.withLock { finished.freeze(to: spill) }
+        recorder.closeAll()
+        await committer.stop()
     }
+
+    /// Images this run saved (uploads, for an object store).
+    var savedFiles: Int { committer.saved }
+
+    /// The earlier copies of URLs this run saved under another name (remove them once the root
+    /// no longer names them).
+    var replacedFiles: [FileHandle] { committer.replaced }
 
     private func wakeIfIdle() {
         let idle: [CheckedContinuation<Void, Never>] = lock.withLock {

@@ -1,3 +1,4 @@
+import FeedCrawlStorage
 import FoundationEssentials
 import Glibc
 import FeedCrawlHTTP
@@ -42,10 +43,16 @@ final class ImageTask: @unchecked Sendable {
 }
 
 extension ImagePipeline {
+    /// A downloaded body to save, and an earlier copy of its URL under another name.
+    struct Placement: Sendable {
+        var save: SaveRequest
+        var replacing: FileHandle?
+    }
+
     /// What one attempt's result means.
     enum Attempt {
-        /// The outcome, with the downloaded body to put in place when there is one.
-        case done(ImageRecord.Outcome, CacheCommit?)
+        /// The outcome, with the downloaded body to save when there is one.
+        case done(ImageRecord.Outcome, Placement?)
         /// `pushback`: the status when the host answered 429 or 503 without `Retry-After`
         /// (`HostThrottle`).
         case retry(reason: String, retryAfter: Int?, pushback: Int? = nil)
@@ -125,8 +132,12 @@ extension ImagePipeline {
     /// sink of the cache store (made at the first byte of a 2xx response), hashed and
     /// structure-checked while it streams.
     private func request(_ task: ImageTask) -> HTTPRequest {
-        let key = task.image.key.hex
-        var request = HTTPRequest(url: task.image.url, destination: .sink { [store] in try store.makeSink(key: key) })
+        // Staged for the key; the name's extension comes from the body (`conclude`).
+        let staging = FileHandle.image(key: task.image.key.hex, extension: "jpg")
+        var request = HTTPRequest(url: task.image.url, destination: .sink { [backend] in
+            guard let staging else { throw BackendError(.refused, "stage", location: "cache", reason: "not a cache key") }
+            return ImageSink(staged: try backend.stage(staging))
+        })
         request.maxBytes = settings.maxImageBytes
         // A server may send an image gzip-, deflate- or br-encoded unasked; decode it as a browser
         // does (the cap then counts decoded bytes).
@@ -267,7 +278,8 @@ extension ImagePipeline {
                     return (startReadyLocked(), rooms, task.startedAt.map { ContinuousClock.now - $0 }, owner)
                 }
             if elapsed == .zero {
-                placement?.sink.discard()  // no task wants it any more
+                // No task wants it any more.
+                if case .staged(let staged)? = placement?.save.body { staged.discard() }
                 return
             }
             startTransfers(starts)
@@ -276,7 +288,7 @@ extension ImagePipeline {
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 events(.imageFetched(url: url, outcome: outcome, seconds: seconds, owner: owner))
             }
-            committer.enqueue(.init(url: url, outcome: outcome, file: placement))
+            committer.enqueue(.init(url: url, outcome: outcome, file: placement?.save, replacing: placement?.replacing))
         }
     }
 }

@@ -1,3 +1,4 @@
+import FeedCrawlStorage
 import FoundationEssentials
 import FeedCrawlSupport
 import FeedCrawlHTTP
@@ -10,11 +11,12 @@ import FeedCrawlHTTP
 ///   a copy in the archive younger than the TTL) or subscribes to the one task of its URL
 ///   (`PrefetchScheduler`: one entry per URL, priority, limits, back-pressure).
 /// - Transfers (`ImagePipeline+Transfers`): conditional requests when the archive has a copy,
-///   bodies streamed by the HTTP engine into a sink of the cache store (`CacheStore.makeSink`:
-///   written, hashed, structure-checked), validated, retried with the feeds' `RetryPolicy`
-///   (backoff, jitter, `Retry-After`).
-/// - Commit (`ImageCommitter`): `CacheStore.commit` off the engine's thread, then delivery to
-///   every subscriber; an item whose images are all done is journaled (`RunItems`).
+///   bodies streamed by the HTTP engine into a body the backend staged (`Backend.stage`, in an
+///   `ImageSink`: written, hashed, structure-checked), validated, retried with the feeds'
+///   `RetryPolicy` (backoff, jitter, `Retry-After`).
+/// - Commit (`ImageCommitter`): `Backend.saveAll` off the engine's thread, then delivery to
+///   every subscriber; an item whose images are all done is recorded with its page
+///   (`PageRecorder`), which journals each page once its items are all done.
 /// - Cancellation: one source (its subscribers leave every task; a URL's task that no one else
 ///   wants is stopped: cancel on last unsubscribe), or everything (a signal, `--deadline`).
 ///
@@ -34,18 +36,15 @@ final class ImagePipeline: @unchecked Sendable {
         /// Whether images may come from loopback and private addresses (link-local: never);
         /// default closed.
         var privateAddresses = PrivateAddressScope()
-        /// Whether a download that replaces a copy stored under another name removes it (not
-        /// in a shard, where another shard may still use it: the merge sweeps it).
-        var removesReplacedFiles = true
     }
 
     let engine: HTTPEngine
-    /// Where the images go: every cache file is made, checked and put in place through it.
-    let store: any CacheStore
+    /// Where the images go: every cache file is staged and saved through it.
+    let backend: any Backend
     let settings: Settings
-    /// What earlier runs stored; let go (`finish`) before the end of the run needs the memory.
-    private(set) var archive: ArchiveIndex
-    let recorder: RunItems
+    /// What earlier runs stored (nil: nothing).
+    let archive: Repository?
+    let recorder: PageRecorder
     let storage: CrawlStorage?
     let events: @Sendable (CrawlEvent) -> Void
     private(set) var committer: ImageCommitter!
@@ -80,11 +79,11 @@ final class ImagePipeline: @unchecked Sendable {
     var downloaded: Int64 = 0
 
     init(
-        engine: HTTPEngine, store: any CacheStore, settings: Settings, archive: ArchiveIndex,
-        recorder: RunItems, storage: CrawlStorage?, events: @escaping @Sendable (CrawlEvent) -> Void
+        engine: HTTPEngine, backend: any Backend, settings: Settings, archive: Repository?,
+        recorder: PageRecorder, storage: CrawlStorage?, events: @escaping @Sendable (CrawlEvent) -> Void
     ) {
         self.engine = engine
-        self.store = store
+        self.backend = backend
         self.settings = settings
         self.archive = archive
         self.recorder = recorder
@@ -93,10 +92,10 @@ final class ImagePipeline: @unchecked Sendable {
         scheduler = PrefetchScheduler(limits: settings.limits)
         throttle = HostThrottle(limits: .init(maxConcurrency: settings.limits.perHost))
         committer = ImageCommitter(
-            store: store, maxQueuedFiles: store.maxQueuedCommits,
+            backend: backend, maxQueuedFiles: backend.properties.maxWaitingStaged,
             deliver: { [unowned self] outcomes in deliver(outcomes) },
-            flush: { [unowned recorder] force in recorder.flush(force: force) },
-            noteWriteFailure: { [weak storage] path, code in storage?.noteWriteFailure(path: path, code: code) })
+            flush: { [unowned recorder] force in await recorder.flush(force: force) },
+            noteWriteFailure: { [weak storage] error in storage?.noteWriteFailure(error) })
     }
 
     /// The most image requests that ever waited at once.
@@ -105,33 +104,27 @@ final class ImagePipeline: @unchecked Sendable {
     /// Bytes downloaded into the cache this run, each URL counted once.
     var downloadedBytes: Int64 { lock.withLock { downloaded } }
 
-    /// This run's outcome for the URL cached under `key`, when the run fetched it and its outcome
-    /// names a file (the end of the run brings carried-over items sharing the file up to date).
-    func finishedOutcome(forFile key: CacheKey) -> ImageRecord.Outcome? {
-        lock.withLock {
-            guard let image = finishedImageLocked(key), let file = image.file, CacheKey(file: file)?.hex == key.hex
-            else { return nil }
-            return image.outcome
-        }
-    }
-
     // MARK: Intake
 
-    /// Registers the items of one feed page (`group`: the source's index) and schedules their
-    /// images; waits while the queue is full. Returns each item's token. With `awaitingDetails`
-    /// an item is recorded only after `setDetails` (launch details). When the output device is
-    /// full (`CrawlStorage.admit`) the page is dropped (every token nil) and the calling task is
-    /// cancelled.
+    /// Registers the items of one feed page (`group`: the source's index; `listing`: the page as
+    /// its group records it) and schedules their images; waits while the queue is full. Returns
+    /// each item's token. With `awaitingDetails` an item is recorded only after `setDetails`
+    /// (launch details). When the output device is full (`CrawlStorage.admit`) the page is
+    /// dropped (every token nil) and the calling task is cancelled.
     @discardableResult
-    func submit(_ page: [FeedItem], group: Int, awaitingDetails: Bool = false) async -> [Int?] {
+    func submit(_ page: [FeedItem], group: Int, listing: PageListing, awaitingDetails: Bool = false) async -> [Int?] {
         if let storage, !storage.admit(page) {
             withUnsafeCurrentTask { $0?.cancel() }
             return page.map { _ in nil }
         }
+        let pageToken = recorder.open(listing, items: page.count)
+        defer { recorder.close(pageToken) }
         var tokens: [Int?] = []
         tokens.reserveCapacity(page.count)
         for item in page {
-            let token = lock.withLock { items.add(item, awaitingDetails: awaitingDetails, seen: recorder.runStarted) }
+            let token = lock.withLock {
+                items.add(item, page: pageToken, awaitingDetails: awaitingDetails, seen: recorder.runStarted)
+            }
             tokens.append(token)
             if let problem = item.problem {
                 lock.withLock {
@@ -180,15 +173,27 @@ final class ImagePipeline: @unchecked Sendable {
     private func subscribe(_ image: FeedImage, token: Int, index: Int, group: Int, page: Int) async {
         let subscriber = PrefetchScheduler.Subscriber(token: token, image: index, group: group)
         guard let image = intake(image, subscriber) else { return }
-        // What the archive holds for the URL, read (a pread) outside the lock.
-        let archived = lock.withLock { archive }.record(image.key)
+        // What the archive holds for the URL, and whether the store still holds its file with
+        // its recorded size, asked outside the lock.
+        let archived = try? await archive?.archivedImage(image.key)
+        var held = false
+        if let archived, let file = archived.file.flatMap(FileHandle.image(file:)),
+           let info = try? await backend.stat(file) {
+            held = archived.bytes.map { $0 == info.size } ?? true
+        }
         let priority = PrefetchPriority(tier: index, page: page)
+        var earlier: FinishedURLs.Recorded?
         while true {
             let step: SubmitStep = lock.withLock {
-                joinOrResolveLocked(image, archived: archived, subscriber: subscriber, priority: priority)
+                joinOrResolveLocked(image, archived: archived, held: held, earlier: earlier, subscriber: subscriber,
+                                    priority: priority)
             }
             switch step {
             case .done: return
+            case .readFinished(let place):
+                // This run recorded the URL's outcome with a page already journaled: read it back.
+                earlier = FinishedURLs.Recorded(place: place, image: await recorder.recordedImage(place))
+                continue
             case .start(let requests): startTransfers(requests); return
             case .wait, .waitForURL:
                 // Until the queue has room, or the URL's stopped task has ended; then look again.
@@ -212,6 +217,8 @@ final class ImagePipeline: @unchecked Sendable {
 
     enum SubmitStep {
         case done
+        /// This run's outcome for the URL is in a journaled page: read it (outside the lock).
+        case readFinished(FinishedURLs.Place)
         /// The queue is full.
         case wait
         /// The URL's task is being stopped (no one wanted it any more).
@@ -225,7 +232,8 @@ final class ImagePipeline: @unchecked Sendable {
     /// queue has room). A task being stopped is not joined (it would end `cancelled`): the
     /// submitter waits for it to end, then looks again.
     private func joinOrResolveLocked(
-        _ image: ImageURL, archived: ImageRecord?, subscriber: PrefetchScheduler.Subscriber, priority: PrefetchPriority
+        _ image: ImageURL, archived: ImageRecord?, held: Bool, earlier: FinishedURLs.Recorded?,
+        subscriber: PrefetchScheduler.Subscriber, priority: PrefetchPriority
     ) -> SubmitStep {
         if cancelledGroups.contains(subscriber.group) || stopReason != nil {
             resolveLocked(subscriber, cancelledOutcome(archived?.outcome))
@@ -240,12 +248,15 @@ final class ImagePipeline: @unchecked Sendable {
             }
             return .done
         }
-        if let outcome = finishedOutcomeLocked(image) {
+        switch finishedLocked(image, earlier: earlier) {
+        case .outcome(let outcome):
             resolveLocked(subscriber, outcome)
             return .done
+        case .read(let place):
+            return .readFinished(place)
+        case .none:
+            break
         }
-        // One stat: whether the cache still holds the archived copy with its recorded size.
-        let held = archived.map { $0.file.map { store.exists($0, bytes: archived?.bytes) } ?? false } ?? false
         if held, let archived, let outcome = freshOutcome(archived) {
             resolveLocked(subscriber, outcome)
             return .done
@@ -271,11 +282,6 @@ final class ImagePipeline: @unchecked Sendable {
         outcome.status = .fresh
         outcome.error = nil
         return outcome
-    }
-
-    /// Lets the archive index go (the end of the run needs the memory more).
-    func releaseArchive() {
-        lock.withLock { archive = ArchiveIndex() }
     }
 
     /// A `cancelled` outcome that keeps the archived copy.

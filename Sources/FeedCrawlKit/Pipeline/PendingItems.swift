@@ -11,6 +11,8 @@ struct PendingItems {
     /// it is complete.
     final class Pending: @unchecked Sendable {
         var item: ManifestItem
+        /// The page it was listed on (`PageRecorder.open`'s token).
+        let page: Int
         var unresolved: Int
         /// Bit i set: image i has its outcome.
         var resolved: UInt64 = 0
@@ -19,8 +21,9 @@ struct PendingItems {
         /// Images whose URL this item was the first to get an outcome for (see `FinishedURLs`).
         var owned: [(image: Int, key: UInt64)] = []
 
-        init(item: ManifestItem, unresolved: Int, awaitingDetails: Bool) {
+        init(item: ManifestItem, page: Int, unresolved: Int, awaitingDetails: Bool) {
             self.item = item
+            self.page = page
             self.unresolved = unresolved
             self.awaitingDetails = awaitingDetails
         }
@@ -46,7 +49,7 @@ struct PendingItems {
 
     /// Registers `feedItem`; its images start as `cancelled` ("no outcome before the run ended")
     /// until resolved.
-    mutating func add(_ feedItem: FeedItem, awaitingDetails: Bool, seen: Date) -> Int {
+    mutating func add(_ feedItem: FeedItem, page: Int, awaitingDetails: Bool, seen: Date) -> Int {
         let token = nextToken
         nextToken += 1
         var item = ManifestItem(
@@ -57,7 +60,7 @@ struct PendingItems {
             ImageRecord(variant: $0.variant, url: URLCheck.removingUserInfo($0.url), status: .cancelled,
                         error: "no outcome before the run ended")
         }
-        pending[token] = Pending(item: item, unresolved: item.images.count, awaitingDetails: awaitingDetails)
+        pending[token] = Pending(item: item, page: page, unresolved: item.images.count, awaitingDetails: awaitingDetails)
         return token
     }
 

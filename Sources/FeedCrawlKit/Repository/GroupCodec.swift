@@ -4,7 +4,8 @@ import FoundationEssentials
 /// The first line of a group in a segment: which feed page, as which run listed it.
 ///
 /// `{"group":{"g":17,"source":"pixabay","page":3,"digest":"…","recipe":"…","listed":1733…,"items":200}}`
-/// then `items` item lines: version-2 item lines without `lastSeen` (`ItemJSON`), in id order.
+/// then `items` item lines: version-2 item lines without `lastSeen` (`ItemJSON`), in the order
+/// the run finished them.
 struct GroupHeader: Codable, Sendable, Equatable {
     /// The group's number (`GroupEntry.number`).
     var number: UInt32
@@ -46,10 +47,11 @@ struct GroupHeader: Codable, Sendable, Equatable {
 
 /// Writing and reading groups.
 enum GroupCodec {
-    /// A group's lines: its header, then its items (sorted here by id), each without
-    /// `lastSeen`. Returns the bytes and the items in the order written.
+    /// A group's lines: its header, then its items in the order given (an item's position in
+    /// its group is its place there), each without `lastSeen`. Returns the bytes and the items
+    /// as written.
     static func encode(_ header: GroupHeader, items: [ManifestItem]) throws -> (bytes: [UInt8], items: [ManifestItem]) {
-        var sorted = items.sorted(by: ManifestItem.stableOrder)
+        var sorted = items
         var header = header
         header.items = sorted.count
         var bytes = try header.line()

@@ -34,10 +34,33 @@ struct GroupEntry: Codable, Sendable, Equatable {
     var images: [String: Int]
     /// Positions of its items that a newer group lists (the newest listing wins), sorted.
     var shadowed: [Int]?
+    /// The most common error texts of its items and images (at most `errorLimit`), with counts:
+    /// what `feedcrawl manifest` sums into "common errors" without reading items.
+    var errors: [String: Int]?
 
     enum CodingKeys: String, CodingKey {
         case number = "g", source, page, segment, offset, length, items, digest, recipe, firstListed, lastListed
-        case oldestFetch, retry, counts, images, shadowed
+        case oldestFetch, retry, counts, images, shadowed, errors
+    }
+
+    /// Error texts kept per group.
+    static let errorLimit = 5
+
+    /// The index entries of a group's `items`: one per item, one per image with a file.
+    static func keys(_ items: [ManifestItem], group: UInt32) -> (items: [IndexEntry], files: [IndexEntry]) {
+        var itemKeys: [IndexEntry] = []
+        var fileKeys: [IndexEntry] = []
+        itemKeys.reserveCapacity(items.count)
+        for (position, item) in items.enumerated() {
+            itemKeys.append(IndexEntry(key: itemIndexKey(source: item.source, id: item.id), group: group, item: position))
+            for (index, image) in item.images.enumerated() {
+                guard let file = image.file, let key = CacheKey(file: file) else { continue }
+                fileKeys.append(IndexEntry(
+                    key: key.prefix, group: group, item: position, image: index, file: file, bytes: image.bytes ?? 0,
+                    fetched: image.fetchedAt))
+            }
+        }
+        return (itemKeys, fileKeys)
     }
 
     /// Whether it was listed again, without work, after the run that wrote it: its
@@ -89,6 +112,36 @@ struct GroupEntry: Codable, Sendable, Equatable {
             if images[image.status.rawValue] == 0 { images.removeValue(forKey: image.status.rawValue) }
         }
     }
+}
+
+extension GroupEntry {
+    /// The entry of the group `header` heads, whose lines are at `offset` (`length` bytes) in
+    /// `segment`, with its `items`: their counts, whether one needs work, the oldest stored
+    /// image, the common errors.
+    init(header: GroupHeader, segment: String, offset: Int64, length: Int64, items: [ManifestItem]) {
+        self.init(
+            number: header.number, source: header.source, page: header.page, segment: segment, offset: offset,
+            length: length, items: items.count, digest: header.digest, recipe: header.recipe,
+            firstListed: header.listed, lastListed: header.listed, oldestFetch: nil, retry: false, counts: [:],
+            images: [:], shadowed: nil, errors: nil)
+        var errors: [String: Int] = [:]
+        for item in items {
+            Self.add(item, to: &counts, images: &images, sign: 1)
+            if let error = item.error, !error.isEmpty { errors[error, default: 0] += 1 }
+            for image in item.images {
+                if !image.status.hasImage && image.status != .noImage { retry = true }
+                if let error = image.error, !error.isEmpty, !image.status.hasImage { errors[error, default: 0] += 1 }
+                guard image.file != nil, image.status.hasImage, let fetched = image.fetchedAt else { continue }
+                let seconds = Int64(fetched.timeIntervalSince1970)
+                oldestFetch = min(oldestFetch ?? seconds, seconds)
+            }
+        }
+        if !errors.isEmpty {
+            let top = errors.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(Self.errorLimit)
+            self.errors = Dictionary(uniqueKeysWithValues: top.map { ($0.key, $0.value) })
+        }
+    }
+
 }
 
 /// The group table: every live group, ordered by source, page, then newest first. Saved as

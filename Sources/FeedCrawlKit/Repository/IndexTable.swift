@@ -2,29 +2,55 @@ import FeedCrawlSupport
 import FoundationEssentials
 
 /// One entry of an index: a 64-bit key (the first 8 bytes of a SHA-256) and where its record is
-/// (a group, an item's position in it, and for the file index the image's). 16 bytes.
+/// (a group, an item's position in it, and for the file index the image's), with, for the file
+/// index, the file's size and when it was fetched (what totals and eviction need without reading
+/// records). 24 bytes.
 struct IndexEntry: Sendable, Equatable {
     var key: UInt64
     var group: UInt32
-    /// The item's position in its group in the low 26 bits, the image's index above them.
+    /// The item's position in its group in the low 22 bits, the image's index in the next 6, and
+    /// for the file index the file's extension in the top 4 (`extensionCode`).
     var slot: UInt32
+    /// The file's bytes (clamped; 0 in the item index).
+    var bytes: UInt32 = 0
+    /// When the file was fetched, seconds since 1970 (0: unknown; 0 in the item index).
+    var fetched: UInt32 = 0
 
-    init(key: UInt64, group: UInt32, item: Int, image: Int = 0) {
+    init(key: UInt64, group: UInt32, item: Int, image: Int = 0, file: String? = nil, bytes: Int64 = 0, fetched: Date? = nil) {
         self.key = key
         self.group = group
-        slot = UInt32(truncatingIfNeeded: item) & Self.itemMask | UInt32(truncatingIfNeeded: image) << 26
+        slot = UInt32(truncatingIfNeeded: item) & Self.itemMask | (UInt32(truncatingIfNeeded: image) & 0x3F) << 22
+            | UInt32(file.map(Self.extensionCode) ?? 0) << 28
+        self.bytes = UInt32(clamping: bytes)
+        self.fetched = fetched.map { UInt32(clamping: Int64($0.timeIntervalSince1970)) } ?? 0
     }
 
-    init(key: UInt64, group: UInt32, slot: UInt32) {
+    init(key: UInt64, group: UInt32, slot: UInt32, bytes: UInt32, fetched: UInt32) {
         self.key = key
         self.group = group
         self.slot = slot
+        self.bytes = bytes
+        self.fetched = fetched
     }
 
-    static let itemMask: UInt32 = (1 << 26) - 1
+    static let itemMask: UInt32 = (1 << 22) - 1
 
     var item: Int { Int(slot & Self.itemMask) }
-    var image: Int { Int(slot >> 26) }
+    var image: Int { Int((slot >> 22) & 0x3F) }
+
+    /// The extensions a file name may end in, coded 1 to 4 (0: unknown).
+    static let extensions = ["jpg", "png", "gif", "webp"]
+
+    static func extensionCode(_ file: String) -> Int {
+        guard let dot = file.lastIndex(of: ".") else { return 0 }
+        return (extensions.firstIndex(of: String(file[file.index(after: dot)...])) ?? -1) + 1
+    }
+
+    /// For the file index: the extension of the file its record names, or nil when unknown.
+    var fileExtension: String? {
+        let code = Int(slot >> 28)
+        return code > 0 && code <= Self.extensions.count ? Self.extensions[code - 1] : nil
+    }
 
     /// Orders by key, then newest group first (the entry that wins comes first).
     static func precedes(_ a: IndexEntry, _ b: IndexEntry) -> Bool {
@@ -45,12 +71,12 @@ func itemIndexKey(source: String, id: String) -> UInt64 {
 }
 
 /// A sorted run of `IndexEntry`s, saved as one immutable file (`archive/tables/<sha256>.items`
-/// or `.files`): a 16-byte header (`FCIX`, format 1, the kind, the count), then the entries,
-/// sorted by key and newest group first, little-endian.
+/// or `.files`): a 16-byte header (`FCIX`, format 1, the kind, the count), then the entries
+/// (24 bytes each), sorted by key and newest group first, little-endian.
 enum IndexTable {
     static let magic: [UInt8] = Array("FCIX".utf8)
     static let headerBytes = 16
-    static let entryBytes = 16
+    static let entryBytes = 24
 
     /// Which index a table belongs to.
     enum Kind: UInt8, Sendable {
@@ -72,6 +98,8 @@ enum IndexTable {
             append(entry.key, to: &out)
             append32(entry.group, to: &out)
             append32(entry.slot, to: &out)
+            append32(entry.bytes, to: &out)
+            append32(entry.fetched, to: &out)
         }
         return out
     }
@@ -90,7 +118,9 @@ enum IndexTable {
         entries.reserveCapacity(count)
         var offset = headerBytes
         for _ in 0..<count {
-            entries.append(IndexEntry(key: read64(bytes, offset), group: read32(bytes, offset + 8), slot: read32(bytes, offset + 12)))
+            entries.append(IndexEntry(
+                key: read64(bytes, offset), group: read32(bytes, offset + 8), slot: read32(bytes, offset + 12),
+                bytes: read32(bytes, offset + 16), fetched: read32(bytes, offset + 20)))
             offset += entryBytes
         }
         return entries

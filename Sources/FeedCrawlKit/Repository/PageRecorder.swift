@@ -23,6 +23,7 @@ final class PageRecorder: @unchecked Sendable {
     private let events: @Sendable (CrawlEvent) -> Void
 
     private struct Open {
+        var token: Int
         var listing: PageListing
         var waiting: Int
         var registering = true
@@ -32,6 +33,8 @@ final class PageRecorder: @unchecked Sendable {
     private let lock = Lock()
     // Guarded by `lock`.
     private var pages: [Int: Open] = [:]
+    /// The group number each journaled page got.
+    private var groups: [Int: UInt32] = [:]
     private var nextToken = 0
     private var recorded = 0
     private var failure: String?
@@ -48,7 +51,7 @@ final class PageRecorder: @unchecked Sendable {
         lock.withLock {
             let token = nextToken
             nextToken += 1
-            pages[token] = Open(listing: listing, waiting: items)
+            pages[token] = Open(token: token, listing: listing, waiting: items)
             return token
         }
     }
@@ -62,17 +65,40 @@ final class PageRecorder: @unchecked Sendable {
         if let complete { append(complete) }
     }
 
-    /// Records a finished item of page `token`.
-    func record(_ item: ManifestItem, page token: Int) {
+    /// Records a finished item of page `token`; returns where it is: its page and its place
+    /// there (the group keeps the order items are recorded in).
+    @discardableResult
+    func record(_ item: ManifestItem, page token: Int) -> (page: Int, item: Int) {
         events(.itemFinished(source: item.source, status: item.status))
-        let complete: Open? = lock.withLock {
+        let (complete, place): (Open?, Int) = lock.withLock {
             recorded += 1
-            guard pages[token] != nil else { return nil }
+            guard pages[token] != nil else { return (nil, 0) }
+            let place = pages[token]!.items.count
             pages[token]!.items.append(item)
             pages[token]!.waiting -= 1
-            return takeIfComplete(token)
+            return (takeIfComplete(token), place)
         }
         if let complete { append(complete) }
+        return (token, place)
+    }
+
+    /// The image at `place` while its page is still open (not journaled yet), else nil.
+    func openImage(_ place: FinishedURLs.Place) -> ImageRecord? {
+        guard case .recorded(let page, let item, let image) = place else { return nil }
+        return lock.withLock {
+            guard let open = pages[page], item < open.items.count, image < open.items[item].images.count else { return nil }
+            return open.items[item].images[image]
+        }
+    }
+
+    /// The image at `place`, wherever its page is now (open, or journaled: read back).
+    func recordedImage(_ place: FinishedURLs.Place) async -> ImageRecord? {
+        guard case .recorded(let page, let item, let image) = place else { return nil }
+        if let open = openImage(place) { return open }
+        guard let group = lock.withLock({ groups[page] }),
+              let found = try? await journal.item(group: group, position: item), image < found.images.count
+        else { return nil }
+        return found.images[image]
     }
 
     /// Journals every page still open (the run is over: their missing items were recorded
@@ -82,6 +108,7 @@ final class PageRecorder: @unchecked Sendable {
             defer { pages.removeAll() }
             return pages.sorted { $0.key < $1.key }.map(\.value)
         }
+        // A page none of whose items was recorded has nothing to keep (its items come again).
         for page in open where !page.items.isEmpty { append(page) }
     }
 
@@ -114,9 +141,10 @@ final class PageRecorder: @unchecked Sendable {
 
     private func append(_ page: Open) {
         do {
-            try journal.append(
+            let entry = try journal.append(
                 source: page.listing.source, page: page.listing.page, digest: page.listing.digest,
                 recipe: page.listing.recipe, items: page.items)
+            lock.withLock { groups[page.token] = entry.number }
         } catch {
             lock.withLock { if failure == nil { failure = "journal: \(error)" } }
         }

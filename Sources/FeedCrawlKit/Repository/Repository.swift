@@ -15,13 +15,17 @@ final class Repository: @unchecked Sendable {
     /// `""` for OUT's own root, `shards/N/K/` for a shard's.
     let state: String
     private(set) var root: RepositoryRoot
-    private(set) var table: GroupTable
+    /// The group table (a copy; it changes under the lock).
+    var table: GroupTable { lock.withLock { groupTable } }
     /// What `open` had to do, for the run's messages.
     private(set) var notes: [String] = []
     /// Groups adopted from an unfinished run's journal.
     private(set) var adopted = 0
-    /// Journal files adopted (named by the next root).
+    /// Journal files adopted, and segments of groups absorbed from shards (named by the next root).
     private var adoptedSegments: [RepositoryRoot.Segment] = []
+    /// For a shard: OUT's own archive, which lookups and settled pages also consult (what plain
+    /// runs and earlier merges stored is reused). Set before the crawl; default nil.
+    var base: Repository?
 
     private let lock = Lock()
     // Guarded by `lock`.
@@ -29,7 +33,10 @@ final class Repository: @unchecked Sendable {
     private var fileIndex: LoadedIndex?
     /// Index entries of adopted groups, added to the deltas the next commit writes.
     private var adoptedKeys: (items: [IndexEntry], files: [IndexEntry]) = ([], [])
+    private var groupTable: GroupTable
     private var groupCache: [UInt32: [ManifestItem]] = [:]
+    /// Groups this work listed again without work (`settleIfUnchanged`).
+    private var relisted: Set<UInt32> = []
     private var groupCacheOrder: [UInt32] = []
 
     /// The root's name for a shard's state (`shards/N/K/`) or OUT's (`""`).
@@ -37,11 +44,11 @@ final class Repository: @unchecked Sendable {
         FileHandle(.state, state + CacheLayout.manifestFileName)!
     }
 
-    private init(backend: any Backend, state: String, root: RepositoryRoot, table: GroupTable) {
+    init(backend: any Backend, state: String, root: RepositoryRoot, table: GroupTable) {
         self.backend = backend
         self.state = state
         self.root = root
-        self.table = table
+        groupTable = table
     }
 
     // MARK: Opening
@@ -138,12 +145,15 @@ final class Repository: @unchecked Sendable {
         for name in segments { try await adopt(segment: name) }
     }
 
-    /// Adopts the journal files no root names: an unfinished run's groups.
+    /// Adopts the journal files of this state (`journal/`, a shard's `journal/shards/N/K/`)
+    /// that no root names: an unfinished run's groups (or a run's going on now, for a reader).
     private func adoptJournal() async throws {
         var names: [String] = []
         let named = root.archiveFiles
-        try await backend.list(.archive, prefix: "journal/") { page in
-            for info in page where !info.handle.isPartial && !named.contains(info.handle.name) {
+        let folder = "journal/" + state
+        try await backend.list(.archive, prefix: folder) { page in
+            for info in page where !info.handle.isPartial && !named.contains(info.handle.name)
+                && !info.handle.name.dropFirst(folder.count).contains("/") {
                 names.append(info.handle.name)
             }
         }
@@ -158,31 +168,13 @@ final class Repository: @unchecked Sendable {
         guard let handle = FileHandle(.archive, name) else { return }
         let bytes = try await backend.load(handle, range: nil, maxBytes: 1 << 30)
         for (header, offset, length) in GroupCodec.scan(bytes) {
-            guard table.entry(header.number) == nil else { continue }
+            guard lock.withLock({ groupTable.entry(header.number) }) == nil else { continue }
             let slice = Array(bytes[Int(offset)..<Int(offset + length)])
             guard let (_, items) = try? GroupCodec.decode(slice) else { continue }
-            var entry = GroupEntry(
-                number: header.number, source: header.source, page: header.page, segment: name, offset: offset,
-                length: length, items: items.count, digest: header.digest, recipe: header.recipe,
-                firstListed: header.listed, lastListed: header.listed, oldestFetch: nil, retry: false, counts: [:],
-                images: [:], shadowed: nil)
-            var itemKeys: [IndexEntry] = []
-            var fileKeys: [IndexEntry] = []
-            for (position, item) in items.enumerated() {
-                GroupEntry.add(item, to: &entry.counts, images: &entry.images, sign: 1)
-                itemKeys.append(IndexEntry(key: itemIndexKey(source: item.source, id: item.id), group: header.number, item: position))
-                for (index, image) in item.images.enumerated() {
-                    if !image.status.hasImage && image.status != .noImage { entry.retry = true }
-                    guard let file = image.file, let key = CacheKey(file: file) else { continue }
-                    fileKeys.append(IndexEntry(key: key.prefix, group: header.number, item: position, image: index))
-                    if image.status.hasImage, let fetched = image.fetchedAt {
-                        let seconds = Int64(fetched.timeIntervalSince1970)
-                        entry.oldestFetch = min(entry.oldestFetch ?? seconds, seconds)
-                    }
-                }
-            }
+            let entry = GroupEntry(header: header, segment: name, offset: offset, length: length, items: items)
+            let (itemKeys, fileKeys) = GroupEntry.keys(items, group: header.number)
             try await shadowEarlier(itemKeys: itemKeys, items: items, except: [header.number])
-            table.put(entry)
+            lock.withLock { groupTable.put(entry) }
             lock.withLock {
                 adoptedKeys.items += itemKeys
                 adoptedKeys.files += fileKeys
@@ -231,7 +223,7 @@ final class Repository: @unchecked Sendable {
     }
 
     /// The group's item lines as written (a few groups are cached).
-    private func rawItems(_ entry: GroupEntry) async throws -> [ManifestItem] {
+    func rawItems(_ entry: GroupEntry) async throws -> [ManifestItem] {
         if let cached = lock.withLock({ groupCache[entry.number] }) { return cached }
         guard let handle = FileHandle(.archive, entry.segment) else { return [] }
         let bytes = try await backend.load(handle, range: entry.offset..<(entry.offset + entry.length), maxBytes: entry.length)
@@ -247,7 +239,9 @@ final class Repository: @unchecked Sendable {
     /// The newest stored record of the image whose URL key is `key` (its file's facts), or nil.
     func archivedImage(_ key: CacheKey) async throws -> ImageRecord? {
         let index = try await loadedIndex(.files)
-        guard let hit = index.lookup(key.prefix), let entry = table.entry(hit.group) else { return nil }
+        guard let hit = index.lookup(key.prefix), let entry = table.entry(hit.group) else {
+            return try await base?.archivedImage(key)
+        }
         let raw = try await rawItems(entry)
         guard hit.item < raw.count, hit.image < raw[hit.item].images.count else { return nil }
         let image = raw[hit.item].images[hit.image]
@@ -267,7 +261,7 @@ final class Repository: @unchecked Sendable {
     }
 
     /// The index of `kind`, loaded (base and deltas) on first use.
-    private func loadedIndex(_ kind: IndexTable.Kind) async throws -> LoadedIndex {
+    func loadedIndex(_ kind: IndexTable.Kind) async throws -> LoadedIndex {
         if let loaded = lock.withLock({ kind == .items ? itemIndex : fileIndex }) { return loaded }
         var tables: [[IndexEntry]] = []
         for name in kind == .items ? root.itemIndex : root.fileIndex {
@@ -285,26 +279,35 @@ final class Repository: @unchecked Sendable {
 
     // MARK: The crawl
 
-    /// The group of `source`'s `page` when the page is settled: the table's newest group of it
-    /// has this `digest` and `recipe`, no shadowed item, nothing to retry, and every stored
-    /// image younger than `ttl` seconds at `now`.
-    func settled(source: String, page: Int, digest: String, recipe: String, now: Date, ttl: Double) -> GroupEntry? {
-        guard let entry = table.newest(source: source, page: page), entry.digest == digest, entry.recipe == recipe,
-              !entry.retry, entry.shadowed?.isEmpty ?? true, entry.items > 0 else { return nil }
-        if let oldest = entry.oldestFetch, Double(oldest) + ttl <= now.timeIntervalSince1970 { return nil }
-        return entry
-    }
-
-    /// Marks the group `number` listed again by the run that started at `run` (ms), without work.
-    func relist(_ number: UInt32, at run: Int64) {
-        table.update(number) { $0.relist(at: run) }
+    /// When `source`'s `page` is settled — the table's newest group of it has this `digest`
+    /// and `recipe`, no shadowed item, nothing to retry, and every stored image younger than
+    /// `ttl` seconds at the start of the run (`run`, ms) — lists its group again (its items'
+    /// `lastSeen` becomes `run`; `downloaded` reads `fresh`) and returns it. Thread-safe.
+    func settleIfUnchanged(source: String, page: Int, digest: String, recipe: String, run: Int64, ttl: Double)
+        -> GroupEntry?
+    {
+        // A shard's page may be settled in OUT's own archive: its group is then listed again in
+        // the shard's table (same number, same segment), and the merge carries that over.
+        let inBase = base.flatMap { base in base.lock.withLock { base.groupTable.newest(source: source, page: page) } }
+        return lock.withLock {
+            let own = groupTable.newest(source: source, page: page)
+            let candidate = [own, inBase].compactMap { $0 }.max { $0.lastListed < $1.lastListed }
+            guard let entry = candidate, entry.digest == digest,
+                  entry.recipe == recipe, !entry.retry, entry.shadowed?.isEmpty ?? true else { return nil }
+            if let oldest = entry.oldestFetch, Double(oldest) + ttl <= Double(run) / 1000 { return nil }
+            var listed = entry
+            if entry.lastListed < run { listed.relist(at: run) }
+            groupTable.put(listed)
+            relisted.insert(entry.number)
+            return listed
+        }
     }
 
     // MARK: Committing
 
     /// Takes out of the table's counts the earlier effective copies of `items` (now listed by
     /// a group in `except`): they are shadowed.
-    private func shadowEarlier(itemKeys: [IndexEntry], items: [ManifestItem], except: Set<UInt32>) async throws {
+    func shadowEarlier(itemKeys: [IndexEntry], items: [ManifestItem], except: Set<UInt32>) async throws {
         guard !table.entries.isEmpty else { return }
         let index = try await loadedIndex(.items)
         for (position, key) in itemKeys.enumerated() {
@@ -312,22 +315,36 @@ final class Repository: @unchecked Sendable {
                   let earlier = table.entry(hit.group) else { continue }
             guard let old = try await item(of: earlier, at: hit.item), old.source == items[position].source,
                   old.id == items[position].id else { continue }
-            table.update(hit.group) { _ = $0.shadow(hit.item, item: old) }
+            lock.withLock { groupTable.update(hit.group) { _ = $0.shadow(hit.item, item: old) } }
         }
     }
 
     /// What a commit did.
     struct Committed: Sendable {
         var root: RepositoryRoot
+        /// This work's items and images by status, per source: the groups it wrote and those it
+        /// listed again.
+        var listed: [String: RepositoryRoot.SourceTotals] = [:]
         /// Archive files retired long enough ago that no kept root names them, removed.
         var removed: Int
+        /// Images `capBytes` evicted (their groups left the archive), and their bytes.
+        var evictedFiles = 0
+        var evictedBytes: Int64 = 0
+        /// Whether what this work listed alone is over `capBytes`.
+        var overCap = false
     }
 
     /// Ends a run: the groups `journal` wrote join the table (shadowing the earlier copies of
     /// their items), the index deltas and the table are saved, then a copy of the new root and
     /// the root itself; then archive files no kept root names are removed. `run` is the run
     /// record the root keeps; `files` and `bytes` the referenced files' count and bytes.
-    func commit(journal: RunJournal?, run: RunRecord?, generatedAt: Date) async throws -> Committed {
+    ///
+    /// With `capBytes` (`--cache-max`), groups not listed since `protectedSince` (ms: this work's
+    /// start) leave the archive, least recently listed first, until the files it names fit; their
+    /// files no other group names are removed once the root no longer names them.
+    func commit(
+        journal: RunJournal?, run: RunRecord?, generatedAt: Date, capBytes: Int64? = nil, protectedSince: Int64 = 0
+    ) async throws -> Committed {
         let written = journal?.groups ?? []
         let numbers = Set(written.map(\.entry.number))
         var newItemKeys = lock.withLock { adoptedKeys.items }
@@ -335,19 +352,51 @@ final class Repository: @unchecked Sendable {
         for group in written {
             let items = try await rawItems(group.entry)
             try await shadowEarlier(itemKeys: group.itemKeys, items: items, except: numbers)
-            table.put(group.entry)
+            lock.withLock { groupTable.put(group.entry) }
             newItemKeys += group.itemKeys
             newFileKeys += group.fileKeys
         }
-        _ = table.removeDead()
+        _ = lock.withLock { groupTable.removeDead() }
+        var listed: [String: RepositoryRoot.SourceTotals] = [:]
+        let mine = numbers.union(lock.withLock { relisted })
+        for entry in table.entries where mine.contains(entry.number) {
+            for (status, n) in entry.counts { listed[entry.source, default: .init()].items[status, default: 0] += n }
+            for (status, n) in entry.images { listed[entry.source, default: .init()].images[status, default: 0] += n }
+        }
         var next = root
         next.generation += 1
         next.generatedAt = generatedAt
         next.run = run
         next.segments = mergedSegments(next.segments + adoptedSegments + (journal?.segments ?? []))
         next.nextGroup = max(root.nextGroup, journal?.nextGroup ?? 0)
+        var evicted: [FileHandle] = []
+        var committedEviction = (files: 0, bytes: Int64(0), overCap: false)
+        if !newFileKeys.isEmpty || capBytes != nil || lock.withLock({ fileIndex != nil }) {
+            // The files the archive names and their bytes, each once: the file index's newest
+            // entries of live groups.
+            var files = try await loadedIndex(.files)
+            files.add(newFileKeys)
+            var table = self.table
+            var total: Int64 = 0
+            var count = 0
+            for entry in files.entries where table.entry(entry.group) != nil {
+                count += 1
+                total += Int64(entry.bytes)
+            }
+            if let capBytes, total > capBytes {
+                let plan = try await evict(files, table: &table, total: total, capBytes: capBytes, protectedSince: protectedSince)
+                lock.withLock { groupTable.remove(Set(plan.groups)) }
+                evicted = plan.files
+                committedEviction = (plan.files.count, plan.bytes, plan.overCap)
+                total -= plan.bytes
+                count -= plan.files.count
+            }
+            next.totals.files = count
+            next.totals.bytes = total
+        }
         next.itemIndex = try await saveIndex(.items, current: root.itemIndex, adding: newItemKeys)
         next.fileIndex = try await saveIndex(.files, current: root.fileIndex, adding: newFileKeys)
+        let table = self.table
         next.groups = try await saveArchiveFile(try table.encoded(), extension: "groups")
         next.totals.sources = table.totals
         let live = Set(table.entries.map(\.segment))
@@ -374,7 +423,13 @@ final class Repository: @unchecked Sendable {
             removed += 1
         }
         try? await removeOldCopies()
-        return Committed(root: next, removed: removed)
+        // Evicted images: the new root names none of them.
+        for handle in evicted { try? await backend.remove(handle) }
+        var committed = Committed(root: next, listed: listed, removed: removed)
+        committed.evictedFiles = committedEviction.files
+        committed.evictedBytes = committedEviction.bytes
+        committed.overCap = committedEviction.overCap
+        return committed
     }
 
     /// Saves the root's copy in `archive/roots/`, then the root.
@@ -410,6 +465,7 @@ final class Repository: @unchecked Sendable {
             let index = try await loadedIndex(kind)
             var all = index.entries
             all += adding
+            let table = self.table
             let merged = LoadedIndex.merged(all.filter { table.entry($0.group) != nil })
             return [try await saveArchiveFile(IndexTable.encode(merged, kind: kind), extension: kind.fileExtension)]
         }
@@ -454,5 +510,99 @@ final class Repository: @unchecked Sendable {
         for name in names.sorted().dropLast(Self.keptRoots) {
             if let handle = FileHandle(.archive, name) { try await backend.remove(handle) }
         }
+    }
+}
+
+extension Repository {
+    /// For a merge: takes a shard's groups into this archive (OUT's own). A group this archive
+    /// does not have joins the table, its items the indexes (as deltas: the shard's segments are
+    /// named, not rewritten), shadowing the earlier copies of its items; one it has (listed again
+    /// by the shard, or absorbed by an earlier merge) takes the shard's later `lastListed`.
+    /// Returns how many groups joined.
+    @discardableResult
+    func absorb(_ shard: Repository) async throws -> Int {
+        var joined = 0
+        for entry in shard.table.entries {
+            if let mine = table.entry(entry.number) {
+                if entry.lastListed > mine.lastListed {
+                    lock.withLock {
+                        groupTable.update(entry.number) { $0.relist(at: entry.lastListed) }
+                        relisted.insert(entry.number)
+                    }
+                }
+                continue
+            }
+            let items = try await shard.rawItems(entry)
+            let (itemKeys, fileKeys) = GroupEntry.keys(items, group: entry.number)
+            try await shadowEarlier(itemKeys: itemKeys, items: items, except: [entry.number])
+            var copy = entry
+            copy.shadowed = nil
+            copy.counts = [:]
+            copy.images = [:]
+            for item in items { GroupEntry.add(item, to: &copy.counts, images: &copy.images, sign: 1) }
+            if entry.relisted { copy.relist(at: entry.lastListed) }
+            lock.withLock {
+                groupTable.put(copy)
+                relisted.insert(copy.number)
+                adoptedKeys.items += itemKeys
+                adoptedKeys.files += fileKeys
+                itemIndex?.add(itemKeys)
+                fileIndex?.add(fileKeys)
+            }
+            if !adoptedSegments.contains(where: { $0.name == entry.segment }),
+               let segment = shard.root.segments.first(where: { $0.name == entry.segment }) ?? shard.adoptedSegments.first(where: { $0.name == entry.segment }) {
+                adoptedSegments.append(segment)
+            }
+            root.nextGroup = max(root.nextGroup, entry.number &+ 1)
+            joined += 1
+        }
+        root.nextGroup = max(root.nextGroup, shard.root.nextGroup)
+        return joined
+    }
+}
+
+extension Repository {
+    /// What `--cache-max` takes out: groups, and the files only they name.
+    struct EvictionPlan {
+        var groups: [UInt32] = []
+        var files: [FileHandle] = []
+        var bytes: Int64 = 0
+        /// Whether the groups that may not go (listed by this work) alone are over the cap.
+        var overCap = false
+    }
+
+    /// Plans `--cache-max`: the groups not listed since `protectedSince`, least recently listed
+    /// first (then oldest fetch), leave until the files the archive names (`total` bytes, by the
+    /// file index `files`) fit under `capBytes`. A file goes with its group only when that group
+    /// holds its newest record (an older listing of it going first changes nothing). Reads only
+    /// the groups that go.
+    func evict(
+        _ files: LoadedIndex, table: inout GroupTable, total: Int64, capBytes: Int64, protectedSince: Int64
+    ) async throws -> EvictionPlan {
+        var plan = EvictionPlan()
+        let candidates = table.entries.filter { $0.lastListed < protectedSince }
+            .sorted { ($0.lastListed, $0.oldestFetch ?? 0, $0.number) < ($1.lastListed, $1.oldestFetch ?? 0, $1.number) }
+        guard !candidates.isEmpty else {
+            plan.overCap = true
+            return plan
+        }
+        // The file entries each candidate holds the newest record of.
+        let wanted = Set(candidates.map(\.number))
+        var held: [UInt32: [IndexEntry]] = [:]
+        for entry in files.entries where wanted.contains(entry.group) { held[entry.group, default: []].append(entry) }
+        var remaining = total
+        for candidate in candidates where remaining > capBytes {
+            plan.groups.append(candidate.number)
+            let items = try await rawItems(candidate)
+            for entry in held[candidate.number] ?? [] {
+                remaining -= Int64(entry.bytes)
+                plan.bytes += Int64(entry.bytes)
+                guard entry.item < items.count, entry.image < items[entry.item].images.count,
+                      let file = items[entry.item].images[entry.image].file.flatMap(FileHandle.image(file:)) else { continue }
+                plan.files.append(file)
+            }
+        }
+        plan.overCap = remaining > capBytes
+        return plan
     }
 }

@@ -7,7 +7,8 @@ import FoundationEssentials
 /// `archive/journal/<run>-<n>.ndjson` (`flush`: every second or 8 MiB, and at the end). A
 /// journal file is saved only after the images its items name (the pipeline commits images
 /// before it records items), and the root names it at the end of the run; one no root names is
-/// an unfinished run's, which the next run adopts. Thread-safe.
+/// an unfinished run's, which the next run adopts. A shard's journal files are under
+/// `archive/journal/shards/N/K/`, so no shard adopts another's. Thread-safe.
 final class RunJournal: @unchecked Sendable {
     /// A group written, with what the end of the run needs of it.
     struct Written: Sendable {
@@ -20,6 +21,8 @@ final class RunJournal: @unchecked Sendable {
     let backend: any Backend
     /// The run's name in journal file names: its start, UTC, and 8 random hex digits.
     let run: String
+    /// `""`, or a shard's `shards/N/K/`: the journal files' folder under `journal/`.
+    let state: String
     /// Start of the run, milliseconds since 1970 (every group's `listed`).
     let started: Int64
     /// Flushed when this many bytes wait; default 8 MiB.
@@ -42,8 +45,9 @@ final class RunJournal: @unchecked Sendable {
 
     /// A journal numbering its groups from `firstNumber` by `step` (a shard K of N: K + 1, N:
     /// two shards never give two groups one number).
-    init(backend: any Backend, started: Int64, firstNumber: UInt32, step: UInt32 = 1) {
+    init(backend: any Backend, state: String = "", started: Int64, firstNumber: UInt32, step: UInt32 = 1) {
         self.backend = backend
+        self.state = state
         self.started = started
         nextNumber = firstNumber
         self.step = max(step, 1)
@@ -54,38 +58,26 @@ final class RunJournal: @unchecked Sendable {
     }
 
     /// Appends the group of `source`'s `page` with `items` (as the pipeline finished them) and
-    /// returns its entry. `digest` and `recipe` describe the page (nil: unknown).
+    /// returns its entry. `digest` and `recipe` describe the page (nil: unknown); `listed` is
+    /// when it was listed (ms; default the run's start: a converted archive gives each group its
+    /// items' `lastSeen`).
     @discardableResult
-    func append(source: String, page: Int, digest: String?, recipe: String?, items: [ManifestItem]) throws -> GroupEntry {
+    func append(
+        source: String, page: Int, digest: String?, recipe: String?, items: [ManifestItem], listed: Int64? = nil
+    ) throws -> GroupEntry {
         try lock.withLock {
             let number = nextNumber
             nextNumber &+= step
+            let listed = listed ?? started
             let header = GroupHeader(
-                number: number, source: source, page: page, digest: digest, recipe: recipe, listed: started, items: items.count)
-            let (bytes, sorted) = try GroupCodec.encode(header, items: items)
-            let name = currentName
-            var entry = GroupEntry(
-                number: number, source: source, page: page, segment: name, offset: Int64(buffer.count),
-                length: Int64(bytes.count), items: sorted.count, digest: digest, recipe: recipe, firstListed: started,
-                lastListed: started, oldestFetch: nil, retry: false, counts: [:], images: [:], shadowed: nil)
-            var itemKeys: [IndexEntry] = []
-            var fileKeys: [IndexEntry] = []
-            itemKeys.reserveCapacity(sorted.count)
-            for (position, item) in sorted.enumerated() {
-                GroupEntry.add(item, to: &entry.counts, images: &entry.images, sign: 1)
-                itemKeys.append(IndexEntry(key: itemIndexKey(source: item.source, id: item.id), group: number, item: position))
-                for (index, image) in item.images.enumerated() {
-                    if !image.status.hasImage && image.status != .noImage { entry.retry = true }
-                    guard let file = image.file, let key = CacheKey(file: file) else { continue }
-                    fileKeys.append(IndexEntry(key: key.prefix, group: number, item: position, image: index))
-                    if image.status.hasImage, let fetched = image.fetchedAt {
-                        let seconds = Int64(fetched.timeIntervalSince1970)
-                        entry.oldestFetch = min(entry.oldestFetch ?? seconds, seconds)
-                    }
-                }
-            }
+                number: number, source: source, page: page, digest: digest, recipe: recipe, listed: listed, items: items.count)
+            let (bytes, written) = try GroupCodec.encode(header, items: items)
+            let entry = GroupEntry(
+                header: header, segment: currentName, offset: Int64(buffer.count), length: Int64(bytes.count),
+                items: written)
+            let keys = GroupEntry.keys(written, group: number)
             buffer += bytes
-            pending.append(Written(entry: entry, itemKeys: itemKeys, fileKeys: fileKeys))
+            pending.append(Written(entry: entry, itemKeys: keys.items, fileKeys: keys.files))
             return entry
         }
     }
@@ -125,6 +117,36 @@ final class RunJournal: @unchecked Sendable {
         }
     }
 
+    /// The item at `position` of this run's group `group` (waiting in memory, or read back from
+    /// the journal file it was saved in).
+    func item(group: UInt32, position: Int) async throws -> ManifestItem? {
+        enum Where {
+            case memory([UInt8])
+            case saved(GroupEntry)
+            case none
+        }
+        let place: Where = lock.withLock {
+            if let waiting = pending.first(where: { $0.entry.number == group }) {
+                let start = Int(waiting.entry.offset)
+                return .memory(Array(buffer[start..<start + Int(waiting.entry.length)]))
+            }
+            if let saved = written.first(where: { $0.entry.number == group }) { return .saved(saved.entry) }
+            return .none
+        }
+        let bytes: [UInt8]
+        switch place {
+        case .none:
+            return nil
+        case .memory(let inMemory):
+            bytes = inMemory
+        case .saved(let entry):
+            guard let handle = FileHandle(.archive, entry.segment) else { return nil }
+            bytes = try await backend.load(handle, range: entry.offset..<(entry.offset + entry.length), maxBytes: entry.length)
+        }
+        let (_, items) = try GroupCodec.decode(bytes)
+        return position < items.count ? items[position] : nil
+    }
+
     /// The first flush error, if any.
     var problem: BackendError? { lock.withLock { failure } }
 
@@ -138,6 +160,6 @@ final class RunJournal: @unchecked Sendable {
     var nextGroup: UInt32 { lock.withLock { nextNumber } }
 
     private var currentName: String {
-        "journal/\(run)-\(String(sequence)).ndjson"
+        "journal/\(state)\(run)-\(String(sequence)).ndjson"
     }
 }

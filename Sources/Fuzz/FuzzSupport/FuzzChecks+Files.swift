@@ -44,7 +44,6 @@ extension FuzzChecks {
         }
         if let decoded {
             contactSheet(decoded, into: &v)
-            _ = ManifestSummary(decoded).render(.table, manifestPath: "m")
             for format in [InspectionFormat.table, .csv, .json] { _ = ItemListing.render(decoded.items, format: format) }
             // What is read back is written the same way again.
             let first = ManifestStore.encode(decoded)

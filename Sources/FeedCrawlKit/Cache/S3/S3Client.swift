@@ -145,36 +145,6 @@ public final class S3Client: Sendable {
         return try await send("GET", key: key, request).body
     }
 
-    /// The object `key`, streamed into the file at `path` (created or truncated; nothing is left at
-    /// `path` when it fails, as with any `HTTPEngine` file destination). At most `maxBytes`
-    /// (default 1 TiB). `fsync` (default false) syncs the file before it is closed.
-    ///
-    /// - Returns: the object's length (bytes written), ETag, `Last-Modified` and `Content-Type`.
-    @discardableResult
-    public func get(key: String, toFile path: String, maxBytes: Int64 = 1 << 40, fsync: Bool = false) async throws
-        -> S3ObjectInfo
-    {
-        var request = try makeRequest("GET", key: key, url: objectURL(key), method: .get)
-        // Each attempt's sink truncates `path` anew; the engine discards a failed attempt's.
-        let latest = Locked<LocalCacheSink?>(nil)
-        request.destination = .sink {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw FileSystemError("open", path: path) }
-            let sink = LocalCacheSink(owner: latest, name: path, directory: AT_FDCWD, path: path, displayPath: path, fd: fd)
-            latest.withLock { $0 = sink }
-            return sink
-        }
-        request.maxBytes = maxBytes
-        let response = try await send("GET", key: key, request)
-        guard let sink = latest.withLock({ $0 }) else {
-            throw S3Error(operation: "GET", key: key, status: response.status, code: nil,
-                          message: "the store answered without a body sink being made")
-        }
-        try sink.close(fsync: fsync)
-        return S3ObjectInfo(size: response.bytesReceived, etag: response.etag, lastModified: response.lastModified,
-                            contentType: response.contentType)
-    }
-
     /// The size, ETag, `Last-Modified` and `Content-Type` of `key`, or nil when the store answers
     /// 404 (no such key; HEAD answers carry no body, so a missing bucket looks the same).
     public func head(key: String) async throws -> S3ObjectInfo? {

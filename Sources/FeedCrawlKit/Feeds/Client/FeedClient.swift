@@ -39,7 +39,7 @@ final class FeedClient: Sendable {
         /// Ignore cached pages (still refresh them).
         var refresh = false
         /// `OUT/pages` store.
-        var pageCache: FeedExchangeStore? = nil
+        var pageCache: KeptPages? = nil
         /// `--record DIR` store.
         var recording: FeedExchangeStore? = nil
         /// `--replay DIR` store: no network at all.
@@ -80,9 +80,12 @@ final class FeedClient: Sendable {
         self.redactor = redactor
         self.setup = setup
         self.events = events
-        if setup.replay == nil, let cache = setup.pageCache {
-            cache.prune(source: source, olderThan: setup.pageTTL)
-        }
+    }
+
+    /// Removes the source's kept pages older than `--page-ttl` (before the crawl).
+    func pruneKeptPages() async {
+        guard setup.replay == nil, let cache = setup.pageCache else { return }
+        await cache.prune(source: source, olderThan: setup.pageTTL)
     }
 
     /// Whether fetched pages are kept in the page cache.
@@ -117,7 +120,7 @@ final class FeedClient: Sendable {
             return Reply(response: response, origin: .replay, request: identity)
         }
         if cachesPages, !setup.refresh, let cache = setup.pageCache,
-           let exchange = cache.load(source: source, request: identity),
+           let exchange = await cache.load(source: source, request: identity),
            Date().timeIntervalSince1970 - exchange.fetchedAt < setup.pageTTL,
            exchange.fetchedAt <= Date().timeIntervalSince1970 + 60,
            let response = exchange.response, response.body.count <= limits.maxBytes
@@ -200,10 +203,10 @@ final class FeedClient: Sendable {
     }
 
     /// Keeps a network reply that made a good page in the page cache (when pages are cached).
-    func keep(_ reply: Reply) {
+    func keep(_ reply: Reply) async {
         guard reply.origin == .network, cachesPages, let cache = setup.pageCache else { return }
         do {
-            try cache.save(FeedExchange(
+            try await cache.save(FeedExchange(
                 source: source, request: reply.request, response: reply.response, redactor: redactor))
         } catch {
             events(.warning(source: source, message: redactor.redact("cannot keep a page in the page cache: \(error)")))

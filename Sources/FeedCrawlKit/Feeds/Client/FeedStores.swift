@@ -1,17 +1,15 @@
-/// The folders feed responses are kept in: the page cache (`OUT/pages`), the recording
-/// (`--record DIR`) and the replay source (`--replay DIR`).
+import FeedCrawlStorage
+/// Where feed responses are kept: the page cache (`OUT/pages`, through the archive's backend),
+/// the recording (`--record DIR`) and the replay source (`--replay DIR`), folders of their own.
 struct FeedStores: Sendable {
-    /// `OUT/pages`.
-    static let pagesDirectoryName = "pages"
-
-    let pageCache: FeedExchangeStore
+    let pageCache: KeptPages
     let recording: FeedExchangeStore?
     let replay: FeedExchangeStore?
     let refresh: Bool
 
-    init(configuration: CrawlConfiguration, layout: CacheLayout) {
+    init(configuration: CrawlConfiguration, backend: any Backend) {
         let fileBytes = FeedExchangeStore.maxFileBytes(pageBytes: configuration.maxPageBytes)
-        pageCache = FeedExchangeStore(root: layout.absolutePath(Self.pagesDirectoryName), maxFileBytes: fileBytes)
+        pageCache = KeptPages(backend: backend, maxFileBytes: fileBytes)
         recording = configuration.recordDirectory.map { FeedExchangeStore(root: $0, maxFileBytes: fileBytes) }
         replay = configuration.replayDirectory.map { FeedExchangeStore(root: $0, maxFileBytes: fileBytes) }
         refresh = configuration.refreshPages

@@ -87,7 +87,7 @@ struct LaunchDetailsCrawl: FeedCrawl, Sendable {
                 let reason = FeedResponseCheck.describe(error, status: response.status, redactor: redactor)
                 return refusedStatus ? refuse(launch, reason, first: true) : fail(launch, reason)
             }
-            if response.isSuccess { client.keep(reply) }
+            if response.isSuccess { await client.keep(reply) }
         } catch is CancellationError {
             throw CancellationError()
         } catch {

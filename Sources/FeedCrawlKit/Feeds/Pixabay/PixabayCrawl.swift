@@ -12,7 +12,7 @@ struct PixabayCrawl: FeedCrawl {
     }
 
     private enum PageResult: Sendable {
-        case page(PixabayPage, fromCache: Bool)
+        case page(PixabayPage, body: [UInt8], fromCache: Bool)
         case end
         case problem(String)
     }
@@ -25,8 +25,8 @@ struct PixabayCrawl: FeedCrawl {
         var paging = PixabayPaging(requestedPages: config.pages, perPage: config.sentPerPage)
         do {
             switch try await fetchPage(1) {
-            case .page(let page, let fromCache):
-                if owns(1) { await record(page, number: 1, fromCache: fromCache, into: &report) }
+            case .page(let page, let body, let fromCache):
+                if owns(1) { await record(page, number: 1, body: body, fromCache: fromCache, into: &report) }
                 paging.accept(totalHits: page.totalHits)
             case .end:
                 return report
@@ -53,8 +53,8 @@ struct PixabayCrawl: FeedCrawl {
                     // nothing is logged as fetched after the run was told to stop.
                     try Task.checkCancellation()
                     switch result {
-                    case .page(let page, let fromCache):
-                        await record(page, number: number, fromCache: fromCache, into: &report)
+                    case .page(let page, let body, let fromCache):
+                        await record(page, number: number, body: body, fromCache: fromCache, into: &report)
                         paging.accept(totalHits: page.totalHits)
                     case .end:
                         paging.pageOutOfRange(number)
@@ -74,12 +74,14 @@ struct PixabayCrawl: FeedCrawl {
         return report
     }
 
-    private func record(_ page: PixabayPage, number: Int, fromCache: Bool, into report: inout SourceReport) async {
+    private func record(_ page: PixabayPage, number: Int, body: [UInt8], fromCache: Bool, into report: inout SourceReport)
+        async
+    {
         report.pages += 1
         report.items += page.items.count
         if fromCache { report.cachedPages += 1 }
         client.pageParsed(number, items: page.items.count)
-        await pipeline.submit(page.items, group: group)
+        _ = await submit(page.items, page: number, body: body)
     }
 
     private func fetchPage(_ number: Int) async throws -> PageResult {
@@ -101,8 +103,8 @@ struct PixabayCrawl: FeedCrawl {
             let page = try PixabayPage.decode(
                 response.body, page: number, variants: config.variants, source: config.name,
                 maxElements: FeedJSON.maxElements(pageBytes: client.limits.maxBytes))
-            client.keep(reply)
-            return .page(page, fromCache: reply.origin == .pageCache)
+            await client.keep(reply)
+            return .page(page, body: response.body, fromCache: reply.origin == .pageCache)
         } catch {
             return .problem(reply.located(redactor.redact("invalid page: \(error)")))
         }

@@ -1,0 +1,92 @@
+import FeedCrawlStorage
+import FeedCrawlSupport
+import FoundationEssentials
+
+extension Repository {
+    /// Calls `body` with every effective item in the manifest's order (source, then id; each
+    /// `(source, id)` once, its newest listing), `page` and `lastSeen` filled in. The groups are
+    /// read one after the other and the items sorted in bounded memory (`ItemSorter`, their lines
+    /// in a scratch file under `$TMPDIR`), so an archive of any size is read in flat memory.
+    func forEachItem(_ body: (ManifestItem) throws -> Void) async throws {
+        let scratch = try ScratchFolder()
+        guard let lines = Spill(directory: scratch.path) else {
+            throw BackendError(.refused, "read", location: scratch.path, reason: "cannot make a scratch file")
+        }
+        let sorter = ItemSorter(order: .key, spill: Spill(directory: scratch.path))
+        for entry in table.entries {
+            for item in try await items(of: entry) {
+                let line = ItemJSON.line(item)
+                guard let offset = lines.append(line) else {
+                    throw BackendError(.full, "write", location: scratch.path, reason: "cannot write the scratch file")
+                }
+                sorter.add(source: item.source, id: item.id, page: item.page, location: ItemLocation(offset: offset, length: line.count))
+            }
+        }
+        var merged = sorter.sorted()
+        var held: ManifestItem?
+        while let entry = merged.next() {
+            guard let bytes = lines.read(at: entry.location.offset, count: entry.location.length) else { continue }
+            let item = try ItemJSON.decode(bytes)
+            if let current = held {
+                if current.key == item.key {
+                    // Listed twice (two groups count it as theirs): the newest listing wins.
+                    if (item.lastSeen ?? .distantPast) >= (current.lastSeen ?? .distantPast) { held = item }
+                    continue
+                }
+                try body(current)
+            }
+            held = item
+        }
+        if let held { try body(held) }
+    }
+
+    /// Calls `body` with every live group's effective items, group by group in the contact
+    /// sheet's order (source, page, newest listing first), each group's items in id order.
+    func forEachGroup(_ body: (GroupEntry, [ManifestItem]) async throws -> Void) async throws {
+        for entry in table.entries {
+            let items = try await items(of: entry).sorted { ManifestItem.compareIDs($0.id, $1.id) < 0 }
+            try await body(entry, items)
+        }
+    }
+
+    /// The most common error texts of the archive's items and images (the groups' own most
+    /// common ones, summed), at most `limit`.
+    func commonErrors(limit: Int) -> [(error: String, count: Int)] {
+        var errors: [String: Int] = [:]
+        for entry in table.entries {
+            for (text, count) in entry.errors ?? [:] { errors[text, default: 0] += count }
+        }
+        return errors.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .prefix(max(0, limit)).map { ($0.key, $0.value) }
+    }
+
+    /// Every file the archive names, with where its newest record is, in group order (reading
+    /// the groups one after the other): `body` gets the file, its record, and the items that
+    /// name it (`source/id`). The file index says which record is the newest.
+    func forEachFile(_ body: (FileHandle?, ImageRecord, String) async throws -> Void) async throws {
+        let index = try await loadedIndex(.files)
+        let table = self.table
+        var order = index.entries.indices.filter { table.entry(index.entries[$0].group) != nil }
+        order.sort { (index.entries[$0].group, index.entries[$0].slot) < (index.entries[$1].group, index.entries[$1].slot) }
+        for position in order {
+            let hit = index.entries[position]
+            guard let entry = table.entry(hit.group) else { continue }
+            let items = try await items(of: entry, shadowed: true)
+            guard hit.item < items.count, hit.image < items[hit.item].images.count else { continue }
+            let item = items[hit.item]
+            let image = item.images[hit.image]
+            try await body(image.file.flatMap(FileHandle.image(file:)), image, item.source + "/" + item.id)
+        }
+    }
+
+    /// Whether the file index names `handle` (an image) as some live group's item's file: its
+    /// key and its extension (a copy under another extension is an earlier one, replaced).
+    func names(_ handle: FileHandle) async throws -> Bool {
+        guard let key = CacheKey(file: handle.file) else { return false }
+        let index = try await loadedIndex(.files)
+        guard let hit = index.lookup(key.prefix), table.entry(hit.group) != nil else {
+            return try await base?.names(handle) ?? false
+        }
+        return hit.fileExtension.map { handle.name.hasSuffix("." + $0) } ?? true
+    }
+}
