@@ -10,6 +10,13 @@ package enum Backends {
         MemoryBackend(properties: properties)
     }
 
+    /// OUT as the folder `path` (`FolderBackend`): made when missing, but not its parent (then
+    /// `.notFound`, saying to create the parent or choose another `--out`); held open until the
+    /// store and its staged bodies are gone.
+    package static func folder(_ path: String) throws(BackendError) -> any Backend {
+        try FolderBackend(path)
+    }
+
     // The S3 store (`S3Backend`) and `open(out:)`, which chooses a folder or S3 from OUT and
     // returns `wrapped(store, policy:)`, belong here too: `static func s3(...)` and
     // `static func open(out: String, policy: RequestPolicy, ...) throws(BackendError) -> any Backend`.
