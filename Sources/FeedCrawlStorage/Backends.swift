@@ -1,3 +1,5 @@
+import FeedCrawlHTTP
+
 /// The one way in to the stores and the wrappers from outside this module: each factory returns
 /// `any Backend`, so the kit never names a store (the stores are internal here, and the compiler
 /// keeps it so).
@@ -20,4 +22,21 @@ package enum Backends {
     // The S3 store (`S3Backend`) and `open(out:)`, which chooses a folder or S3 from OUT and
     // returns `wrapped(store, policy:)`, belong here too: `static func s3(...)` and
     // `static func open(out: String, policy: RequestPolicy, ...) throws(BackendError) -> any Backend`.
+
+    /// `store` as a run uses it: `Retrying(Paced(Deadline(store)))`. Every operation is retried
+    /// by `policy.retry` (`--retries`, `--max-retry-wait`); every save attempt passes the pacing
+    /// gate (fewer saves at once, spaced, while the store pushes back); and when the policy has a
+    /// deadline (`--deadline`) every attempt ends at most 2 s after it, one started after it fails
+    /// at once (so closing writes after the deadline need a stack built with a policy without it).
+    package static func wrapped(_ store: any Backend, policy: RequestPolicy) -> any Backend {
+        var inner = store
+        if let deadline = policy.retry.deadline { inner = DeadlineBackend(inner, deadline: deadline) }
+        return RetryingBackend(PacedBackend(inner), policy: policy.retry)
+    }
+
+    /// `base` with nothing saved or removed (`DryRunBackend`): each save and remove it would make
+    /// is told to `report` ("would save …", "would remove …"); reads and locks go through.
+    package static func dryRun(_ base: any Backend, report: @escaping @Sendable (String) -> Void) -> any Backend {
+        DryRunBackend(base, report: report)
+    }
 }
