@@ -3,7 +3,7 @@
 /// tasks; `ImagePipeline` drives it under its lock, tests drive it alone.
 ///
 /// A host starts unthrottled: up to `Limits.maxConcurrency` transfers, started back to back.
-/// When it answers 429 or 503 without `Retry-After` (it limits its rate without saying how),
+/// When it pushes back (`PushBack`: 429 or 503, the one rule every caller reads answers by),
 /// its concurrency is halved (down to one transfer) and the time between the starts of its
 /// transfers doubled (from `initialInterval`, up to `maxInterval`), at most once per round trip:
 /// answers to requests started before the last decrease do not decrease again. Each run of
@@ -28,7 +28,7 @@ public struct HostThrottle: Sendable {
 
     /// How an answer counts.
     public enum Answer: Sendable, Equatable {
-        /// 429 or 503 without `Retry-After`.
+        /// 429 or 503 (`PushBack.read`).
         case pushback
         /// Any other HTTP answer: the host is keeping up.
         case answered

@@ -21,7 +21,8 @@ package protocol RequestPacer: Sendable {
 /// host for feeds (`RateBudgets`), one per store for uploads (`S3Client`).
 ///
 /// Call `acquire(source:)` before each request (it waits until the pacer and the queue allow
-/// it), then exactly one of `received(_:)` (any HTTP answer) or `abandoned()` (no answer).
+/// it), then exactly one of `received(_:)` (any HTTP answer) or `abandoned()` (no answer), or
+/// tell the pacer what happened yourself with `update(_:)` (a store's save: `PacedBackend`).
 package final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
     private struct Waiter {
         var id: Int
@@ -115,11 +116,29 @@ package final class RequestGate<Pacer: RequestPacer>: @unchecked Sendable {
         for waiter in ready { waiter.continuation.resume() }
     }
 
+    /// Changes the pacer under the gate's lock (`body` gets it and the clock's now), then lets
+    /// through the waiters it now allows; returns what `body` returned. For what `received` and
+    /// `abandoned` do not say: a request that ended with an error that is not an HTTP answer, or a
+    /// batch counted at once.
+    package func update<T>(_ body: (inout Pacer, Double) -> T) -> T {
+        let now = clock()
+        let (result, ready): (T, [Waiter]) = lock.withLock {
+            let result = body(&pacer, now)
+            return (result, admitLocked())
+        }
+        for waiter in ready { waiter.continuation.resume() }
+        return result
+    }
+
+    /// Whether no request waits for its turn (a caller that may go around the queue only when
+    /// nobody is in it: `PacedBackend.saveAll`).
+    package var isQueueEmpty: Bool { lock.withLock { ring.isEmpty } }
+
     /// The pacer's current state.
-    var state: Pacer { lock.withLock { pacer } }
+    package var state: Pacer { lock.withLock { pacer } }
 
     /// Requests waiting for their turn (for tests).
-    var waiting: Int { lock.withLock { queues.values.reduce(0) { $0 + $1.count } } }
+    package var waiting: Int { lock.withLock { queues.values.reduce(0) { $0 + $1.count } } }
 
     /// Lets through, in round-robin order, as many waiters as the budget allows now; when some
     /// remain, makes sure a timer calls again when the pacer says. Returns the waiters to resume.

@@ -38,7 +38,7 @@ extension Transfer {
         default: response.httpVersion = 0
         }
         if let value = response.header("retry-after") {
-            response.retryAfterSeconds = retryAfter(value, easy: h)
+            response.retryAfterSeconds = PushBack.retryAfterSeconds(value)
         }
         return response
     }
@@ -99,15 +99,5 @@ extension Transfer {
             if c != w { return false }
         }
         return true
-    }
-
-    /// `Retry-After` as seconds: the numeric form directly, the HTTP-date form via curl.
-    private func retryAfter(_ value: String, easy h: UnsafeMutableRawPointer) -> Int? {
-        if let seconds = Int(value) {
-            return seconds >= 0 ? seconds : nil
-        }
-        var seconds: curl_off_t = 0
-        guard fc_getinfo_off(h, CURLINFO_RETRY_AFTER, &seconds) == CURLE_OK, seconds > 0 else { return nil }
-        return Int(seconds)
     }
 }

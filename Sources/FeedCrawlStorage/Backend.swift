@@ -19,6 +19,9 @@ import FeedCrawlSupport
 ///   so a file saved later may name it;
 /// - a staged body that is neither saved nor discarded leaves nothing under a name `list`
 ///   reports as a file of its kind (a folder's `.part` files are listed as `partial`, and swept);
+/// - a save of a staged body that throws a transient error (`BackendError.isTransient`) leaves
+///   the body as it was, whole, so it can be saved again (the retrying wrapper does); any other
+///   failure consumes it and stores nothing;
 /// - `load` of a missing file throws `.notFound`, of a range past its end `.refused`;
 /// - `remove` of a missing file succeeds;
 /// - a lock is held by one holder at a time (`exclusive`), or by any number of `shared`
@@ -38,7 +41,11 @@ package protocol Backend: Sendable {
     func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile
 
     /// Stores the staged body as `handle` (its folder must be the one it was staged for),
-    /// atomically, then forgets the staged body. On failure the staged body is gone too.
+    /// atomically, then forgets the staged body. When it throws a transient error
+    /// (`BackendError.isTransient`: `.transient`, `.pushedBack`) the staged body is left as it
+    /// was, every byte, and may be given to `save` again (`RetryingBackend` does: a body a
+    /// download streamed cannot be streamed again); on any other failure the staged body is gone
+    /// too, and nothing was stored.
     func save(_ handle: FileHandle, staged: any StagedFile, options: SaveOptions) async throws(BackendError)
 
     /// Stores `bytes` as `handle`, atomically.
@@ -56,7 +63,8 @@ package protocol Backend: Sendable {
     /// order. Staged bodies a killed process left are reported too, as partial handles
     /// (`FileHandle.isPartial`: remove them with `remove`). A folder lists only the folder
     /// `prefix` names and what is below it (`shards/` walks `OUT/shards`), never another
-    /// kind's folder.
+    /// kind's folder. An error `page` throws ends the listing; a `BackendError` comes out as it
+    /// was thrown.
     func list(_ kind: FileKind, prefix: String, _ page: ([FileInfo]) throws -> Void) async throws(BackendError)
 
     /// Removes `handle`; a missing file is no error.

@@ -14,15 +14,21 @@ enum BackendConformance {
         var description: String
     }
 
-    /// Runs every check on backends from `make`.
-    static func check(_ make: () async throws -> any Backend) async throws {
+    /// Runs every check on backends from `make`. `sharesLocks` (default true): whether the store
+    /// keeps shared and exclusive holders apart (a folder, memory); an object store gives a
+    /// shared request a lock that excludes nothing (`LockMode.shared`), so it passes false.
+    static func check(sharesLocks: Bool = true, _ make: () async throws -> any Backend) async throws {
         try await saveLoadStatRemove(try await make())
         try await stagedBodies(try await make())
+        try await unsavedStagedBodies(try await make())
         try await ranges(try await make())
+        try await replacingIsAtomic(try await make())
         try await listing(try await make())
+        try await listingStopsWhenThePageThrows(try await make())
         try await batches(try await make())
         try await namesAreChecked()
         try await locks(try await make())
+        try await sharedLocks(try await make(), exclusion: sharesLocks)
     }
 
     static func handle(_ kind: FileKind, _ name: String) throws -> FileHandle {
@@ -46,14 +52,21 @@ enum BackendConformance {
         try await backend.save(root, bytes: first, options: SaveOptions())
         #expect(try await backend.load(root, range: nil, maxBytes: 1 << 20) == first)
         #expect(try await backend.stat(root)?.size == Int64(first.count))
+        #expect(try await backend.stat(root)?.handle == root, "stat names the file asked about")
         // Saved again: replaced whole.
         let second = [UInt8](repeating: 0x41, count: 70_000)
         try await backend.save(root, bytes: second, options: SaveOptions(sha256: SHA256.hash(second)))
         #expect(try await backend.load(root, range: nil, maxBytes: 1 << 20) == second)
-        // A file over maxBytes is refused, not cut.
+        // A file over maxBytes is refused, not cut; so is a range over it.
         do {
             _ = try await backend.load(root, range: nil, maxBytes: 1000)
             Issue.record("a load over maxBytes must fail")
+        } catch {
+            #expect(error.kind == .refused)
+        }
+        do {
+            _ = try await backend.load(root, range: 100..<2100, maxBytes: 1000)
+            Issue.record("a range over maxBytes must fail")
         } catch {
             #expect(error.kind == .refused)
         }
@@ -102,6 +115,94 @@ enum BackendConformance {
         try [UInt8](repeating: 9, count: 10).withUnsafeBytes { try again.write($0) }
         try await backend.save(target, staged: again, options: SaveOptions())
         #expect(try await backend.load(target, range: nil, maxBytes: 100) == [UInt8](repeating: 9, count: 10))
+        // A body saved is the store's: discarding it afterwards (a caller finishing twice) leaves
+        // the file alone.
+        again.discard()
+        #expect(try await backend.load(target, range: nil, maxBytes: 100) == [UInt8](repeating: 9, count: 10))
+        // Staged bodies of other kinds land in their kinds' folders.
+        let segment = try handle(.archive, "journal/r-1.ndjson")
+        let body = try backend.stage(segment)
+        try Array("{}\n".utf8).withUnsafeBytes { try body.write($0) }
+        try await backend.save(segment, staged: body, options: SaveOptions(durable: false))
+        #expect(try await backend.load(segment, range: nil, maxBytes: 100) == Array("{}\n".utf8))
+    }
+
+    /// A staged body neither saved nor discarded (a killed process's) never shows as a file of its
+    /// kind: a store lists it as partial (a folder's `.part`), which `remove` takes away, or not
+    /// at all (a spool elsewhere, a buffer).
+    static func unsavedStagedBodies(_ backend: any Backend) async throws {
+        let target = try handle(.image, key("unsaved") + ".jpg")
+        let staged = try backend.stage(target)
+        try [UInt8](repeating: 1, count: 5000).withUnsafeBytes { try staged.write($0) }
+        var listed: [FileInfo] = []
+        try await backend.list(.image, prefix: "") { listed += $0 }
+        #expect(listed.allSatisfy { $0.handle.isPartial }, "an unsaved body listed as a file: \(listed.map(\.handle))")
+        #expect(try await backend.stat(target) == nil)
+        for info in listed { try await backend.remove(info.handle) }
+        listed = []
+        try await backend.list(.image, prefix: "") { listed += $0 }
+        #expect(listed.isEmpty, "partial files are removed by `remove`: \(listed.map(\.handle))")
+        staged.discard()
+        var segments: [FileInfo] = []
+        let unsavedSegment = try backend.stage(try handle(.archive, "journal/r-2.ndjson"))
+        try [1, 2].withUnsafeBytes { try unsavedSegment.write($0) }
+        try await backend.list(.archive, prefix: "journal/") { segments += $0 }
+        #expect(segments.allSatisfy { $0.handle.isPartial })
+        unsavedSegment.discard()
+        segments = []
+        try await backend.list(.archive, prefix: "") { segments += $0 }
+        #expect(segments.isEmpty, "a discarded body leaves nothing: \(segments.map(\.handle))")
+    }
+
+    /// A save that throws a transient error leaves its staged body whole, so that it can be saved
+    /// again (`Backend.save`; the retrying wrapper relies on it). `failNextSave` makes the store's
+    /// next save fail transiently (a store's test knows how: memory's `failNext`, a loopback
+    /// server answering 503 for S3); a folder's saves never fail transiently but for a rename
+    /// (see `FolderStagedFile.commit`), which a test cannot provoke.
+    static func stagedBodyOutlivesTransientFailure(_ backend: any Backend, failNextSave: () async throws -> Void) async throws {
+        let target = try handle(.archive, "segments/" + key("retried") + ".ndjson")
+        let bytes = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let staged = try backend.stage(target)
+        try bytes.withUnsafeBytes { try staged.write($0) }
+        try await failNextSave()
+        do {
+            try await backend.save(target, staged: staged, options: SaveOptions())
+            Issue.record("the save was to fail transiently")
+        } catch {
+            #expect(error.isTransient, "\(error)")
+        }
+        #expect(staged.size == Int64(bytes.count), "the body is whole after a transient failure")
+        #expect(try await backend.stat(target) == nil, "nothing is stored by a failed save")
+        try await backend.save(target, staged: staged, options: SaveOptions())
+        #expect(try await backend.load(target, range: nil, maxBytes: 1 << 20) == bytes)
+    }
+
+    /// A reader never sees part of a file while it is replaced: every load is one of the saved
+    /// versions, whole.
+    static func replacingIsAtomic(_ backend: any Backend) async throws {
+        let root = try handle(.state, "manifest.json")
+        let versions = [[UInt8](repeating: 0x61, count: 1000), [UInt8](repeating: 0x62, count: 200_000)]
+        try await backend.save(root, bytes: versions[0], options: SaveOptions(durable: false))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for index in 1...30 {
+                    if index % 2 == 0 {
+                        try await backend.save(root, bytes: versions[index % 2], options: SaveOptions(durable: false))
+                    } else {
+                        let staged = try backend.stage(root)
+                        try versions[index % 2].withUnsafeBytes { try staged.write($0) }
+                        try await backend.save(root, staged: staged, options: SaveOptions(durable: false))
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<60 {
+                    let seen = try await backend.load(root, range: nil, maxBytes: 1 << 20)
+                    #expect(seen == versions[0] || seen == versions[1], "a load saw \(seen.count) bytes, not a whole version")
+                }
+            }
+            try await group.waitForAll()
+        }
     }
 
     static func ranges(_ backend: any Backend) async throws {
@@ -162,6 +263,41 @@ enum BackendConformance {
         var kept: [String] = []
         try await backend.list(.page, prefix: "launches/") { kept += $0.map(\.handle.name) }
         #expect(kept == [page.name])
+        // A prefix within a folder, and one naming a folder that is not there.
+        var narrowed: [String] = []
+        try await backend.list(.archive, prefix: "segments/" + key("s").prefix(3)) { narrowed += $0.map(\.handle.name) }
+        #expect(narrowed == [segment.name])
+        var none: [FileInfo] = []
+        try await backend.list(.archive, prefix: "roots/") { none += $0 }
+        try await backend.list(.image, prefix: "zz") { none += $0 }
+        #expect(none.isEmpty)
+        // Every listed file says its size when the listing gives one, and stat agrees.
+        var sized: [FileInfo] = []
+        try await backend.list(.archive, prefix: "") { sized += $0 }
+        for info in sized where info.size != nil {
+            #expect(try await backend.stat(info.handle)?.size == info.size)
+        }
+    }
+
+    /// An error the page closure throws ends the listing (no page after it) and comes out as it
+    /// was thrown (restic's `TestListCancel`).
+    static func listingStopsWhenThePageThrows(_ backend: any Backend) async throws {
+        for index in 0..<600 {
+            let image = try handle(.image, key("stop\(index)") + ".png")
+            try await backend.save(image, bytes: [1], options: SaveOptions(durable: false))
+        }
+        let stop = BackendError(.cancelled, "list", location: "test", reason: "enough")
+        var pages = 0
+        do {
+            try await backend.list(.image, prefix: "") { _ in
+                pages += 1
+                throw stop
+            }
+            Issue.record("the listing went on after its page closure threw")
+        } catch {
+            #expect(error == stop, "\(error)")
+        }
+        #expect(pages == 1)
     }
 
     static func batches(_ backend: any Backend) async throws {
@@ -206,10 +342,44 @@ enum BackendConformance {
             Issue.record("a second exclusive lock must be refused")
         } catch {
             #expect(error.kind == .lockHeld, "\(error)")
+            #expect(!error.reason.isEmpty, "a refused lock says who holds it")
         }
         await held.release()
+        #expect(!held.isHeld)
         await held.release()  // idempotent
         let again = try await backend.lock(whole, mode: .exclusive, holder: "run three")
+        // Another lock is another lock.
+        let shard = try await backend.lock(try handle(.lock, "shards/4/1/.lock"), mode: .exclusive, holder: "shard 1 of 4")
+        await shard.release()
         await again.release()
+    }
+
+    /// Any number of shared holders at once; with `exclusion`, none while an exclusive holder has
+    /// it and no exclusive one while they do.
+    static func sharedLocks(_ backend: any Backend, exclusion: Bool) async throws {
+        let whole = try handle(.lock, ".lock")
+        let first = try await backend.lock(whole, mode: .shared, holder: "shard 0 of 2")
+        let second = try await backend.lock(whole, mode: .shared, holder: "shard 1 of 2")
+        #expect(first.isHeld && second.isHeld)
+        if exclusion {
+            do {
+                _ = try await backend.lock(whole, mode: .exclusive, holder: "a run")
+                Issue.record("an exclusive lock while shared holders have it")
+            } catch {
+                #expect(error.kind == .lockHeld, "\(error)")
+            }
+        }
+        await first.release()
+        await second.release()
+        let run = try await backend.lock(whole, mode: .exclusive, holder: "a run")
+        if exclusion {
+            do {
+                _ = try await backend.lock(whole, mode: .shared, holder: "shard 0 of 2")
+                Issue.record("a shared lock while an exclusive holder has it")
+            } catch {
+                #expect(error.kind == .lockHeld, "\(error)")
+            }
+        }
+        await run.release()
     }
 }

@@ -32,9 +32,8 @@ extension ImagePipeline {
         guard response.isSuccess, let sink = completed.sink as? ImageSink else {
             let reason = "HTTP \(response.status)"
             if RequestPolicy.isTransient(status: response.status) {
-                let pushback = (response.status == 429 || response.status == 503) && response.retryAfterSeconds == nil
-                return .retry(reason: reason, retryAfter: response.retryAfterSeconds,
-                              pushback: pushback ? response.status : nil)
+                // 429 and 503 push back (the one rule, `PushBack`): the host is slowed down.
+                return .retry(reason: reason, retryAfter: response.retryAfterSeconds, pushback: PushBack.read(response))
             }
             return .done(.init(status: .failed, error: reason), nil)
         }

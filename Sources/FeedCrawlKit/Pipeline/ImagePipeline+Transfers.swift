@@ -29,7 +29,8 @@ final class ImageTask: @unchecked Sendable {
     var admittedAt: Double?
     /// Whether the task waits in the host throttle's queue.
     var queuedInThrottle = false
-    /// Pushback answers (429/503 without Retry-After) not counted against the retries.
+    /// Push-back answers that did not say how long to wait (no `Retry-After`), not counted
+    /// against the retries.
     var forgivenPushbacks = 0
     /// Set when the transfer is over and the outcome waits in the committer.
     var committing = false
@@ -53,9 +54,9 @@ extension ImagePipeline {
     enum Attempt {
         /// The outcome, with the downloaded body to save when there is one.
         case done(ImageRecord.Outcome, Placement?)
-        /// `pushback`: the status when the host answered 429 or 503 without `Retry-After`
-        /// (`HostThrottle`).
-        case retry(reason: String, retryAfter: Int?, pushback: Int? = nil)
+        /// `pushback`: what the host's answer said when it pushed back (`PushBack`: 429 or 503),
+        /// which slows the host down (`HostThrottle`); default nil.
+        case retry(reason: String, retryAfter: Int?, pushback: PushBack? = nil)
     }
 
     /// Starts what the limits allow (lock held): the URLs the caller starts with `startTransfers`.
@@ -206,7 +207,7 @@ extension ImagePipeline {
     /// the outcome to the committer and let the next task start.
     func end(_ url: String, _ attempt: Attempt, answer: HostThrottle.Answer = .none) {
         var status = 0
-        if case .retry(_, _, let pushback?) = attempt { status = pushback }
+        if case .retry(_, _, let pushback?) = attempt { status = pushback.status }
         releaseThrottle(url, answer: answer, status: status)
         switch attempt {
         case .retry(let reason, let retryAfter, let pushback):
@@ -222,8 +223,9 @@ extension ImagePipeline {
                 source = scheduler.firstSubscriber(running: url).flatMap { items.source(token: $0.token) }
                 // A host that pushes back is being slowed down (HostThrottle): the first `retries`
                 // such answers an image gets do not count against its retries, as TCP does not
-                // give up on a connection after a few losses while it backs off.
-                if pushback != nil, task.forgivenPushbacks < settings.policy.retry.retries {
+                // give up on a connection after a few losses while it backs off. One that says how
+                // long to wait (`Retry-After`) is waited for, and counted.
+                if let pushback, pushback.retryAfter == nil, task.forgivenPushbacks < settings.policy.retry.retries {
                     task.forgivenPushbacks += 1
                 }
                 guard settings.policy.retry.allowsRetry(after: task.attempt - task.forgivenPushbacks) else {

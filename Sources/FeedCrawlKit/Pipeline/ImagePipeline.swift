@@ -54,7 +54,7 @@ final class ImagePipeline: @unchecked Sendable {
     let epoch = ContinuousClock.now
     // Guarded by `lock`.
     var scheduler: PrefetchScheduler
-    /// Per-host back-off for hosts that push back (429/503 without Retry-After).
+    /// Per-host back-off for hosts that push back (`PushBack`: 429 or 503).
     var throttle: HostThrottle
     /// When the throttle timer fires next (seconds since `epoch`), if one is set.
     var throttleTimerAt: Double?

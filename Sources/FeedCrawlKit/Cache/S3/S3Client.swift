@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import FeedCrawlStorage
 
 /// A condition on a PUT, checked by the store before it stores anything.
 public enum S3WriteCondition: Sendable, Equatable {
@@ -55,7 +56,7 @@ public final class S3Client: Sendable {
     public let engine: HTTPEngine
     /// What every attempt of a paced upload passes (`StorePacer`: up to
     /// `S3CacheStore.uploadsAtOnce` at once, fewer and spaced while the store says `SlowDown`).
-    let uploads = RequestGate(pacer: StorePacer())
+    let uploads = RequestGate(pacer: StorePacer(connections: S3CacheStore.uploadsAtOnce))
 
     /// A client for `bucket` (checked against S3's bucket-naming rules).
     public convenience init(bucket: String, configuration: S3Configuration, engine: HTTPEngine) throws(S3LocationError) {

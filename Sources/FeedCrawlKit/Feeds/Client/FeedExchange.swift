@@ -89,7 +89,7 @@ public struct FeedExchange: Codable, Sendable, Equatable {
             bytes = []
         }
         let fields = headers.map { HTTPHeader(name: $0.name, value: $0.value) }
-        let retryAfter = headers.last { $0.name == "retry-after" }.flatMap { Int($0.value) }
+        let retryAfter = headers.last { $0.name == "retry-after" }.flatMap { PushBack.retryAfterSeconds($0.value) }
         return HTTPResponse(
             status: status, headers: fields, body: bytes, effectiveURL: request.url, retryAfterSeconds: retryAfter)
     }

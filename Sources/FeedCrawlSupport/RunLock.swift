@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import FeedCrawlSupport
 
 /// Keeps two runs from working on the same output directory at once: an exclusive,
 /// non-blocking `flock` on `OUT/.lock` (created if missing, mode 0644), held until `release()`
@@ -11,9 +10,12 @@ import FeedCrawlSupport
 /// after a run was killed; `livePID` then finds no such process).
 ///
 /// ```swift
-/// let lock = try RunLock(outDirectory: out)   // throws RunLock.Error.held if a run is active
+/// let lock = try RunLock(path: out + "/.lock")   // throws RunLock.Error.held if a run is active
 /// defer { lock.release() }
 /// ```
+///
+/// The kit adds `init(outDirectory:)` (OUT's layout); the folder store (`FolderBackend.lock`)
+/// takes it through `init(in:name:path:shared:)`, against the OUT it holds open.
 public final class RunLock: @unchecked Sendable {
     /// Why the lock could not be taken.
     public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
@@ -40,14 +42,27 @@ public final class RunLock: @unchecked Sendable {
 
     /// Takes the lock on the file at `path` without waiting: exclusive (a run, a merge), or
     /// `shared` (shards: any number at once, but none while a run or a merge holds it).
-    public init(path: String, shared: Bool = false) throws(Error) {
+    public convenience init(path: String, shared: Bool = false) throws(Error) {
+        try self.init(in: AT_FDCWD, name: path, path: path, shared: shared)
+    }
+
+    /// Takes the lock on the file `name` resolved against the open folder `directory` (`openat`;
+    /// `AT_FDCWD`: the working directory), without waiting, exclusive or `shared` as above. `path`
+    /// names the file in messages and `recordedPID`/`livePID` (it must name the same file from
+    /// the working directory).
+    package init(in directory: Int32, name: String, path: String, shared: Bool = false) throws(Error) {
         self.path = path
         self.shared = shared
-        do {
-            fd = try FileIO.open(path, O_RDWR | O_CREAT, mode: 0o644)
-        } catch {
-            throw .io(error)
+        var opened: Int32
+        repeat {
+            opened = openat(directory, name, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        } while opened < 0 && errno == EINTR
+        guard opened >= 0 else {
+            let code = errno
+            fd = -1
+            throw .io(FileSystemError("open", path: path, code: code))
         }
+        fd = opened
         while flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
@@ -64,16 +79,6 @@ public final class RunLock: @unchecked Sendable {
         if ftruncate(fd, 0) == 0, !shared {
             _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         }
-    }
-
-    /// Creates `outDirectory` if needed and takes the lock on `OUT/.lock`.
-    public convenience init(outDirectory: String) throws(Error) {
-        do {
-            try AtomicFile.createDirectories(outDirectory)
-        } catch {
-            throw .io(error)
-        }
-        try self.init(path: CacheLayout(outDirectory: outDirectory).lockPath)
     }
 
     deinit {

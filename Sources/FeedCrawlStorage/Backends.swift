@@ -1,0 +1,42 @@
+import FeedCrawlHTTP
+
+/// The one way in to the stores and the wrappers from outside this module: each factory returns
+/// `any Backend`, so the kit never names a store (the stores are internal here, and the compiler
+/// keeps it so).
+package enum Backends {
+    /// A store in memory, empty, for tests (`MemoryBackend`): `properties` default 4 connections,
+    /// no bound on staged bodies, cannot fill up.
+    package static func memory(
+        properties: BackendProperties = BackendProperties(connections: 4, maxWaitingStaged: nil, canFillUp: false)
+    ) -> any Backend {
+        MemoryBackend(properties: properties)
+    }
+
+    /// OUT as the folder `path` (`FolderBackend`): made when missing, but not its parent (then
+    /// `.notFound`, saying to create the parent or choose another `--out`); held open until the
+    /// store and its staged bodies are gone.
+    package static func folder(_ path: String) throws(BackendError) -> any Backend {
+        try FolderBackend(path)
+    }
+
+    // The S3 store (`S3Backend`) and `open(out:)`, which chooses a folder or S3 from OUT and
+    // returns `wrapped(store, policy:)`, belong here too: `static func s3(...)` and
+    // `static func open(out: String, policy: RequestPolicy, ...) throws(BackendError) -> any Backend`.
+
+    /// `store` as a run uses it: `Retrying(Paced(Deadline(store)))`. Every operation is retried
+    /// by `policy.retry` (`--retries`, `--max-retry-wait`); every save attempt passes the pacing
+    /// gate (fewer saves at once, spaced, while the store pushes back); and when the policy has a
+    /// deadline (`--deadline`) every attempt ends at most 2 s after it, one started after it fails
+    /// at once (so closing writes after the deadline need a stack built with a policy without it).
+    package static func wrapped(_ store: any Backend, policy: RequestPolicy) -> any Backend {
+        var inner = store
+        if let deadline = policy.retry.deadline { inner = DeadlineBackend(inner, deadline: deadline) }
+        return RetryingBackend(PacedBackend(inner), policy: policy.retry)
+    }
+
+    /// `base` with nothing saved or removed (`DryRunBackend`): each save and remove it would make
+    /// is told to `report` ("would save …", "would remove …"); reads and locks go through.
+    package static func dryRun(_ base: any Backend, report: @escaping @Sendable (String) -> Void) -> any Backend {
+        DryRunBackend(base, report: report)
+    }
+}
