@@ -2,6 +2,7 @@ import Glibc
 import FeedCrawlKit
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import FeedCrawlStorage
 
 /// The command line, parsed and checked. Parsing does no I/O.
 struct CommandLineOptions {

@@ -1,5 +1,6 @@
 import Glibc
 import FeedCrawlSupport
+import FeedCrawlStorage
 
 /// An OUT in S3-compatible object storage (`--out s3://BUCKET/PREFIX`): where it is, how to
 /// reach it, and the local staging folder a run works in.

@@ -1,6 +1,7 @@
 import Glibc
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import FeedCrawlStorage
 
 /// The objects of an OUT in object storage other than the cache's images (which go through
 /// `S3CacheStore`): the manifest and shard parts, the journal objects of a run, the contact

@@ -1,5 +1,6 @@
 import Glibc
 import FeedCrawlSupport
+import FeedCrawlStorage
 
 /// The cache as objects in S3-compatible storage: `PREFIX/cache/ab/<64 hex>.<ext>` under an
 /// `S3Location`, the same names as on disk (`CacheLayout`), so a manifest reads the same.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
+import FeedCrawlStorage
 
 extension S3Archive: Archive {
     func open(_ work: ArchiveWork, log: @escaping @Sendable (String, Bool) -> Void) throws

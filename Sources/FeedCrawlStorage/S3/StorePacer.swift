@@ -1,13 +1,13 @@
 import FeedCrawlHTTP
 
 /// The back-off of one store's uploads, as a `RequestGate` asks it: a `HostThrottle` for the one
-/// host, up to `S3CacheStore.uploadsAtOnce` at once. A 503 (`SlowDown`) or 429 halves that and
+/// host, up to `S3Client.uploadsAtOnce` at once. A 503 (`SlowDown`) or 429 halves that and
 /// spaces the starts (from 0.02 s, doubling to 30 s: a store takes far more requests a second
 /// than an image host); runs of other answers raise it again, as for images. An answer counts as an answer to the oldest request
 /// in flight (the gate does not say which one it was), so a push-back to a request started after
 /// a decrease may wait for the older ones before it decreases again.
 struct StorePacer: RequestPacer {
-    private var throttle = HostThrottle(limits: .init(maxConcurrency: S3CacheStore.uploadsAtOnce, initialInterval: 0.02))
+    private var throttle = HostThrottle(limits: .init(maxConcurrency: S3Client.uploadsAtOnce, initialInterval: 0.02))
     /// When the requests in flight started, oldest first.
     private var starts: [Double] = []
 

@@ -54,8 +54,11 @@ public final class S3Client: Sendable {
     /// The engine requests run on (not owned: the caller shuts it down).
     public let engine: HTTPEngine
     /// What every attempt of a paced upload passes (`StorePacer`: up to
-    /// `S3CacheStore.uploadsAtOnce` at once, fewer and spaced while the store says `SlowDown`).
+    /// `S3Client.uploadsAtOnce` at once, fewer and spaced while the store says `SlowDown`).
     let uploads = RequestGate(pacer: StorePacer())
+
+    /// Uploads worth running at once on one store (a batch of images, `saveAll`): 16.
+    package static let uploadsAtOnce = 16
 
     /// A client for `bucket` (checked against S3's bucket-naming rules).
     public convenience init(bucket: String, configuration: S3Configuration, engine: HTTPEngine) throws(S3LocationError) {
@@ -156,11 +159,9 @@ public final class S3Client: Sendable {
     {
         var request = try makeRequest("GET", key: key, url: objectURL(key), method: .get)
         // Each attempt's sink truncates `path` anew; the engine discards a failed attempt's.
-        let latest = Locked<LocalCacheSink?>(nil)
+        let latest = Locked<SpoolFile?>(nil)
         request.destination = .sink {
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw FileSystemError("open", path: path) }
-            let sink = LocalCacheSink(owner: latest, name: path, directory: AT_FDCWD, path: path, displayPath: path, fd: fd)
+            let sink = try SpoolFile(path: path, mode: 0o644, exclusive: false)
             latest.withLock { $0 = sink }
             return sink
         }
@@ -170,7 +171,7 @@ public final class S3Client: Sendable {
             throw S3Error(operation: "GET", key: key, status: response.status, code: nil,
                           message: "the store answered without a body sink being made")
         }
-        try sink.close(fsync: fsync)
+        try sink.keep(fsync: fsync)
         return S3ObjectInfo(size: response.bytesReceived, etag: response.etag, lastModified: response.lastModified,
                             contentType: response.contentType)
     }

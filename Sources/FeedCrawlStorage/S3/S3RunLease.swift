@@ -79,6 +79,9 @@ public final class S3RunLease: @unchecked Sendable {
         }
     }
 
+    /// The name of a lease object (`PREFIX/.lock`, a shard's `PREFIX/shards/N/K/.lock`).
+    package static let lockObjectName = ".lock"
+
     /// The lock object's key (with the prefix).
     public let key: String
     /// How the lock is held.
@@ -115,7 +118,7 @@ public final class S3RunLease: @unchecked Sendable {
     ) async throws(Failure) -> S3RunLease {
         let token = randomToken()
         let body = Array((holder + "\nrun " + token + "\n").utf8)
-        let folder = String(key.dropLast(key.hasSuffix(CacheLayout.lockFileName) ? CacheLayout.lockFileName.utf8.count : 0))
+        let folder = String(key.dropLast(key.hasSuffix(Self.lockObjectName) ? Self.lockObjectName.utf8.count : 0))
         let kind = try await storeFailure("PUT", key) { () async throws -> Kind in
             if let kind { return kind }
             return try await honoursConditionalWrites(client: client, probeKey: folder + ".lock-probe-" + token) ? .conditional : .listed
