@@ -35,6 +35,7 @@ final class SpoolFile: StagedFile, @unchecked Sendable {
     // Guarded by `lock`.
     private var state: State
     private var written: Int64 = 0
+    private var digest: [UInt8]?
 
     /// Creates (or truncates) the file at `path` with `mode` (default 0600: a spool folder's
     /// files are this process's own) and opens it for writing. `exclusive` (default true) fails
@@ -111,6 +112,19 @@ final class SpoolFile: StagedFile, @unchecked Sendable {
                 return nil
             }
         }
+    }
+
+    /// The SHA-256 of the whole file (closed by `closedPath()`), read from it once and kept for
+    /// a retry's save.
+    func sha256() throws(FileSystemError) -> [UInt8] {
+        if let digest = lock.withLock({ self.digest }) { return digest }
+        let fd = try FileIO.open(path, O_RDONLY)
+        defer { Glibc.close(fd) }
+        var hasher = SHA256()
+        try FileIO.readChunks(fd, path: path) { hasher.update($0) }
+        let value = hasher.finalize()
+        lock.withLock { digest = value }
+        return value
     }
 
     /// The body was stored, or refused for good: removes the file. Idempotent.
