@@ -1,4 +1,5 @@
 import FeedCrawlHTTP
+import FeedCrawlSupport
 
 extension S3Client {
     /// The bytes `range` of the object `key` (`Range: bytes=FIRST-LAST`), exactly: a range the
@@ -44,15 +45,27 @@ extension S3Client {
         // The cap applies to an error's body too: 64 KiB at least, so that the store's words
         // (`InvalidRange`, `NoSuchKey`) are read, not cut.
         request.maxBytes = max(range.upperBound, Self.errorBodyBytes)
+        request.allResponseHeaders = true
         let response = try await send("GET", key: key, request)
         var body = response.body
-        if response.status == 200 {
+        let first = response.header("content-range").flatMap(Self.firstByte)
+        if response.status == 200 && first == nil {
+            // The whole object (rclone answers a range 200 too, but with its Content-Range).
             body = Int64(body.count) >= range.upperBound ? Array(body[Int(range.lowerBound)..<Int(range.upperBound)]) : []
+        } else if let first, first != range.lowerBound {
+            body = []
         }
         guard Int64(body.count) == Int64(range.count) else {
             throw S3Error(operation: "GET", key: key, status: 416, code: "InvalidRange",
                           message: "the object ends before the range \(range.lowerBound)..<\(range.upperBound) does")
         }
         return body
+    }
+
+    /// The first byte a `Content-Range: bytes FIRST-LAST/TOTAL` answer holds, or nil.
+    static func firstByte(_ contentRange: String) -> Int64? {
+        let text = contentRange.trimmingASCIIWhitespace()
+        guard text.hasPrefix("bytes "), let dash = text.firstIndex(of: "-") else { return nil }
+        return Int64(text[text.index(text.startIndex, offsetBy: 6)..<dash].trimmingASCIIWhitespace())
     }
 }
