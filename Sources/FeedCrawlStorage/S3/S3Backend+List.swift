@@ -39,6 +39,14 @@ extension S3Backend {
         }
     }
 
+    /// `FileHandle.classify`, and a shard's lock objects (`shards/N/K/locks/<16 hex digits>`,
+    /// written where the store ignores conditional writes) as locks, not as state files.
+    static func classify(_ path: String) -> FileHandle? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 5, parts[0] == "shards", parts[3] == "locks" { return FileHandle(.lock, path) }
+        return FileHandle.classify(path)
+    }
+
     /// Whether the top-level folder `folder` (`shards/`) can hold files of `kind`.
     static func mayHold(_ kind: FileKind, folder: String) -> Bool {
         switch kind {
@@ -64,7 +72,7 @@ extension S3Backend {
             for object in answer.objects {
                 let path = root.name(ofKey: object.key)
                 guard !(path.split(separator: "/").last ?? "").hasPrefix(S3RunLease.probePrefix),
-                      let handle = FileHandle.classify(path), handle.kind == kind, handle.name.hasPrefix(prefix)
+                      let handle = Self.classify(path), handle.kind == kind, handle.name.hasPrefix(prefix)
                 else { continue }
                 files.append(FileInfo(handle: handle, size: object.size, modified: Self.isoSeconds(object.lastModified)))
             }

@@ -113,6 +113,13 @@ struct S3TestStore: Sendable {
             #expect(!shared.isHeld)
             // A shard's lock is another lock.
             let shard = try await second.lock(FileHandle(.lock, "shards/2/0/.lock")!, mode: .exclusive, holder: "shard 0/2")
+            var shardLocks: [String] = []
+            try await second.list(.lock, prefix: "shards/") { shardLocks += $0.map(\.handle.name) }
+            #expect(shardLocks.count == 1 && shardLocks[0].hasPrefix(kind == .conditional ? "shards/2/0/.lock" : "shards/2/0/locks/"),
+                    "\(shardLocks)")
+            var shardStates: [String] = []
+            try await second.list(.state, prefix: "") { shardStates += $0.map(\.handle.name) }
+            #expect(shardStates.isEmpty, "a lock object is not a state file: \(shardStates)")
             await shard.release()
             await held.release()
             #expect(!held.isHeld)
