@@ -244,6 +244,27 @@ struct S3BackendAnswerTests {
         #expect(access(spool, F_OK) != 0, "the spool folder goes with its store")
     }
 
+    @Test func theFactoryAndTheOutParser() throws {
+        #expect(try Backends.objectStoreLocation("OUT") == nil)
+        #expect(try Backends.objectStoreLocation("s3://mirror/feeds/") == S3Location(bucket: "mirror", prefix: "feeds"))
+        #expect(throws: S3LocationError.self) { try Backends.objectStoreLocation("s3://UPPER/feeds") }
+        let configuration = try S3Configuration(
+            credentials: S3Credentials(accessKeyID: "AK", secretAccessKey: Self.secret), endpoint: "http://127.0.0.1:9")
+        let backend = try Backends.s3(
+            location: S3Location(bucket: "mirror", prefix: "feeds"), configuration: configuration,
+            network: HTTPEngine.Configuration())
+        #expect(backend.location(Self.manifest) == "s3://mirror/feeds/manifest.json")
+        #expect(backend.properties.connections == 16)
+    }
+
+    @Test func aStoreThatIgnoresRangeIsCutHere() async throws {
+        let server = try LoopbackStore { _ in .answer(200, [], Array(0..<100)) }
+        defer { server.stop() }
+        let backend = try Self.backend(server)
+        #expect(try await backend.load(Self.manifest, range: 10..<20, maxBytes: 10) == Array(10..<20))
+        #expect(server.requests.first?.header("range") == "bytes=10-19")
+    }
+
     @Test func listingTimesAreRead() {
         #expect(S3Backend.isoSeconds("2026-12-02T14:45:51.000Z") == 1_796_222_751)
         #expect(S3Backend.isoSeconds("2026-12-02T14:45:51Z") == 1_796_222_751)

@@ -133,6 +133,31 @@ struct S3TestStore: Sendable {
             await again.release()
         }
 
+        /// A held lock kept by `keepHolding` outlives its time to live: renewed, it still shuts
+        /// another run out; released, it lets one in.
+        static func renewal(_ store: S3TestStore) async throws {
+            let prefix = "feeds-" + SeaweedServer.randomToken(8)
+            let rule = ObjectLease(ttl: 2, renewInterval: 1, giveUpAfter: 1.5)
+            let first = try store.backend(prefix: prefix, rule: rule)
+            let second = try store.backend(prefix: prefix, rule: rule)
+            let handle = FileHandle(.lock, ".lock")!
+            let held = try await first.lock(handle, mode: .exclusive, holder: "long run")
+            held.keepHolding { why in Issue.record("the lock was lost: \(why)") }
+            held.keepHolding { why in Issue.record("a second keepHolding renews too: \(why)") }
+            try await Task.sleep(for: .seconds(4))
+            #expect(held.isHeld)
+            do {
+                _ = try await second.lock(handle, mode: .exclusive, holder: "next run")
+                Issue.record("a renewed lock was taken over")
+            } catch {
+                #expect(error.kind == .lockHeld, "\(error)")
+                #expect(error.reason.contains("(long run)"))
+            }
+            await held.release()
+            let next = try await second.lock(handle, mode: .exclusive, holder: "next run")
+            await next.release()
+        }
+
         /// A probe a run killed between its two PUTs left is removed by a later lock once it is
         /// older than the lease's time to live; a younger one (a live run's) stays.
         static func staleProbes(_ store: S3TestStore) async throws {
@@ -212,6 +237,10 @@ struct S3BackendSeaweedTests {
         #expect(try await first.client.head(key: first.key(handle)) == nil)
     }
 
+    @Test func aRenewedLeaseOutlivesItsTimeToLive() async throws {
+        try await S3TestStore.Checks.renewal(store)
+    }
+
     @Test func staleProbesAreRemoved() async throws {
         try await S3TestStore.Checks.staleProbes(store)
     }
@@ -265,6 +294,10 @@ struct S3BackendRcloneTests {
     /// `locks/`.
     @Test func lockObjectsWhereConditionalWritesAreIgnored() async throws {
         try await S3TestStore.Checks.lease(store, expecting: .listed)
+    }
+
+    @Test func renewedLockObjectsOutliveTheirTimeToLive() async throws {
+        try await S3TestStore.Checks.renewal(store)
     }
 
     @Test func aWrongSecretIsRefusedInTheStoresWords() async throws {
