@@ -68,13 +68,17 @@ extension S3Backend {
 
 /// An exclusive lock on object storage: an `S3RunLease`, renewed by `keepHolding`.
 final class S3BackendLock: BackendLock, Sendable {
+    /// The lease held.
     let lease: S3RunLease
+    /// Whether `keepHolding` started renewing.
     private let renewing = Locked(false)
 
+    /// The lock `lease` holds.
     init(lease: S3RunLease) {
         self.lease = lease
     }
 
+    /// Whether the lease is still this run's (false once lost or released).
     var isHeld: Bool { lease.isHeld }
 
     /// Renews the lease in the background (every `ObjectLease.renewInterval`) until `release()`;
@@ -97,13 +101,16 @@ final class S3BackendLock: BackendLock, Sendable {
 
 /// What `.shared` gives on object storage: held until released, excluding nothing.
 final class SharedObjectLock: BackendLock, Sendable {
+    /// Whether `release()` has not been called yet.
     private let held = Locked(true)
 
+    /// True until `release()`.
     var isHeld: Bool { held.withLock { $0 } }
 
     /// Nothing to renew: it cannot be lost.
     func keepHolding(onLost: @escaping @Sendable (String) -> Void) {}
 
+    /// Marks it released; no request. Idempotent.
     func release() async {
         held.withLock { $0 = false }
     }

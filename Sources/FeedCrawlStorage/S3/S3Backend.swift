@@ -83,6 +83,7 @@ final class S3Backend: Backend, Sendable {
         SpoolFolder.remove(spool)
     }
 
+    /// `s3://BUCKET/PREFIX/<path>`.
     func location(_ handle: FileHandle) -> String {
         root.url(handle.path)
     }
@@ -94,6 +95,7 @@ final class S3Backend: Backend, Sendable {
 
     // MARK: Saving
 
+    /// A spool file `<12 hex digits>.part` in the spool folder, for `handle`'s kind; no request.
     func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile {
         guard !handle.isPartial else { throw refused("stage", handle, "a partial handle can only be removed") }
         let path = spool + "/" + SpoolFolder.uniqueName()
@@ -104,6 +106,9 @@ final class S3Backend: Backend, Sendable {
         }
     }
 
+    /// One PUT of the spool file (length, `Content-Type`, `Cache-Control`, SHA-256: `options.sha256`
+    /// or read from the file once); the file is removed after a success or a permanent failure
+    /// and kept whole after a transient one (`.transient`, `.pushedBack`).
     func save(_ handle: FileHandle, staged: any StagedFile, options: SaveOptions) async throws(BackendError) {
         guard let file = staged as? SpoolFile, file.owner === self, let stagedFor = file.handle else {
             staged.discard()
@@ -139,6 +144,7 @@ final class S3Backend: Backend, Sendable {
         file.consume()
     }
 
+    /// One PUT from memory, with the same headers as a staged body's.
     func save(_ handle: FileHandle, bytes: [UInt8], options: SaveOptions) async throws(BackendError) {
         guard !handle.isPartial else { throw refused("save", handle, "a partial handle can only be removed") }
         do {
@@ -149,6 +155,7 @@ final class S3Backend: Backend, Sendable {
         }
     }
 
+    /// Up to `properties.connections` (16) saves at once, each one attempt; the errors in order.
     func saveAll(_ batch: [SaveRequest]) async -> [BackendError?] {
         await withTaskGroup(of: (Int, BackendError?).self) { group in
             var errors = [BackendError?](repeating: nil, count: batch.count)
@@ -177,6 +184,8 @@ final class S3Backend: Backend, Sendable {
 
     // MARK: Reading
 
+    /// One GET (`Range: bytes=…` for a range; a HEAD for an empty one). A body over `maxBytes`
+    /// is refused, never cut; so is a range the object does not cover.
     func load(_ handle: FileHandle, range: Range<Int64>?, maxBytes: Int64) async throws(BackendError) -> [UInt8] {
         do {
             guard let range else { return try await client.get(key: key(handle), range: nil, maxBytes: maxBytes) }
@@ -200,6 +209,7 @@ final class S3Backend: Backend, Sendable {
         }
     }
 
+    /// One HEAD: the size and `Last-Modified`, or nil on a 404.
     func stat(_ handle: FileHandle) async throws(BackendError) -> FileInfo? {
         do {
             guard let info = try await client.head(key: key(handle)) else { return nil }
@@ -209,6 +219,7 @@ final class S3Backend: Backend, Sendable {
         }
     }
 
+    /// One DELETE, no HEAD first; a missing object is no error.
     func remove(_ handle: FileHandle) async throws(BackendError) {
         do {
             try await client.delete(key: key(handle))

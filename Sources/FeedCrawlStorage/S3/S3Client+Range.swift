@@ -34,6 +34,7 @@ extension S3Client {
     /// How much of an error answer's body is read at least: 64 KiB.
     static let errorBodyBytes: Int64 = 64 << 10
 
+    /// The GET of `get(key:range:)`.
     private func rangeGet(key: String, range: Range<Int64>) async throws -> [UInt8] {
         guard range.lowerBound >= 0, !range.isEmpty else {
             throw S3Error(operation: "GET", key: key, status: 416, code: "InvalidRange",
