@@ -45,15 +45,15 @@ let package = Package(
         ),
         .target(
             name: "DemoFeed",
-            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport"]
+            dependencies: ["FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport"]
         ),
         .executableTarget(
             name: "feedcrawl",
-            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"]
+            dependencies: ["FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"]
         ),
         .testTarget(
             name: "FeedCrawlKitTests",
-            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed", "FuzzSupport"]
+            dependencies: ["FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed", "FuzzSupport"]
         ),
         .testTarget(
             name: "FeedCrawlStorageTests",
@@ -61,7 +61,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DemoFeedTests",
-            dependencies: ["DemoFeed", "FeedCrawlKit", "FeedCrawlSupport"]
+            dependencies: ["DemoFeed", "FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlSupport"]
         ),
         .testTarget(
             name: "feedcrawlTests",

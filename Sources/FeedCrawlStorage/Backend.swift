@@ -41,11 +41,11 @@ package protocol Backend: Sendable {
     func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile
 
     /// Stores the staged body as `handle` (its folder must be the one it was staged for),
-    /// atomically, then forgets the staged body. When it throws a transient error
-    /// (`BackendError.isTransient`: `.transient`, `.pushedBack`) the staged body is left as it
-    /// was, every byte, and may be given to `save` again (`RetryingBackend` does: a body a
-    /// download streamed cannot be streamed again); on any other failure the staged body is gone
-    /// too, and nothing was stored.
+    /// atomically, then forgets the staged body. A staged body is consumed by a successful save
+    /// or a permanent failure: saving it again then fails, and discarding it is harmless. After
+    /// a failure retrying may mend (`.transient`, `.pushedBack`: `BackendError.isTransient`)
+    /// it stays whole, so that `RetryingBackend` can send it again; a caller that gives up
+    /// `discard()`s it.
     func save(_ handle: FileHandle, staged: any StagedFile, options: SaveOptions) async throws(BackendError)
 
     /// Stores `bytes` as `handle`, atomically.

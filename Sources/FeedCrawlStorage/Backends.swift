@@ -19,9 +19,24 @@ package enum Backends {
         try FolderBackend(path)
     }
 
-    // The S3 store (`S3Backend`) and `open(out:)`, which chooses a folder or S3 from OUT and
-    // returns `wrapped(store, policy:)`, belong here too: `static func s3(...)` and
-    // `static func open(out: String, policy: RequestPolicy, ...) throws(BackendError) -> any Backend`.
+    /// The backend a run or a command uses for OUT: the object store `objectStore` names (OUT
+    /// `s3://BUCKET/PREFIX`, reached with `network`'s CA bundle, proxy and User-Agent), else the
+    /// folder `out`; wrapped in `policy` (`wrapped`). `log` hears what no error says (a dead
+    /// run's lock taken over; with `detail` true, for `--verbose`, which lock the store allows).
+    package static func open(
+        out: String, objectStore: ObjectStoreTarget?, network: HTTPEngine.Configuration, policy: RequestPolicy,
+        log: @escaping @Sendable (_ message: String, _ detail: Bool) -> Void = { _, _ in }
+    ) throws(BackendError) -> any Backend {
+        let store: any Backend
+        if let objectStore {
+            var configuration = objectStore.configuration
+            configuration.policy = policy
+            store = try s3(location: objectStore.location, configuration: configuration, network: network, log: log)
+        } else {
+            store = try folder(out)
+        }
+        return wrapped(store, policy: policy)
+    }
 
     /// `store` as a run uses it: `Retrying(Paced(Deadline(store)))`. Every operation is retried
     /// by `policy.retry` (`--retries`, `--max-retry-wait`); every save attempt passes the pacing

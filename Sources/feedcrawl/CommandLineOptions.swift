@@ -2,6 +2,7 @@ import Glibc
 import FeedCrawlKit
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import FeedCrawlStorage
 
 /// The command line, parsed and checked. Parsing does no I/O.
 struct CommandLineOptions {
@@ -98,10 +99,7 @@ struct CommandLineOptions {
         } catch {
             throw UsageError(description: "--out \(outLocation): \(error)")
         }
-        var target = ObjectStoreTarget(location: outLocation, configuration: configuration)
-        target.publicURL = publicURL
-        if let tmp = environment["TMPDIR"], !tmp.isEmpty { target.stagingRoot = tmp }
-        return target
+        return ObjectStoreTarget(location: outLocation, configuration: configuration)
     }
 
     /// The crawl this command line asks for, with the demo feed's URLs (by type) when no source

@@ -48,6 +48,9 @@ enum CrawlCommand {
                     guard url.hasPrefix(loopback) else { return url }
                     return "demo-feed:" + url.dropFirst(loopback.count).drop { $0 != "/" }
                 }
+                // Its pages name that port too: digest them without it, so an unchanged page settles.
+                let origin = Array(server.baseURL.utf8)
+                configuration.pageIdentity = { body in Self.masking(origin, in: body) }
                 notices = [
                     "no feed configured, so crawling the built-in demo feed at \(server.baseURL) (loopback only).",
                     "for real feeds use --pixabay-url URL (key in PIXABAY_KEY) and/or --launches-url URL, or a config file; see --help.",
@@ -64,6 +67,7 @@ enum CrawlCommand {
 
         do {
             configuration.objectStore = try options.objectStoreTarget(environment: environment)
+            configuration.publicURL = options.publicURL
         } catch {
             demo?.stop()
             usageError(error, arguments: arguments)
@@ -202,5 +206,23 @@ enum CrawlCommand {
     /// the file and the key, so no help is pointed to), with its JSON line after `--json`.
     static func usageError(_ error: any Error, arguments: [String]) -> Never {
         Console.usageError("\(error)", help: error is ConfigError ? nil : "feedcrawl", json: arguments.contains("--json"))
+    }
+
+    /// `body` with every occurrence of `origin` left out.
+    static func masking(_ origin: [UInt8], in body: [UInt8]) -> [UInt8] {
+        guard !origin.isEmpty, body.count >= origin.count else { return body }
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count)
+        var index = 0
+        while index < body.count {
+            if body[index] == origin[0], index + origin.count <= body.count,
+               body[index..<index + origin.count].elementsEqual(origin) {
+                index += origin.count
+            } else {
+                out.append(body[index])
+                index += 1
+            }
+        }
+        return out
     }
 }

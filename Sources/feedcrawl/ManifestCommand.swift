@@ -1,6 +1,7 @@
 import FeedCrawlKit
 import Glibc
 import FeedCrawlSupport
+import FeedCrawlStorage
 
 /// `feedcrawl manifest [options]`: summarise, list or verify what a crawl left in OUT.
 enum ManifestCommand {

@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlStorage
 
 /// `GET /img/...`: generated images with validators, conditional requests and single ranges.
 extension FeedState {

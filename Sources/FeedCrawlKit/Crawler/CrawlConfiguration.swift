@@ -1,3 +1,4 @@
+import FeedCrawlStorage
 import FeedCrawlSupport
 
 /// Everything one crawl needs to know. Defaults match the command line's.
@@ -84,9 +85,18 @@ public struct CrawlConfiguration: Sendable {
     /// find their cache.
     public var cacheIdentity: @Sendable (String) -> String = { $0 }
 
+    /// The bytes a feed page's body is digested as, to tell a page unchanged since the archive's
+    /// group of it (a settled page); default the body itself. The demo feed masks its per-run
+    /// loopback origin, as `cacheIdentity` does.
+    public var pageIdentity: @Sendable ([UInt8]) -> [UInt8] = { $0 }
+
     /// Keep the archive in S3-compatible object storage (`--out s3://BUCKET/PREFIX`) instead of
-    /// `outDirectory`; default nil. The run then works in the target's staging folder.
+    /// `outDirectory`; default nil. Every file goes through the store's backend as it would
+    /// through a folder's.
     public var objectStore: ObjectStoreTarget? = nil
+    /// Where OUT is served over HTTP (`--public-url`): the contact sheet links its images and
+    /// manifest there; default nil (relative links).
+    public var publicURL: String? = nil
 
     public init(outDirectory: String = "output", sources: [SourceConfiguration] = []) {
         self.outDirectory = outDirectory

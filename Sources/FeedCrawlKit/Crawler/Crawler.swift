@@ -249,7 +249,7 @@ public final class Crawler: Sendable {
                     await client.pruneKeptPages()
                     let pages = PageLedger(
                         archive: repository, source: source.name, recipe: source.recipe(redactor), runStarted: runStarted,
-                        ttl: self.configuration.ttlSeconds)
+                        ttl: self.configuration.ttlSeconds, identity: self.configuration.pageIdentity)
                     let report = await Self.crawl(
                         source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
                         pipeline: pipeline, pages: pages)

@@ -17,11 +17,13 @@ struct PageLedger: Sendable {
     let runStarted: Int64
     /// `--ttl` in seconds.
     let ttl: Double
+    /// What a body is digested as (`CrawlConfiguration.pageIdentity`).
+    var identity: @Sendable ([UInt8]) -> [UInt8] = { $0 }
 
     /// The listing of `page` (number) fetched with `body`, and whether it is settled (then the
     /// caller submits nothing and counts the group's items as listed).
     func listing(page: Int, body: [UInt8]) -> (listing: PageListing, settled: GroupEntry?) {
-        let digest = SHA256.hex(body)
+        let digest = SHA256.hex(identity(body))
         let listing = PageListing(source: source, page: page, digest: digest, recipe: recipe)
         let settled = archive?.settleIfUnchanged(
             source: source, page: page, digest: digest, recipe: recipe, run: runStarted, ttl: ttl)

@@ -149,7 +149,8 @@ final class Repository: @unchecked Sendable {
     /// that no root names: an unfinished run's groups (or a run's going on now, for a reader).
     private func adoptJournal() async throws {
         var names: [String] = []
-        let named = root.archiveFiles
+        // Named by the root, or retired by it (its groups moved on): not an unfinished run's.
+        let named = root.archiveFiles.union(root.retired.keys)
         let folder = "journal/" + state
         try await backend.list(.archive, prefix: folder) { page in
             for info in page where !info.handle.isPartial && !named.contains(info.handle.name)
@@ -367,6 +368,16 @@ final class Repository: @unchecked Sendable {
         next.generation += 1
         next.generatedAt = generatedAt
         next.run = run
+        // The run record counts this work's items and images (the groups it wrote or listed).
+        var counts: [String: Int] = [:], images: [String: Int] = [:]
+        for totals in listed.values {
+            for (status, n) in totals.items where n != 0 { counts[status, default: 0] += n }
+            for (status, n) in totals.images where n != 0 { images[status, default: 0] += n }
+        }
+        if next.run != nil, next.run?.merge == nil {
+            next.run?.counts = counts
+            next.run?.images = images
+        }
         next.segments = mergedSegments(next.segments + adoptedSegments + (journal?.segments ?? []))
         next.nextGroup = max(root.nextGroup, journal?.nextGroup ?? 0)
         var evicted: [FileHandle] = []

@@ -2,6 +2,7 @@ import Glibc
 import Testing
 @testable import DemoFeed
 import FeedCrawlKit
+@testable import FeedCrawlStorage
 
 @Suite("HTTPServer")
 struct HTTPServerTests {

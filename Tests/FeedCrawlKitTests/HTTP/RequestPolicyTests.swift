@@ -1,6 +1,7 @@
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// The one request policy: the limits it puts on each attempt, and the deadline bounding them.
 @Suite("RequestPolicy")

@@ -1,6 +1,7 @@
 import Testing
 @testable import FeedCrawlKit
 @testable import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// The per-host back-off alone: no clock, no network.
 @Suite("HostThrottle")

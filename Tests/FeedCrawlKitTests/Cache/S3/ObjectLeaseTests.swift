@@ -1,5 +1,6 @@
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlStorage
 
 @Suite("ObjectLease")
 struct ObjectLeaseTests {

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// The built `feedcrawl` binary with `--out s3://…` against a real SeaweedFS, on the built-in
 /// demo feed: what lands is what a run to disk stores, byte for byte.

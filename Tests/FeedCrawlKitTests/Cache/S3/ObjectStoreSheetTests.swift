@@ -2,6 +2,7 @@ import DemoFeed
 import Foundation
 import Testing
 @testable import FeedCrawlKit
+@testable import FeedCrawlStorage
 
 extension ObjectStoreCrawlTests {
     /// A contact sheet of several pages in object storage: every page is uploaded, not only

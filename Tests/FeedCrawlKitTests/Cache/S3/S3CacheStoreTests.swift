@@ -5,6 +5,7 @@ import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
 import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// `S3CacheStore` against a real SeaweedFS (one `weed server` for the suite, `.seaweedFS`): the
 /// image pipeline over it, a second run that uploads nothing, a corrupted spool file refused,

@@ -4,6 +4,7 @@ import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
 @testable import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// The S3 client against the loopback test server, for answers SeaweedFS does not give on demand.
 @Suite("S3 client retries")

@@ -3,6 +3,7 @@ import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
 import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// The run lease against a real SeaweedFS: one holder at a time, renewals keep it, a lease left
 /// unrenewed is taken over, a lost lease is noticed, release frees it.

@@ -4,6 +4,7 @@ import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
 import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// The S3 client against a real SeaweedFS S3 gateway (one `weed server` for the suite; see
 /// `SeaweedServer`). Fails, naming `scripts/deps --tests`, when weed is not installed.

@@ -1,6 +1,7 @@
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 @Suite("S3 location, configuration and encoding")
 struct S3LocationTests {

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlHTTP
+@testable import FeedCrawlStorage
 
 /// One SeaweedFS (`weed server` with its S3 gateway) on free loopback ports, with its own data
 /// directory and identities.json (a random access key and secret: SigV4 is enforced), and one

@@ -32,7 +32,7 @@ public struct S3Credentials: Sendable, Equatable, CustomStringConvertible, Custo
     }
 
     /// The secret values, for scrubbing text that might echo them.
-    var secrets: [String] {
+    package var secrets: [String] {
         [secretAccessKey, sessionToken].compactMap { $0 }.filter { $0.utf8.count >= 4 }
     }
 }

@@ -44,6 +44,10 @@ public struct S3ObjectInfo: Sendable, Equatable {
 /// says, with `Retry-After` honoured. Bulk uploads (`put(…, paced: true)`) also pass the store's
 /// `RequestGate`, which backs off when the store pushes back (`StorePacer`).
 ///
+/// A client made with `singleAttempt` makes one attempt per request and never waits: the
+/// store behind `Backend` (`S3Backend`), whose retries and pacing are wrappers around it
+/// (`RetryingBackend`, `PacedBackend`). The others retry as above (the kit's old users).
+///
 /// Every method throws `S3Error` (or `CancellationError` when the task is cancelled). A retried
 /// conditional PUT whose first attempt stored the object but lost the answer fails its retry with
 /// `PreconditionFailed`; callers that retry on their own should HEAD the key then.
@@ -54,9 +58,15 @@ public final class S3Client: Sendable {
     public let configuration: S3Configuration
     /// The engine requests run on (not owned: the caller shuts it down).
     public let engine: HTTPEngine
+    /// Whether each request makes one attempt only (no retry, no wait); default false.
+    package let singleAttempt: Bool
     /// What every attempt of a paced upload passes (`StorePacer`: up to
-    /// `S3CacheStore.uploadsAtOnce` at once, fewer and spaced while the store says `SlowDown`).
-    let uploads = RequestGate(pacer: StorePacer(connections: S3CacheStore.uploadsAtOnce))
+    /// What every attempt of a paced upload passes (`StorePacer`: up to 16 at once, fewer and
+    /// spaced while the store says `SlowDown`).
+    let uploads = RequestGate(pacer: StorePacer(connections: 16))
+
+    /// Uploads worth running at once on one store (a batch of images, `saveAll`): 16.
+    package static let uploadsAtOnce = 16
 
     /// A client for `bucket` (checked against S3's bucket-naming rules).
     public convenience init(bucket: String, configuration: S3Configuration, engine: HTTPEngine) throws(S3LocationError) {
@@ -72,10 +82,18 @@ public final class S3Client: Sendable {
         self.init(checkedBucket: location.bucket, configuration: configuration, engine: engine)
     }
 
-    private init(checkedBucket bucket: String, configuration: S3Configuration, engine: HTTPEngine) {
+    /// A client for the bucket of `location` whose requests make one attempt each when
+    /// `singleAttempt` (the configuration's policy then only limits each attempt: timeouts, the
+    /// deadline), or retry as the policy says otherwise.
+    package convenience init(location: S3Location, configuration: S3Configuration, engine: HTTPEngine, singleAttempt: Bool) {
+        self.init(checkedBucket: location.bucket, configuration: configuration, engine: engine, singleAttempt: singleAttempt)
+    }
+
+    private init(checkedBucket bucket: String, configuration: S3Configuration, engine: HTTPEngine, singleAttempt: Bool = false) {
         self.bucket = bucket
         self.configuration = configuration
         self.engine = engine
+        self.singleAttempt = singleAttempt
     }
 
     // MARK: PUT
@@ -101,16 +119,17 @@ public final class S3Client: Sendable {
         return try await send("PUT", key: key, request, gate: paced ? uploads : nil).etag ?? ""
     }
 
-    /// Stores `bytes` as `key` (for small bodies; its SHA-256 is computed here and sent as with
-    /// `put(key:file:…)`). `contentType`, `cacheControl` default to nil, `condition` to `.none`.
+    /// Stores `bytes` as `key` (for small bodies; its SHA-256, `sha256` when given, else computed
+    /// here, is sent as with `put(key:file:…)`). `sha256`, `contentType`, `cacheControl` default
+    /// to nil, `condition` to `.none`.
     ///
     /// - Returns: the new object's ETag as the store sent it (empty when it sent none).
     @discardableResult
     public func put(
-        key: String, bytes: [UInt8], contentType: String? = nil, cacheControl: String? = nil,
+        key: String, bytes: [UInt8], sha256: [UInt8]? = nil, contentType: String? = nil, cacheControl: String? = nil,
         condition: S3WriteCondition = .none
     ) async throws -> String {
-        var request = try putRequest(key: key, sha256: SHA256.hash(bytes), contentType: contentType,
+        var request = try putRequest(key: key, sha256: sha256 ?? SHA256.hash(bytes), contentType: contentType,
                                      cacheControl: cacheControl, condition: condition)
         request.body = bytes
         return try await send("PUT", key: key, request).etag ?? ""
@@ -197,7 +216,7 @@ public final class S3Client: Sendable {
     }
 
     /// Runs `request` under the configuration's `RequestPolicy` (each attempt's limits, the
-    /// retries of transient failures), each attempt through `gate` when one is given (default
+    /// retries of transient failures; one attempt only for a `singleAttempt` client), each attempt through `gate` when one is given (default
     /// none); returns a 2xx answer (or one with status `accepting`), throws `S3Error` otherwise.
     func send(_ operation: String, key: String, _ request: HTTPRequest, accepting: Int? = nil,
               gate: RequestGate<StorePacer>? = nil) async throws -> HTTPResponse
@@ -224,7 +243,7 @@ public final class S3Client: Sendable {
                 error = S3Error(operation: operation, key: key, message: failure.description, transport: failure)
             }
             error.attempts = attempt
-            guard error.isRetryable, policy.allowsRetry(after: attempt) else { throw error }
+            guard !singleAttempt, error.isRetryable, policy.allowsRetry(after: attempt) else { throw error }
             switch policy.decide(beforeRetry: attempt, retryAfter: error.retryAfterSeconds,
                                  jitter: Double.random(in: 0..<1)) {
             case .wait(let seconds):

@@ -26,6 +26,9 @@ public struct S3ListPage: Sendable, Equatable {
     public var objects: [S3ListedObject]
     /// The token for the next page; nil on the last page.
     public var nextContinuationToken: String?
+    /// The key prefixes rolled up at the delimiter (`<CommonPrefixes>`) of a listing with one
+    /// (`list(prefix:delimiter:…)`), each ending with it; empty without one.
+    package var commonPrefixes: [String] = []
 
     /// Creates a page (the client builds these).
     public init(objects: [S3ListedObject], nextContinuationToken: String?) {
@@ -43,6 +46,7 @@ public struct S3ListPage: Sendable, Equatable {
         var token: String?
         var isList = false
         var problem: String?
+        var prefixes: [String] = []
         try S3XML.scan(bytes) { event in
             switch event {
             case .start(let path):
@@ -65,6 +69,8 @@ public struct S3ListPage: Sendable, Equatable {
                     case "NextContinuationToken": token = text.flatMap { $0.isEmpty ? nil : $0 }
                     default: break
                     }
+                } else if path.count == 3 && path[1] == "CommonPrefixes" && path[2] == "Prefix", let text, !text.isEmpty {
+                    prefixes.append(text)
                 } else if path.count == 3 && path[1] == "Contents", let text {
                     switch path[2] {
                     case "Key":
@@ -86,7 +92,9 @@ public struct S3ListPage: Sendable, Equatable {
         guard isList else { throw S3XMLError("not a <ListBucketResult> document") }
         if let problem { throw S3XMLError(problem) }
         if isTruncated && token == nil { throw S3XMLError("a truncated listing without a <NextContinuationToken>") }
-        return S3ListPage(objects: objects, nextContinuationToken: isTruncated ? token : nil)
+        var page = S3ListPage(objects: objects, nextContinuationToken: isTruncated ? token : nil)
+        page.commonPrefixes = prefixes
+        return page
     }
 }
 
@@ -96,9 +104,19 @@ extension S3Client {
     /// ended. `prefix` is matched literally (`"a/b"` lists `a/b/x` and `a/bc` alike; end it with `/`
     /// for one folder). Default empty: the whole bucket.
     public func list(prefix: String = "", continuation: String? = nil, maxKeys: Int = 1000) async throws -> S3ListPage {
+        try await list(prefix: prefix, delimiter: nil, continuation: continuation, maxKeys: maxKeys)
+    }
+
+    /// One page of a listing as `list(prefix:continuation:maxKeys:)` makes, rolled up at
+    /// `delimiter` when one is given: keys with the delimiter after `prefix` are not listed, their
+    /// common prefixes are (`S3ListPage.commonPrefixes`), each once in the whole listing.
+    package func list(prefix: String, delimiter: String?, continuation: String?, maxKeys: Int = 1000) async throws
+        -> S3ListPage
+    {
         var parameters: [(name: String, value: String)] = [
             ("list-type", "2"), ("prefix", prefix), ("max-keys", String(max(1, min(maxKeys, 1000)))),
         ]
+        if let delimiter { parameters.append(("delimiter", delimiter)) }
         if let continuation { parameters.append(("continuation-token", continuation)) }
         let url = configuration.bucketURL(bucket: bucket) + "?" + S3Encoding.canonicalQuery(parameters)
         var request = try makeRequest("LIST", key: prefix, url: url, method: .get, checkKey: false)

@@ -85,21 +85,33 @@ public struct S3Error: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "S3 \(operation) \(key.isEmpty ? "(bucket root)" : key): "
-        if let transport {
-            text += transport.description
-        } else {
-            let status = self.status.map { " (\($0))" } ?? ""
-            if let code {
-                text += "\(code)\(status): \(message)"
-            } else {
-                text += "HTTP\(status): \(message)"
-            }
-        }
-        if let requestID { text += " [request \(requestID)]" }
+        var text = "S3 \(operation) \(key.isEmpty ? "(bucket root)" : key): " + answer
         if attempts > 1 { text += " (after \(attempts) attempts)" }
         if let gaveUp { text += " (not retried: \(gaveUp))" }
         return TerminalText.sanitize(text)
+    }
+
+    /// What the store answered, in its own words (`SignatureDoesNotMatch (403): The request
+    /// signature we calculated does not match… [request ID]`), or the transfer failure when no
+    /// answer came: the description without the operation and key, as a `BackendError` gives it.
+    package var reason: String {
+        TerminalText.sanitize(answer)
+    }
+
+    private var answer: String {
+        var text: String
+        if let transport {
+            text = transport.description
+        } else {
+            let status = self.status.map { " (\($0))" } ?? ""
+            if let code {
+                text = "\(code)\(status): \(message)"
+            } else {
+                text = "HTTP\(status): \(message)"
+            }
+        }
+        if let requestID { text += " [request \(requestID)]" }
+        return text
     }
 
     /// The error of a non-2xx answer: its XML `<Error>` when it has one, else a code from the

@@ -79,6 +79,9 @@ public final class S3RunLease: @unchecked Sendable {
         }
     }
 
+    /// The name of a lease object (`PREFIX/.lock`, a shard's `PREFIX/shards/N/K/.lock`).
+    package static let lockObjectName = ".lock"
+
     /// The lock object's key (with the prefix).
     public let key: String
     /// How the lock is held.
@@ -107,7 +110,8 @@ public final class S3RunLease: @unchecked Sendable {
 
     /// Takes the lock whose lease object is `key` (`PREFIX/.lock`; listed locks go in the
     /// `locks/` folder beside it), or throws `Failure.held` when a live run holds it. `kind`
-    /// nil (default) asks the store which kind it supports (`honoursConditionalWrites`).
+    /// nil (default) asks the store which kind it supports (`probe`: a probe object in the
+    /// folder of `key`, after removing stale ones).
     /// `log` hears which kind is used (`detail` true) and each dead run's lock taken over.
     public static func acquire(
         client: S3Client, key: String, holder: String, rule: ObjectLease = ObjectLease(), kind: Kind? = nil,
@@ -115,10 +119,10 @@ public final class S3RunLease: @unchecked Sendable {
     ) async throws(Failure) -> S3RunLease {
         let token = randomToken()
         let body = Array((holder + "\nrun " + token + "\n").utf8)
-        let folder = String(key.dropLast(key.hasSuffix(CacheLayout.lockFileName) ? CacheLayout.lockFileName.utf8.count : 0))
+        let folder = String(key.dropLast(key.hasSuffix(Self.lockObjectName) ? Self.lockObjectName.utf8.count : 0))
         let kind = try await storeFailure("PUT", key) { () async throws -> Kind in
             if let kind { return kind }
-            return try await honoursConditionalWrites(client: client, probeKey: folder + ".lock-probe-" + token) ? .conditional : .listed
+            return try await probe(client: client, folder: folder, token: token, rule: rule, log: log) ? .conditional : .listed
         }
         log("run lock on this store: \(kind)", true)
         switch kind {
@@ -132,7 +136,8 @@ public final class S3RunLease: @unchecked Sendable {
     }
 
     /// Whether the store refuses a second create-only PUT (`If-None-Match: *`) of one key: PUT
-    /// `probeKey` twice that way, then delete it.
+    /// `probeKey` twice that way, then delete it (a run killed in between leaves it:
+    /// `removeStaleProbes` removes it later).
     public static func honoursConditionalWrites(client: S3Client, probeKey: String) async throws -> Bool {
         let probe = Array("feedcrawl: does this store honour If-None-Match?\n".utf8)
         try await client.put(key: probeKey, bytes: probe, contentType: "text/plain", condition: .ifNoneMatch)
