@@ -247,9 +247,11 @@ public final class Crawler: Sendable {
                         setup: stores.setup(for: source), gate: budgets.gate(url: source.url, key: source.key),
                         headers: source.headers, events: events)
                     await client.pruneKeptPages()
-                    let pages = PageLedger(
+                    var pages = PageLedger(
                         archive: repository, source: source.name, recipe: source.recipe(redactor), runStarted: runStarted,
                         ttl: self.configuration.ttlSeconds, identity: self.configuration.pageIdentity)
+                    pages.pageTTL = source.pageTTL
+                    pages.refresh = self.configuration.refreshPages
                     let report = await Self.crawl(
                         source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
                         pipeline: pipeline, pages: pages)

@@ -54,7 +54,7 @@ extension FeedCrawlContext {
                 report.items += pager.newItems.count
                 client.pageParsed(number, items: pager.items(of: page).count)
                 let fresh = pager.newItems
-                let tokens = await submit(fresh, page: number, body: reply.response.body, awaitingDetails: awaitingDetails)
+                let tokens = await submit(fresh, page: number, reply: reply, awaitingDetails: awaitingDetails)
                 submitted(tokens.isEmpty ? [] : fresh, tokens)
                 switch step {
                 case .next:

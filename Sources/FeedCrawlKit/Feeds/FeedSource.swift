@@ -168,8 +168,10 @@ extension FeedCrawl {
     /// Counts a listed page in `report` and submits its new items to the pipeline, unless the
     /// archive settles the page (its group needs no work: listed again, nothing submitted).
     /// Returns the items' pipeline tokens (none for a settled page).
-    func submit(_ items: [FeedItem], page number: Int, body: [UInt8], awaitingDetails: Bool = false) async -> [Int?] {
-        let (listing, settled) = pages.listing(page: number, body: body)
+    func submit(
+        _ items: [FeedItem], page number: Int, reply: FeedClient.Reply, paging: String? = nil, awaitingDetails: Bool = false
+    ) async -> [Int?] {
+        let (listing, settled) = pages.listing(page: number, reply: reply, paging: paging)
         if settled != nil { return [] }
         return await pipeline.submit(items, group: group, listing: listing, awaitingDetails: awaitingDetails)
     }

@@ -19,9 +19,13 @@ struct GroupHeader: Codable, Sendable, Equatable {
     var listed: Int64
     /// Item lines after the header.
     var items: Int
+    /// `PageListing.request`, `.fetched`, `.paging`.
+    var request: String? = nil
+    var fetched: Double? = nil
+    var paging: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case number = "g", source, page, digest, recipe, listed, items
+        case number = "g", source, page, digest, recipe, listed, items, request, fetched, paging
     }
 
     private struct Line: Codable {

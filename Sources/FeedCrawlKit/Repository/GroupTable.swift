@@ -37,10 +37,16 @@ struct GroupEntry: Codable, Sendable, Equatable {
     /// The most common error texts of its items and images (at most `errorLimit`), with counts:
     /// what `feedcrawl manifest` sums into "common errors" without reading items.
     var errors: [String: Int]?
+    /// The request its page was fetched with (`FeedRequestIdentity.hash`) and when its body was
+    /// fetched (seconds since 1970), so a kept page younger than `--page-ttl` is known unchanged
+    /// without being read; what paging needs of it (`PageListing.paging`).
+    var request: String?
+    var fetched: Double?
+    var paging: String?
 
     enum CodingKeys: String, CodingKey {
         case number = "g", source, page, segment, offset, length, items, digest, recipe, firstListed, lastListed
-        case oldestFetch, retry, counts, images, shadowed, errors
+        case oldestFetch, retry, counts, images, shadowed, errors, request, fetched, paging
     }
 
     /// Error texts kept per group.
@@ -123,7 +129,7 @@ extension GroupEntry {
             number: header.number, source: header.source, page: header.page, segment: segment, offset: offset,
             length: length, items: items.count, digest: header.digest, recipe: header.recipe,
             firstListed: header.listed, lastListed: header.listed, oldestFetch: nil, retry: false, counts: [:],
-            images: [:], shadowed: nil, errors: nil)
+            images: [:], shadowed: nil, errors: nil, request: header.request, fetched: header.fetched, paging: header.paging)
         var errors: [String: Int] = [:]
         for item in items {
             Self.add(item, to: &counts, images: &images, sign: 1)

@@ -20,13 +20,30 @@ struct PageLedger: Sendable {
     /// What a body is digested as (`CrawlConfiguration.pageIdentity`).
     var identity: @Sendable ([UInt8]) -> [UInt8] = { $0 }
 
-    /// The listing of `page` (number) fetched with `body`, and whether it is settled (then the
-    /// caller submits nothing and counts the group's items as listed).
-    func listing(page: Int, body: [UInt8]) -> (listing: PageListing, settled: GroupEntry?) {
-        let digest = SHA256.hex(identity(body))
-        let listing = PageListing(source: source, page: page, digest: digest, recipe: recipe)
+    /// `--page-ttl` in seconds, and whether kept pages are ignored (`--refresh`).
+    var pageTTL: Double = 0
+    var refresh = false
+
+    /// The listing of `page` (number) answered by `reply`, and whether it is settled (then the
+    /// caller submits nothing and counts the group's items as listed). `paging` is what the
+    /// feed type keeps of the page for paging without it (`PageListing.paging`).
+    func listing(page: Int, reply: FeedClient.Reply, paging: String? = nil) -> (listing: PageListing, settled: GroupEntry?) {
+        let digest = SHA256.hex(identity(reply.response.body))
+        var listing = PageListing(source: source, page: page, digest: digest, recipe: recipe)
+        listing.request = reply.request.hash
+        listing.fetched = reply.fetchedAt
+        listing.paging = paging
         let settled = archive?.settleIfUnchanged(
-            source: source, page: page, digest: digest, recipe: recipe, run: runStarted, ttl: ttl)
+            source: source, page: page, digest: digest, recipe: recipe, run: runStarted, ttl: ttl, fetched: reply.fetchedAt)
         return (listing, settled)
+    }
+
+    /// The archive's group of `page` when the page would come from the page cache and is
+    /// settled (`Repository.settleKeptPage`): listed again without being read. Nil when pages are
+    /// not kept, or `--refresh`.
+    func settledKeptPage(_ page: Int, request: FeedRequestIdentity) -> GroupEntry? {
+        guard pageTTL > 0, !refresh, let archive else { return nil }
+        return archive.settleKeptPage(
+            source: source, page: page, request: request.hash, pageTTL: pageTTL, recipe: recipe, run: runStarted, ttl: ttl)
     }
 }

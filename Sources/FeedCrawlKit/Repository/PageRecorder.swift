@@ -10,6 +10,13 @@ struct PageListing: Sendable, Equatable {
     var digest: String?
     /// `GroupRecipe` of what the run asked of the page.
     var recipe: String?
+    /// The hash of the request that fetched it (`FeedRequestIdentity.hash`: its kept page's
+    /// name), and when its body was fetched (seconds since 1970); nil when unknown.
+    var request: String? = nil
+    var fetched: Double? = nil
+    /// What paging needs of it without decoding it again (the feed type's own text, e.g.
+    /// Pixabay's `totalHits=500`); nil when nothing.
+    var paging: String? = nil
 }
 
 /// This run's finished items, page by page: a page's items are held until its last one is
@@ -141,9 +148,7 @@ final class PageRecorder: @unchecked Sendable {
 
     private func append(_ page: Open) {
         do {
-            let entry = try journal.append(
-                source: page.listing.source, page: page.listing.page, digest: page.listing.digest,
-                recipe: page.listing.recipe, items: page.items)
+            let entry = try journal.append(page.listing, items: page.items)
             lock.withLock { groups[page.token] = entry.number }
         } catch {
             lock.withLock { if failure == nil { failure = "journal: \(error)" } }

@@ -284,9 +284,9 @@ final class Repository: @unchecked Sendable {
     /// and `recipe`, no shadowed item, nothing to retry, and every stored image younger than
     /// `ttl` seconds at the start of the run (`run`, ms) — lists its group again (its items'
     /// `lastSeen` becomes `run`; `downloaded` reads `fresh`) and returns it. Thread-safe.
-    func settleIfUnchanged(source: String, page: Int, digest: String, recipe: String, run: Int64, ttl: Double)
-        -> GroupEntry?
-    {
+    func settleIfUnchanged(
+        source: String, page: Int, digest: String, recipe: String, run: Int64, ttl: Double, fetched: Double? = nil
+    ) -> GroupEntry? {
         // A shard's page may be settled in OUT's own archive: its group is then listed again in
         // the shard's table (same number, same segment), and the merge carries that over.
         let inBase = base.flatMap { base in base.lock.withLock { base.groupTable.newest(source: source, page: page) } }
@@ -298,10 +298,29 @@ final class Repository: @unchecked Sendable {
             if let oldest = entry.oldestFetch, Double(oldest) + ttl <= Double(run) / 1000 { return nil }
             var listed = entry
             if entry.lastListed < run { listed.relist(at: run) }
+            if let fetched { listed.fetched = max(listed.fetched ?? 0, fetched) }
             groupTable.put(listed)
             relisted.insert(entry.number)
             return listed
         }
+    }
+
+    /// When the page of `source` numbered `page` would be answered from the page cache (the
+    /// table's newest group of it was listed from the body `request` fetched less than
+    /// `pageTTL` seconds before `run`) and that group is settled (`settleIfUnchanged` without a
+    /// digest: the kept body is the one it was listed from), lists it again and returns it: the
+    /// page is not even read. Thread-safe.
+    func settleKeptPage(source: String, page: Int, request: String, pageTTL: Double, recipe: String, run: Int64, ttl: Double)
+        -> GroupEntry?
+    {
+        let now = Double(run) / 1000
+        let inBase = base.flatMap { base in base.lock.withLock { base.groupTable.newest(source: source, page: page) } }
+        let candidate: GroupEntry? = lock.withLock {
+            [groupTable.newest(source: source, page: page), inBase].compactMap { $0 }.max { $0.lastListed < $1.lastListed }
+        }
+        guard let entry = candidate, entry.request == request, let fetched = entry.fetched, now - fetched < pageTTL,
+              fetched <= now + 60, let digest = entry.digest else { return nil }
+        return settleIfUnchanged(source: source, page: page, digest: digest, recipe: recipe, run: run, ttl: ttl)
     }
 
     // MARK: Committing

@@ -65,12 +65,22 @@ final class RunJournal: @unchecked Sendable {
     func append(
         source: String, page: Int, digest: String?, recipe: String?, items: [ManifestItem], listed: Int64? = nil
     ) throws -> GroupEntry {
+        try append(PageListing(source: source, page: page, digest: digest, recipe: recipe), items: items, listed: listed)
+    }
+
+    /// Appends the group of `listing`'s page with `items`; `listed` as above.
+    @discardableResult
+    func append(_ listing: PageListing, items: [ManifestItem], listed: Int64? = nil) throws -> GroupEntry {
         try lock.withLock {
             let number = nextNumber
             nextNumber &+= step
             let listed = listed ?? started
-            let header = GroupHeader(
-                number: number, source: source, page: page, digest: digest, recipe: recipe, listed: listed, items: items.count)
+            var header = GroupHeader(
+                number: number, source: listing.source, page: listing.page, digest: listing.digest, recipe: listing.recipe,
+                listed: listed, items: items.count)
+            header.request = listing.request
+            header.fetched = listing.fetched
+            header.paging = listing.paging
             let (bytes, written) = try GroupCodec.encode(header, items: items)
             let entry = GroupEntry(
                 header: header, segment: currentName, offset: Int64(buffer.count), length: Int64(bytes.count),

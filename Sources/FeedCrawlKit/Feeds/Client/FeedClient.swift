@@ -19,6 +19,8 @@ final class FeedClient: Sendable {
         var response: HTTPResponse
         var origin: Origin
         var request: FeedRequestIdentity
+        /// When the body came from the network (seconds since 1970): now, or a kept page's time.
+        var fetchedAt: Double = Date().timeIntervalSince1970
 
         /// `problem` with the URL that answered (its key removed, secrets masked), so a feed
         /// error names where it came from: `<problem> (from <URL>)`.
@@ -82,6 +84,11 @@ final class FeedClient: Sendable {
         self.events = events
     }
 
+    /// The identity `request` is kept under (its page-cache name).
+    func identity(_ request: HTTPRequest) -> FeedRequestIdentity {
+        FeedRequestIdentity(request, redactor: redactor)
+    }
+
     /// Removes the source's kept pages older than `--page-ttl` (before the crawl).
     func pruneKeptPages() async {
         guard setup.replay == nil, let cache = setup.pageCache else { return }
@@ -117,7 +124,7 @@ final class FeedClient: Sendable {
             guard response.body.count <= limits.maxBytes else {
                 throw Failure(description: "\(identity.shown): recorded \(Self.tooLarge(limit: limits.maxBytes))")
             }
-            return Reply(response: response, origin: .replay, request: identity)
+            return Reply(response: response, origin: .replay, request: identity, fetchedAt: exchange.fetchedAt)
         }
         if cachesPages, !setup.refresh, let cache = setup.pageCache,
            let exchange = await cache.load(source: source, request: identity),
@@ -126,7 +133,7 @@ final class FeedClient: Sendable {
            let response = exchange.response, response.body.count <= limits.maxBytes
         {
             record(exchange)
-            return Reply(response: response, origin: .pageCache, request: identity)
+            return Reply(response: response, origin: .pageCache, request: identity, fetchedAt: exchange.fetchedAt)
         }
         let response: HTTPResponse
         do {

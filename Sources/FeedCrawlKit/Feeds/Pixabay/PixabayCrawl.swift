@@ -12,7 +12,9 @@ struct PixabayCrawl: FeedCrawl {
     }
 
     private enum PageResult: Sendable {
-        case page(PixabayPage, body: [UInt8], fromCache: Bool)
+        case page(PixabayPage, reply: FeedClient.Reply)
+        /// The archive's group of the page is settled and its kept page unchanged: not read.
+        case settled(items: Int, totalHits: Int?)
         case end
         case problem(String)
     }
@@ -25,9 +27,14 @@ struct PixabayCrawl: FeedCrawl {
         var paging = PixabayPaging(requestedPages: config.pages, perPage: config.sentPerPage)
         do {
             switch try await fetchPage(1) {
-            case .page(let page, let body, let fromCache):
-                if owns(1) { await record(page, number: 1, body: body, fromCache: fromCache, into: &report) }
+            case .page(let page, let reply):
+                if owns(1) { await record(page, number: 1, reply: reply, into: &report) }
                 paging.accept(totalHits: page.totalHits)
+            case .settled(let items, let totalHits?):
+                if owns(1) { settled(items, number: 1, into: &report) }
+                paging.accept(totalHits: totalHits)
+            case .settled:
+                return report  // a group without its page count is never settled unread
             case .end:
                 return report
             case .problem(let reason):
@@ -53,9 +60,12 @@ struct PixabayCrawl: FeedCrawl {
                     // nothing is logged as fetched after the run was told to stop.
                     try Task.checkCancellation()
                     switch result {
-                    case .page(let page, let body, let fromCache):
-                        await record(page, number: number, body: body, fromCache: fromCache, into: &report)
+                    case .page(let page, let reply):
+                        await record(page, number: number, reply: reply, into: &report)
                         paging.accept(totalHits: page.totalHits)
+                    case .settled(let items, let totalHits):
+                        settled(items, number: number, into: &report)
+                        if let totalHits { paging.accept(totalHits: totalHits) }
                     case .end:
                         paging.pageOutOfRange(number)
                     case .problem(let reason):
@@ -74,18 +84,37 @@ struct PixabayCrawl: FeedCrawl {
         return report
     }
 
-    private func record(_ page: PixabayPage, number: Int, body: [UInt8], fromCache: Bool, into report: inout SourceReport)
-        async
-    {
+    private func record(_ page: PixabayPage, number: Int, reply: FeedClient.Reply, into report: inout SourceReport) async {
         report.pages += 1
         report.items += page.items.count
-        if fromCache { report.cachedPages += 1 }
+        if reply.origin == .pageCache { report.cachedPages += 1 }
         client.pageParsed(number, items: page.items.count)
-        _ = await submit(page.items, page: number, body: body)
+        _ = await submit(page.items, page: number, reply: reply, paging: Self.paging(totalHits: page.totalHits))
+    }
+
+    /// Counts a page the archive settled without it being read (its kept page is unchanged).
+    private func settled(_ items: Int, number: Int, into report: inout SourceReport) {
+        report.pages += 1
+        report.items += items
+        report.cachedPages += 1
+        client.pageParsed(number, items: items)
+    }
+
+    /// What the archive keeps of a page for paging without it: its `totalHits`.
+    static func paging(totalHits: Int) -> String { "totalHits=\(totalHits)" }
+
+    /// The `totalHits` a group's paging text keeps, if any.
+    static func totalHits(_ paging: String?) -> Int? {
+        guard let paging, paging.hasPrefix("totalHits=") else { return nil }
+        return Int(paging.dropFirst("totalHits=".count))
     }
 
     private func fetchPage(_ number: Int) async throws -> PageResult {
-        let reply = try await client.fetch(HTTPRequest(url: config.pageURL(number)))
+        let request = HTTPRequest(url: config.pageURL(number))
+        if let group = pages.settledKeptPage(number, request: client.identity(request)) {
+            return .settled(items: group.items, totalHits: Self.totalHits(group.paging))
+        }
+        let reply = try await client.fetch(request)
         let response = reply.response
         guard response.status == 200 else {
             switch PixabayErrorKind.classify(status: response.status, body: response.body, redactor: redactor) {
@@ -104,7 +133,7 @@ struct PixabayCrawl: FeedCrawl {
                 response.body, page: number, variants: config.variants, source: config.name,
                 maxElements: FeedJSON.maxElements(pageBytes: client.limits.maxBytes))
             await client.keep(reply)
-            return .page(page, body: response.body, fromCache: reply.origin == .pageCache)
+            return .page(page, reply: reply)
         } catch {
             return .problem(reply.located(redactor.redact("invalid page: \(error)")))
         }
