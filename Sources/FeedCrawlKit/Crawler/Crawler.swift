@@ -101,6 +101,14 @@ public final class Crawler: Sendable {
         let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
         let state = configuration.shard.map { $0.directory + "/" } ?? ""
         let repository = try await Self.openRepository(backend, state: state, events: events)
+        if repository.adopted > 0 {
+            // What an unfinished run journaled joins the archive now, so that its images are found.
+            do {
+                _ = try await repository.commit(journal: nil, run: repository.root.run, generatedAt: Date())
+            } catch {
+                throw SetupError.output("cannot store the archive at \(backend.location(Repository.rootHandle(state: state))): \(error)")
+            }
+        }
         if configuration.shard != nil, repository.base == nil {
             // A shard reuses what OUT's own archive holds (plain runs', earlier merges').
             repository.base = try? await Repository.open(backend, state: "")

@@ -57,6 +57,15 @@ final class Spill {
         return size
     }
 
+    /// Empties the file (its space given back).
+    func truncate() {
+        if ftruncate(fd, 0) == 0 {
+            _ = lseek(fd, 0, SEEK_SET)
+            size = 0
+            misplaced = false
+        }
+    }
+
     /// The `count` bytes at `offset`, or nil when they cannot be read back.
     func read(at offset: Int64, count: Int) -> [UInt8]? {
         try? FileIO.readAt(fd, offset: offset, count: count, path: faultPath) { Array($0) }

@@ -70,12 +70,9 @@ func itemIndexKey(source: String, id: String) -> UInt64 {
     return digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
 }
 
-/// A sorted run of `IndexEntry`s, saved as one immutable file (`archive/tables/<sha256>.items`
-/// or `.files`): a 16-byte header (`FCIX`, format 1, the kind, the count), then the entries
-/// (24 bytes each), sorted by key and newest group first, little-endian.
+/// The index tables' entry coding (`IndexFile` writes and reads the files): 24 bytes an entry,
+/// little-endian: key, group, slot, bytes, fetched.
 enum IndexTable {
-    static let magic: [UInt8] = Array("FCIX".utf8)
-    static let headerBytes = 16
     static let entryBytes = 24
 
     /// Which index a table belongs to.
@@ -86,112 +83,42 @@ enum IndexTable {
         var fileExtension: String { self == .items ? "items" : "files" }
     }
 
-    /// The file's bytes for `entries` (sorted here).
-    static func encode(_ entries: [IndexEntry], kind: Kind) -> [UInt8] {
-        let sorted = entries.sorted(by: IndexEntry.precedes)
-        var out = [UInt8]()
-        out.reserveCapacity(headerBytes + sorted.count * entryBytes)
-        out += magic
-        out += [1, kind.rawValue, 0, 0]
-        append(UInt64(sorted.count), to: &out)
-        for entry in sorted {
-            append(entry.key, to: &out)
-            append32(entry.group, to: &out)
-            append32(entry.slot, to: &out)
-            append32(entry.bytes, to: &out)
-            append32(entry.fetched, to: &out)
-        }
-        return out
+    /// A table that cannot be read.
+    struct Bad: Error, CustomStringConvertible {
+        var description: String
     }
 
-    /// The entries of a table's bytes; throws when they are not one of `kind`'s.
-    static func decode(_ bytes: [UInt8], kind: Kind) throws -> [IndexEntry] {
-        struct Bad: Error, CustomStringConvertible { var description: String }
-        guard bytes.count >= headerBytes, Array(bytes[0..<4]) == magic, bytes[4] == 1, bytes[5] == kind.rawValue else {
-            throw Bad(description: "not an index table of \(kind.fileExtension)")
-        }
-        let count = Int(read64(bytes, 8))
-        guard count >= 0, bytes.count == headerBytes + count * entryBytes else {
-            throw Bad(description: "an index table of \(count) entries with \(bytes.count) bytes")
-        }
-        var entries = [IndexEntry]()
-        entries.reserveCapacity(count)
-        var offset = headerBytes
-        for _ in 0..<count {
-            entries.append(IndexEntry(
-                key: read64(bytes, offset), group: read32(bytes, offset + 8), slot: read32(bytes, offset + 12),
-                bytes: read32(bytes, offset + 16), fetched: read32(bytes, offset + 20)))
-            offset += entryBytes
-        }
-        return entries
+    static func append(_ entry: IndexEntry, to out: inout [UInt8]) {
+        append64(entry.key, to: &out)
+        append32(entry.group, to: &out)
+        append32(entry.slot, to: &out)
+        append32(entry.bytes, to: &out)
+        append32(entry.fetched, to: &out)
     }
 
-    private static func append(_ value: UInt64, to out: inout [UInt8]) {
+    static func entry(_ bytes: [UInt8], _ offset: Int) -> IndexEntry {
+        IndexEntry(
+            key: read64(bytes, offset), group: read32(bytes, offset + 8), slot: read32(bytes, offset + 12),
+            bytes: read32(bytes, offset + 16), fetched: read32(bytes, offset + 20))
+    }
+
+    static func append64(_ value: UInt64, to out: inout [UInt8]) {
         for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 
-    private static func append32(_ value: UInt32, to out: inout [UInt8]) {
+    static func append32(_ value: UInt32, to out: inout [UInt8]) {
         for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
     }
 
-    private static func read64(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
+    static func read64(_ bytes: [UInt8], _ offset: Int) -> UInt64 {
         var value: UInt64 = 0
         for i in (0..<8).reversed() { value = value << 8 | UInt64(bytes[offset + i]) }
         return value
     }
 
-    private static func read32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
+    static func read32(_ bytes: [UInt8], _ offset: Int) -> UInt32 {
         var value: UInt32 = 0
         for i in (0..<4).reversed() { value = value << 8 | UInt32(bytes[offset + i]) }
         return value
     }
-}
-
-/// An index in memory: the entries of its base and deltas, merged (newest group first for each
-/// key), with the entries added since it was loaded. Lookups are binary searches.
-struct LoadedIndex: Sendable {
-    private(set) var entries: [IndexEntry] = []
-
-    init(tables: [[IndexEntry]] = []) {
-        var all: [IndexEntry] = []
-        all.reserveCapacity(tables.reduce(0) { $0 + $1.count })
-        for table in tables { all += table }
-        entries = Self.merged(all)
-    }
-
-    /// Sorts and keeps, for each key, the entry of the newest group only.
-    static func merged(_ entries: [IndexEntry]) -> [IndexEntry] {
-        var sorted = entries.sorted(by: IndexEntry.precedes)
-        var kept = 0
-        for index in sorted.indices where kept == 0 || sorted[index].key != sorted[kept - 1].key {
-            sorted[kept] = sorted[index]
-            kept += 1
-        }
-        sorted.removeLast(sorted.count - kept)
-        return sorted
-    }
-
-    /// The newest entry for `key`.
-    func lookup(_ key: UInt64) -> IndexEntry? {
-        var low = 0, high = entries.count
-        while low < high {
-            let mid = (low + high) / 2
-            if entries[mid].key < key { low = mid + 1 } else { high = mid }
-        }
-        return low < entries.count && entries[low].key == key ? entries[low] : nil
-    }
-
-    /// Adds entries (newer than every loaded one).
-    mutating func add(_ new: [IndexEntry]) {
-        guard !new.isEmpty else { return }
-        entries = Self.merged(entries + new)
-    }
-
-    /// Drops every entry of the groups in `groups`.
-    mutating func drop(groups: Set<UInt32>) {
-        guard !groups.isEmpty else { return }
-        entries.removeAll { groups.contains($0.group) }
-    }
-
-    var count: Int { entries.count }
 }

@@ -64,12 +64,15 @@ extension Repository {
     /// the groups one after the other): `body` gets the file, its record, and the items that
     /// name it (`source/id`). The file index says which record is the newest.
     func forEachFile(_ body: (FileHandle?, ImageRecord, String) async throws -> Void) async throws {
-        let index = try await loadedIndex(.files)
+        // Where each file's newest record is: 8 bytes a file, sorted by group to read each once.
+        var places: [UInt64] = []
+        try await forEachLive(.files, extra: adoptedFiles.sortedRuns()) { entry in
+            places.append(UInt64(entry.group) << 32 | UInt64(entry.slot))
+        }
+        places.sort()
         let table = self.table
-        var order = index.entries.indices.filter { table.entry(index.entries[$0].group) != nil }
-        order.sort { (index.entries[$0].group, index.entries[$0].slot) < (index.entries[$1].group, index.entries[$1].slot) }
-        for position in order {
-            let hit = index.entries[position]
+        for place in places {
+            let hit = IndexEntry(key: 0, group: UInt32(place >> 32), slot: UInt32(truncatingIfNeeded: place), bytes: 0, fetched: 0)
             guard let entry = table.entry(hit.group) else { continue }
             let items = try await items(of: entry, shadowed: true)
             guard hit.item < items.count, hit.image < items[hit.item].images.count else { continue }
@@ -83,8 +86,7 @@ extension Repository {
     /// key and its extension (a copy under another extension is an earlier one, replaced).
     func names(_ handle: FileHandle) async throws -> Bool {
         guard let key = CacheKey(file: handle.file) else { return false }
-        let index = try await loadedIndex(.files)
-        guard let hit = index.lookup(key.prefix), table.entry(hit.group) != nil else {
+        guard let hit = try await lookup(.files, key.prefix), table.entry(hit.group) != nil else {
             return try await base?.names(handle) ?? false
         }
         return hit.fileExtension.map { handle.name.hasSuffix("." + $0) } ?? true

@@ -27,12 +27,15 @@ final class Repository: @unchecked Sendable {
     /// runs and earlier merges stored is reused). Set before the crawl; default nil.
     var base: Repository?
 
-    private let lock = Lock()
+    let lock = Lock()
+    /// Index entries of groups this work adopted or absorbed (not in the tables yet).
+    let adoptedItems = IndexSpill()
+    let adoptedFiles = IndexSpill()
     // Guarded by `lock`.
-    private var itemIndex: LoadedIndex?
-    private var fileIndex: LoadedIndex?
-    /// Index entries of adopted groups, added to the deltas the next commit writes.
-    private var adoptedKeys: (items: [IndexEntry], files: [IndexEntry]) = ([], [])
+    /// The index tables' readers, newest first.
+    private var readers: [IndexTable.Kind: [IndexFile.Reader]] = [:]
+    /// Groups this work adopted or absorbed.
+    private var joined: Set<UInt32> = []
     private var groupTable: GroupTable
     private var groupCache: [UInt32: [ManifestItem]] = [:]
     /// Groups this work listed again without work (`settleIfUnchanged`).
@@ -174,13 +177,11 @@ final class Repository: @unchecked Sendable {
             guard let (_, items) = try? GroupCodec.decode(slice) else { continue }
             let entry = GroupEntry(header: header, segment: name, offset: offset, length: length, items: items)
             let (itemKeys, fileKeys) = GroupEntry.keys(items, group: header.number)
-            try await shadowEarlier(itemKeys: itemKeys, items: items, except: [header.number])
-            lock.withLock { groupTable.put(entry) }
+            adoptedItems.append(itemKeys)
+            adoptedFiles.append(fileKeys)
             lock.withLock {
-                adoptedKeys.items += itemKeys
-                adoptedKeys.files += fileKeys
-                itemIndex?.add(itemKeys)
-                fileIndex?.add(fileKeys)
+                groupTable.put(entry)
+                joined.insert(header.number)
             }
             root.nextGroup = max(root.nextGroup, header.number &+ 1)
             adopted += 1
@@ -239,8 +240,7 @@ final class Repository: @unchecked Sendable {
 
     /// The newest stored record of the image whose URL key is `key` (its file's facts), or nil.
     func archivedImage(_ key: CacheKey) async throws -> ImageRecord? {
-        let index = try await loadedIndex(.files)
-        guard let hit = index.lookup(key.prefix), let entry = table.entry(hit.group) else {
+        guard let hit = try await lookup(.files, key.prefix), let entry = table.entry(hit.group) else {
             return try await base?.archivedImage(key)
         }
         let raw = try await rawItems(entry)
@@ -252,30 +252,47 @@ final class Repository: @unchecked Sendable {
 
     /// Where the item `source`/`id` is effective: its group and position.
     func locate(source: String, id: String) async throws -> (entry: GroupEntry, position: Int)? {
-        let index = try await loadedIndex(.items)
-        guard let hit = index.lookup(itemIndexKey(source: source, id: id)), let entry = table.entry(hit.group) else {
-            return nil
-        }
+        guard let hit = try await lookup(.items, itemIndexKey(source: source, id: id)), let entry = table.entry(hit.group)
+        else { return nil }
         let raw = try await rawItems(entry)
         guard hit.item < raw.count, raw[hit.item].source == source, raw[hit.item].id == id else { return nil }
         return (entry, hit.item)
     }
 
-    /// The index of `kind`, loaded (base and deltas) on first use.
-    func loadedIndex(_ kind: IndexTable.Kind) async throws -> LoadedIndex {
-        if let loaded = lock.withLock({ kind == .items ? itemIndex : fileIndex }) { return loaded }
-        var tables: [[IndexEntry]] = []
-        for name in kind == .items ? root.itemIndex : root.fileIndex {
-            guard let handle = FileHandle(.archive, name) else { continue }
-            let bytes = try await backend.load(handle, range: nil, maxBytes: 1 << 32)
-            tables.append(try IndexTable.decode(bytes, kind: kind))
+    /// The readers of the index `kind`'s tables (the root's), newest first, opened on first use.
+    func tables(_ kind: IndexTable.Kind) async throws -> [IndexFile.Reader] {
+        if let open = lock.withLock({ readers[kind] }) { return open }
+        var opened: [IndexFile.Reader] = []
+        for name in (kind == .items ? root.itemIndex : root.fileIndex).reversed() {
+            opened.append(try await IndexFile.Reader(backend: backend, name: name, kind: kind))
         }
-        tables.append(lock.withLock { kind == .items ? adoptedKeys.items : adoptedKeys.files })
-        let loaded = LoadedIndex(tables: tables)
-        lock.withLock {
-            if kind == .items { itemIndex = itemIndex ?? loaded } else { fileIndex = fileIndex ?? loaded }
+        lock.withLock { readers[kind] = readers[kind] ?? opened }
+        return lock.withLock { readers[kind] ?? opened }
+    }
+
+    /// The newest entry for `key` in the index `kind` (its tables, newest first): one block read
+    /// a table, at most.
+    func lookup(_ kind: IndexTable.Kind, _ key: UInt64) async throws -> IndexEntry? {
+        for reader in try await tables(kind) {
+            if let hit = try await reader.lookup(key) { return hit }
         }
-        return lock.withLock { kind == .items ? itemIndex! : fileIndex! }
+        return nil
+    }
+
+    /// Every entry of the index `kind`, newest first for each key, with this work's new ones
+    /// (`extra`), merged from the tables a megabyte at a time: `body` gets the newest entry of
+    /// each key whose group is live.
+    func forEachLive(
+        _ kind: IndexTable.Kind, extra: [EntryStream] = [], _ body: (IndexEntry) async throws -> Void
+    ) async throws {
+        let table = self.table
+        var merge = EntryMerge(try await tables(kind).map { $0.stream() } + extra)
+        var last: UInt64?
+        while let (entry, _) = try await merge.pop() {
+            guard entry.key != last else { continue }
+            last = entry.key
+            if table.entry(entry.group) != nil { try await body(entry) }
+        }
     }
 
     // MARK: The crawl
@@ -325,18 +342,84 @@ final class Repository: @unchecked Sendable {
 
     // MARK: Committing
 
-    /// Takes out of the table's counts the earlier effective copies of `items` (now listed by
-    /// a group in `except`): they are shadowed.
-    func shadowEarlier(itemKeys: [IndexEntry], items: [ManifestItem], except: Set<UInt32>) async throws {
-        guard !table.entries.isEmpty else { return }
-        let index = try await loadedIndex(.items)
-        for (position, key) in itemKeys.enumerated() {
-            guard let hit = index.lookup(key.key), !except.contains(hit.group),
-                  let earlier = table.entry(hit.group) else { continue }
-            guard let old = try await item(of: earlier, at: hit.item), old.source == items[position].source,
-                  old.id == items[position].id else { continue }
-            lock.withLock { groupTable.update(hit.group) { _ = $0.shadow(hit.item, item: old) } }
+    /// Marks shadowed the items at the given positions of earlier groups (a newer group lists
+    /// them: the newest listing wins), taking them out of their groups' counts; reads each such
+    /// group once.
+    private func shadow(_ positions: [UInt32: [Int]]) async throws {
+        for (number, places) in positions {
+            guard let entry = table.entry(number) else { continue }
+            let items = try await items(of: entry, shadowed: true)
+            lock.withLock {
+                groupTable.update(number) { group in
+                    for place in places where place < items.count { _ = group.shadow(place, item: items[place]) }
+                }
+            }
         }
+    }
+
+    /// The shadowing this work's new item entries (`runs`, sorted) cause: an earlier group's
+    /// entry of one of their keys (the index's newest), and an older new group's entry of a key
+    /// a newer new group lists. Point lookups when the new entries are few against the index, a
+    /// merge with the index's tables otherwise.
+    private func shadowing(_ runs: [EntryStream], newCount: Int64, mine: Set<UInt32>) async throws -> [UInt32: [Int]] {
+        var positions: [UInt32: [Int]] = [:]
+        let tables = try await tables(.items)
+        let indexed = tables.reduce(Int64(0)) { $0 + $1.count }
+        guard newCount > 0 else { return positions }
+        let table = self.table
+        var news = EntryMerge(runs)
+        var olds = indexed > 0 && newCount * 64 >= indexed ? EntryMerge(tables.map { $0.stream() }) : nil
+        var oldHead = try await olds?.pop()?.entry
+        var last: UInt64?
+        while let (entry, _) = try await news.pop() {
+            if entry.key == last {
+                positions[entry.group, default: []].append(entry.item)  // an older new listing
+                continue
+            }
+            last = entry.key
+            var earlier: IndexEntry?
+            if olds != nil {
+                while let head = oldHead, head.key < entry.key { oldHead = try await olds?.pop()?.entry }
+                if let head = oldHead, head.key == entry.key { earlier = head }
+            } else if indexed > 0 {
+                earlier = try await lookup(.items, entry.key)
+            }
+            if let earlier, !mine.contains(earlier.group), earlier.group != entry.group, table.entry(earlier.group) != nil {
+                positions[earlier.group, default: []].append(earlier.item)
+            }
+        }
+        return positions
+    }
+
+    /// The files and bytes the archive names once this work's new file entries (`runs`) join:
+    /// each new key replaces the index's newest entry of it (its bytes), or adds a file.
+    private func fileTotals(_ runs: [EntryStream], newCount: Int64, files: Int, bytes: Int64) async throws -> (Int, Int64) {
+        var files = files, bytes = bytes
+        let tables = try await tables(.files)
+        let indexed = tables.reduce(Int64(0)) { $0 + $1.count }
+        let table = self.table
+        var news = EntryMerge(runs)
+        var olds = indexed > 0 && newCount * 64 >= indexed ? EntryMerge(tables.map { $0.stream() }) : nil
+        var oldHead = try await olds?.pop()?.entry
+        var last: UInt64?
+        while let (entry, _) = try await news.pop() {
+            guard entry.key != last else { continue }
+            last = entry.key
+            var earlier: IndexEntry?
+            if olds != nil {
+                while let head = oldHead, head.key < entry.key { oldHead = try await olds?.pop()?.entry }
+                if let head = oldHead, head.key == entry.key { earlier = head }
+            } else if indexed > 0 {
+                earlier = try await lookup(.files, entry.key)
+            }
+            if let earlier, table.entry(earlier.group) != nil {
+                bytes += Int64(entry.bytes) - Int64(earlier.bytes)
+            } else {
+                files += 1
+                bytes += Int64(entry.bytes)
+            }
+        }
+        return (files, bytes)
     }
 
     /// What a commit did.
@@ -366,20 +449,17 @@ final class Repository: @unchecked Sendable {
         journal: RunJournal?, run: RunRecord?, generatedAt: Date, capBytes: Int64? = nil, protectedSince: Int64 = 0
     ) async throws -> Committed {
         let written = journal?.groups ?? []
-        let numbers = Set(written.map(\.entry.number))
-        var newItemKeys = lock.withLock { adoptedKeys.items }
-        var newFileKeys = lock.withLock { adoptedKeys.files }
-        for group in written {
-            let items = try await rawItems(group.entry)
-            try await shadowEarlier(itemKeys: group.itemKeys, items: items, except: numbers)
-            lock.withLock { groupTable.put(group.entry) }
-            newItemKeys += group.itemKeys
-            newFileKeys += group.fileKeys
-        }
+        let mine = Set(written.map(\.entry.number)).union(lock.withLock { joined })
+        lock.withLock { for group in written { groupTable.put(group.entry) } }
+        let itemRuns = (journal?.itemKeys.sortedRuns() ?? []) + adoptedItems.sortedRuns()
+        let fileRuns = (journal?.fileKeys.sortedRuns() ?? []) + adoptedFiles.sortedRuns()
+        let newItems = (journal?.itemKeys.count ?? 0) + adoptedItems.count
+        let newFiles = (journal?.fileKeys.count ?? 0) + adoptedFiles.count
+        try await shadow(try await shadowing(itemRuns, newCount: newItems, mine: mine))
         _ = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
-        let mine = numbers.union(lock.withLock { relisted })
-        for entry in table.entries where mine.contains(entry.number) {
+        let listedHere = mine.union(lock.withLock { relisted })
+        for entry in table.entries where listedHere.contains(entry.number) {
             for (status, n) in entry.counts { listed[entry.source, default: .init()].items[status, default: 0] += n }
             for (status, n) in entry.images { listed[entry.source, default: .init()].images[status, default: 0] += n }
         }
@@ -401,31 +481,21 @@ final class Repository: @unchecked Sendable {
         next.nextGroup = max(root.nextGroup, journal?.nextGroup ?? 0)
         var evicted: [FileHandle] = []
         var committedEviction = (files: 0, bytes: Int64(0), overCap: false)
-        if !newFileKeys.isEmpty || capBytes != nil || lock.withLock({ fileIndex != nil }) {
-            // The files the archive names and their bytes, each once: the file index's newest
-            // entries of live groups.
-            var files = try await loadedIndex(.files)
-            files.add(newFileKeys)
-            var table = self.table
-            var total: Int64 = 0
-            var count = 0
-            for entry in files.entries where table.entry(entry.group) != nil {
-                count += 1
-                total += Int64(entry.bytes)
-            }
-            if let capBytes, total > capBytes {
-                let plan = try await evict(files, table: &table, total: total, capBytes: capBytes, protectedSince: protectedSince)
-                lock.withLock { groupTable.remove(Set(plan.groups)) }
-                evicted = plan.files
-                committedEviction = (plan.files.count, plan.bytes, plan.overCap)
-                total -= plan.bytes
-                count -= plan.files.count
-            }
-            next.totals.files = count
-            next.totals.bytes = total
+        var (files, bytes) = newFiles > 0
+            ? try await fileTotals(fileRuns, newCount: newFiles, files: root.totals.files, bytes: root.totals.bytes)
+            : (root.totals.files, root.totals.bytes)
+        if let capBytes, bytes > capBytes {
+            let plan = try await evict(extra: fileRuns, total: bytes, capBytes: capBytes, protectedSince: protectedSince)
+            lock.withLock { groupTable.remove(Set(plan.groups)) }
+            evicted = plan.files
+            committedEviction = (plan.files.count, plan.bytes, plan.overCap)
+            bytes -= plan.bytes
+            files -= plan.files.count
         }
-        next.itemIndex = try await saveIndex(.items, current: root.itemIndex, adding: newItemKeys)
-        next.fileIndex = try await saveIndex(.files, current: root.fileIndex, adding: newFileKeys)
+        next.totals.files = files
+        next.totals.bytes = bytes
+        next.itemIndex = try await saveIndex(.items, current: root.itemIndex, adding: itemRuns, count: newItems)
+        next.fileIndex = try await saveIndex(.files, current: root.fileIndex, adding: fileRuns, count: newFiles)
         let table = self.table
         next.groups = try await saveArchiveFile(try table.encoded(), extension: "groups")
         next.totals.sources = table.totals
@@ -442,10 +512,11 @@ final class Repository: @unchecked Sendable {
         try await saveRoot(next)
         root = next
         lock.withLock {
-            adoptedKeys = ([], [])
-            if !newItemKeys.isEmpty { itemIndex?.add(newItemKeys) }
-            if !newFileKeys.isEmpty { fileIndex?.add(newFileKeys) }
+            readers = [:]
+            joined = []
         }
+        adoptedItems.clear()
+        adoptedFiles.clear()
         adoptedSegments = []
         var removed = 0
         for name in doomed.keys {
@@ -476,30 +547,34 @@ final class Repository: @unchecked Sendable {
         return segments.filter { seen.insert($0.name).inserted }
     }
 
-    /// Saves the index's delta for `adding` (or, when the deltas have grown past a quarter of
-    /// the base or number more than 8, one new base of everything) and returns the index's
-    /// table names.
-    private func saveIndex(_ kind: IndexTable.Kind, current: [String], adding: [IndexEntry]) async throws -> [String] {
-        guard !adding.isEmpty else { return current }
-        var sizes: [Int] = []
-        for name in current {
-            if let handle = FileHandle(.archive, name), let info = try await backend.stat(handle) {
-                sizes.append(Int(info.size ?? 0) / IndexTable.entryBytes)
-            } else {
-                sizes.append(0)
-            }
+    /// Saves the index's delta for `adding` (sorted runs of `count` entries), or, when the
+    /// deltas have grown past a quarter of the base or number more than 8, one new base of
+    /// everything (entries of groups no longer live dropped), streamed from the tables; returns
+    /// the index's table names.
+    private func saveIndex(_ kind: IndexTable.Kind, current: [String], adding: [EntryStream], count: Int64) async throws
+        -> [String]
+    {
+        guard count > 0 else { return current }
+        let tables = try await tables(kind)  // newest first
+        let base = current.isEmpty ? 0 : (tables.last?.count ?? 0)
+        let deltas = tables.dropLast().reduce(Int64(0)) { $0 + $1.count } + count
+        let rewrite = current.isEmpty || current.count >= 8 || deltas * 4 > base
+        let table = self.table
+        let temporary = FileHandle(.archive, "tables/new-" + String(UInt64.random(in: 0...UInt64.max), radix: 16) + "." + kind.fileExtension)!
+        let writer = try IndexFile.Writer(backend: backend, handle: temporary, kind: kind)
+        var merge = EntryMerge(adding + (rewrite ? tables.map { $0.stream() } : []))
+        var last: UInt64?
+        while let (entry, _) = try await merge.pop() {
+            guard entry.key != last else { continue }
+            last = entry.key
+            if rewrite, table.entry(entry.group) == nil { continue }
+            try writer.append(entry)
         }
-        let base = sizes.first ?? 0
-        let deltas = sizes.dropFirst().reduce(0, +) + adding.count
-        if current.isEmpty || current.count >= 8 || deltas * 4 > base {
-            let index = try await loadedIndex(kind)
-            var all = index.entries
-            all += adding
-            let table = self.table
-            let merged = LoadedIndex.merged(all.filter { table.entry($0.group) != nil })
-            return [try await saveArchiveFile(IndexTable.encode(merged, kind: kind), extension: kind.fileExtension)]
-        }
-        return current + [try await saveArchiveFile(IndexTable.encode(adding, kind: kind), extension: kind.fileExtension)]
+        let (staged, sha) = try writer.finish()
+        let name = "tables/" + sha.hexString + "." + kind.fileExtension
+        guard let handle = FileHandle(.archive, name) else { return current }
+        try await backend.save(handle, staged: staged, options: SaveOptions(sha256: sha))
+        return rewrite ? [name] : current + [name]
     }
 
     /// Saves `bytes` as `archive/tables/<sha256>.<extension>` and returns its name.
@@ -551,7 +626,7 @@ extension Repository {
     /// Returns how many groups joined.
     @discardableResult
     func absorb(_ shard: Repository) async throws -> Int {
-        var joined = 0
+        var count = 0
         for entry in shard.table.entries {
             if let mine = table.entry(entry.number) {
                 if entry.lastListed > mine.lastListed {
@@ -564,7 +639,8 @@ extension Repository {
             }
             let items = try await shard.rawItems(entry)
             let (itemKeys, fileKeys) = GroupEntry.keys(items, group: entry.number)
-            try await shadowEarlier(itemKeys: itemKeys, items: items, except: [entry.number])
+            adoptedItems.append(itemKeys)
+            adoptedFiles.append(fileKeys)
             var copy = entry
             copy.shadowed = nil
             copy.counts = [:]
@@ -574,20 +650,17 @@ extension Repository {
             lock.withLock {
                 groupTable.put(copy)
                 relisted.insert(copy.number)
-                adoptedKeys.items += itemKeys
-                adoptedKeys.files += fileKeys
-                itemIndex?.add(itemKeys)
-                fileIndex?.add(fileKeys)
+                joined.insert(copy.number)
             }
             if !adoptedSegments.contains(where: { $0.name == entry.segment }),
                let segment = shard.root.segments.first(where: { $0.name == entry.segment }) ?? shard.adoptedSegments.first(where: { $0.name == entry.segment }) {
                 adoptedSegments.append(segment)
             }
             root.nextGroup = max(root.nextGroup, entry.number &+ 1)
-            joined += 1
+            count += 1
         }
         root.nextGroup = max(root.nextGroup, shard.root.nextGroup)
-        return joined
+        return count
     }
 }
 
@@ -606,9 +679,8 @@ extension Repository {
     /// file index `files`) fit under `capBytes`. A file goes with its group only when that group
     /// holds its newest record (an older listing of it going first changes nothing). Reads only
     /// the groups that go.
-    func evict(
-        _ files: LoadedIndex, table: inout GroupTable, total: Int64, capBytes: Int64, protectedSince: Int64
-    ) async throws -> EvictionPlan {
+    func evict(extra: [EntryStream], total: Int64, capBytes: Int64, protectedSince: Int64) async throws -> EvictionPlan {
+        let table = self.table
         var plan = EvictionPlan()
         let candidates = table.entries.filter { $0.lastListed < protectedSince }
             .sorted { ($0.lastListed, $0.oldestFetch ?? 0, $0.number) < ($1.lastListed, $1.oldestFetch ?? 0, $1.number) }
@@ -619,7 +691,9 @@ extension Repository {
         // The file entries each candidate holds the newest record of.
         let wanted = Set(candidates.map(\.number))
         var held: [UInt32: [IndexEntry]] = [:]
-        for entry in files.entries where wanted.contains(entry.group) { held[entry.group, default: []].append(entry) }
+        try await forEachLive(.files, extra: extra) { entry in
+            if wanted.contains(entry.group) { held[entry.group, default: []].append(entry) }
+        }
         var remaining = total
         for candidate in candidates where remaining > capBytes {
             plan.groups.append(candidate.number)

@@ -10,15 +10,16 @@ import FoundationEssentials
 /// an unfinished run's, which the next run adopts. A shard's journal files are under
 /// `archive/journal/shards/N/K/`, so no shard adopts another's. Thread-safe.
 final class RunJournal: @unchecked Sendable {
-    /// A group written, with what the end of the run needs of it.
+    /// A group written.
     struct Written: Sendable {
         var entry: GroupEntry
-        /// Index entries of its items and of their stored images.
-        var itemKeys: [IndexEntry]
-        var fileKeys: [IndexEntry]
     }
 
     let backend: any Backend
+    /// The index entries of the groups written: their items, and their stored images (kept in
+    /// scratch files, so a run of any size holds none in memory).
+    let itemKeys = IndexSpill()
+    let fileKeys = IndexSpill()
     /// The run's name in journal file names: its start, UTC, and 8 random hex digits.
     let run: String
     /// `""`, or a shard's `shards/N/K/`: the journal files' folder under `journal/`.
@@ -86,8 +87,10 @@ final class RunJournal: @unchecked Sendable {
                 header: header, segment: currentName, offset: Int64(buffer.count), length: Int64(bytes.count),
                 items: written)
             let keys = GroupEntry.keys(written, group: number)
+            itemKeys.append(keys.items)
+            fileKeys.append(keys.files)
             buffer += bytes
-            pending.append(Written(entry: entry, itemKeys: keys.items, fileKeys: keys.files))
+            pending.append(Written(entry: entry))
             return entry
         }
     }
