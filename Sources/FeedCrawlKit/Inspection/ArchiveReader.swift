@@ -110,6 +110,23 @@ public final class ArchiveReader: @unchecked Sendable {
         ManifestSummary(repository, errorLimit: errorLimit)
     }
 
+    /// The sources the archive holds items of, sorted.
+    public var sources: [String] { repository.table.totals.keys.sorted() }
+
+    /// The items with one of `ids` (of `sources`, all when empty), found by lookup in the item
+    /// index (no item read but theirs), in the manifest's order.
+    public func items(ids: Set<String>, sources: Set<String>) async throws -> [ManifestItem] {
+        var found: [ManifestItem] = []
+        for source in self.sources where sources.isEmpty || sources.contains(source) {
+            for id in ids {
+                guard let (entry, position) = try await repository.locate(source: source, id: id),
+                      let item = try await repository.item(of: entry, at: position) else { continue }
+                found.append(item)
+            }
+        }
+        return found.sorted(by: ManifestItem.stableOrder)
+    }
+
     /// Every item in the manifest's order (`Repository.forEachItem`).
     public func forEachItem(_ body: (ManifestItem) throws -> Void) async throws {
         try await repository.forEachItem(body)

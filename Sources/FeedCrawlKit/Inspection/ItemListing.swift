@@ -100,6 +100,19 @@ public struct ItemListing: Sendable {
     ) async throws -> Written {
         var listing = ItemListing(format: format)
         var written = Written()
+        if !filter.ids.isEmpty {
+            // `--id`: a lookup a wanted item, not a pass over the archive.
+            written.sources = Set(reader.sources)
+            let items = try await reader.items(ids: filter.ids, sources: filter.sources).filter(filter.matches)
+            if listing.needsMeasuring { items.forEach { listing.measure($0) } }
+            write(listing.begin())
+            for item in items {
+                write(listing.row(item, index: written.count))
+                written.count += 1
+            }
+            write(listing.end(count: written.count))
+            return written
+        }
         if listing.needsMeasuring {
             try await reader.forEachItem { item in
                 if filter.matches(item) { listing.measure(item) }

@@ -149,8 +149,8 @@ enum IndexFile {
 /// run) and read back a megabyte at a time for the merge: memory stays flat however many there
 /// are. Thread-safe.
 final class IndexSpill: @unchecked Sendable {
-    /// Entries sorted in memory at once (262,144: 6 MiB).
-    static let chunkEntries = 262_144
+    /// Entries sorted in memory at once (65,536: 1.5 MiB).
+    static let chunkEntries = 65_536
 
     private let lock = Lock()
     private let scratch: ScratchFolder?
@@ -260,7 +260,7 @@ struct EntryStream {
     mutating func pop() async throws -> IndexEntry? {
         if position == buffer.count {
             guard next < end else { return nil }
-            let n = min(Int64(43_690), end - next)
+            let n = min(Int64(4096), end - next)
             switch source {
             case .memory(let entries):
                 buffer = Array(entries[Int(next)..<Int(next + n)])
