@@ -219,7 +219,10 @@ import Testing
             #expect(error?.reason == "deadline reached")
         }
         #expect(elapsed >= .milliseconds(2300), "not cut before the deadline and its 2 s: \(elapsed)")
-        #expect(elapsed < .seconds(12), "cut within the deadline and 2 s (generous margin): \(elapsed)")
+        // The timer's task runs on the cooperative pool (2 threads here), which a loaded machine
+        // running the whole suite beside other builds can keep busy for many seconds (20 s seen):
+        // the margin says the operation was cut, not that the machine was fast.
+        #expect(elapsed < .seconds(90), "cut within the deadline and 2 s (generous margin): \(elapsed)")
         // Started after it: fails at once, the store never asked.
         let asked = stuck.calls.withLock { $0 }
         for operation in ["load", "stat", "save", "stage", "list"] {
