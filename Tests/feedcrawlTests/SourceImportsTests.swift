@@ -8,7 +8,7 @@ import Testing
 @Suite("Source imports")
 struct SourceImportsTests {
     static let allowed: Set<String> = [
-        "CCurl", "DemoFeed", "Dispatch", "FeedCrawlHTTP", "FeedCrawlKit", "FeedCrawlSupport",
+        "CCurl", "DemoFeed", "Dispatch", "FeedCrawlHTTP", "FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlSupport",
         "FoundationEssentials", "FuzzSupport", "Glibc", "Synchronization",
     ]
 
