@@ -49,6 +49,9 @@ package final class BlockingIO: @unchecked Sendable {
     /// How many closures were queued so far (hops to the pool: a test counts a batch's).
     package var jobsSubmitted: Int { lock.withLock { submitted } }
 
+    /// Threads waiting for a closure now (for tests).
+    package var idleThreads: Int { lock.withLock { idle } }
+
     /// Runs `body` on one of the pool's threads and returns what it returned (or throws what it
     /// threw). The calling task is suspended meanwhile, not blocked. `body` runs even when the
     /// task is cancelled while it waits in the queue (a started file operation is finished, not
@@ -62,23 +65,22 @@ package final class BlockingIO: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Queues `job` for the next free thread (starting a thread when none is idle and fewer
-    /// than `threads` run). When no thread can be started, `job` runs on the calling thread.
+    /// Queues `job` for the next free thread, waking an idle one, and starting one more (up to
+    /// `threads`) when the closures waiting outnumber the idle threads: an idle thread already
+    /// woken for an earlier closure is not free for this one (were it counted, a thread held by
+    /// a long call could leave the rest queued behind it while the pool has room for another).
+    /// When no thread can be started, `job` runs on the calling thread.
     package func submit(_ job: @escaping @Sendable () -> Void) {
         lock.lock()
         queue.append(job)
         submitted += 1
-        if idle > 0 {
-            lock.unlock()
-            wake.signal()
-            return
-        }
-        guard started < threads else {
-            lock.unlock()
-            return
-        }
-        started += 1
+        let waiting = queue.count - head
+        let wakeOne = idle > 0
+        let startOne = waiting > idle && started < threads
+        if startOne { started += 1 }
         lock.unlock()
+        if wakeOne { wake.signal() }
+        guard startOne else { return }
         if !startThread() {
             // No thread (the system refused one): the caller's thread does the work, so nothing
             // queued is ever lost.

@@ -36,14 +36,20 @@ import Testing
         #expect(io.jobsSubmitted - before == 2000)
     }
 
-    /// A call that blocks does not hold up the others beyond the pool's width: with one thread
-    /// held, the second still runs the queue.
+    /// A call that blocks does not hold up the others while the pool has room: with its one
+    /// thread idle, a blocking closure and another queued back to back get a thread each (the
+    /// idle thread is woken for the first; the second must not wait behind it).
     @Test func oneBlockedThreadLeavesTheOtherWorking() async throws {
         let io = BlockingIO(threads: 2)
+        await io.run {}
+        #expect(await waitUntil { io.idleThreads == 1 })
         let gate = Locked(false)
-        let held = Task { await io.run { while !gate.withLock({ $0 }) { usleep(1000) } } }
-        for index in 0..<50 { #expect(await io.run { index } == index) }
+        let ran = Locked(false)
+        defer { gate.withLock { $0 = true } }
+        io.submit { while !gate.withLock({ $0 }) { usleep(1000) } }
+        io.submit { ran.withLock { $0 = true } }
+        #expect(await waitUntil { ran.withLock { $0 } }, "the second closure waited behind the blocked one")
         gate.withLock { $0 = true }
-        await held.value
+        for index in 0..<50 { #expect(await io.run { index } == index) }
     }
 }

@@ -219,7 +219,10 @@ import Testing
             #expect(error?.reason == "deadline reached")
         }
         #expect(elapsed >= .milliseconds(2300), "not cut before the deadline and its 2 s: \(elapsed)")
-        #expect(elapsed < .seconds(12), "cut within the deadline and 2 s (generous margin): \(elapsed)")
+        // The timer's task runs on the cooperative pool (2 threads here), which a loaded machine
+        // running the whole suite beside other builds can keep busy for many seconds (20 s seen):
+        // the margin says the operation was cut, not that the machine was fast.
+        #expect(elapsed < .seconds(90), "cut within the deadline and 2 s (generous margin): \(elapsed)")
         // Started after it: fails at once, the store never asked.
         let asked = stuck.calls.withLock { $0 }
         for operation in ["load", "stat", "save", "stage", "list"] {
@@ -309,11 +312,12 @@ import Testing
         #expect(paced.gate.waiting == 0)
     }
 
-    /// Reads, removes and locks never wait at the gate: with the store spaced 30 s apart after a
-    /// push-back and a save waiting for its turn, they go straight through.
+    /// Reads, removes and locks never wait at the gate: with the store's saves spaced an hour
+    /// apart after a push-back (so the waiting save is still waiting however slow the machine)
+    /// and a save waiting for its turn, they go straight through.
     @Test func onlySavesArePaced() async throws {
         let memory = MemoryBackend(properties: BackendProperties(connections: 1))
-        let paced = PacedBackend(memory, initialInterval: 30)
+        let paced = PacedBackend(memory, initialInterval: 3600)
         let root = try Self.handle(.state, "manifest.json")
         try await memory.save(root, bytes: [5], options: SaveOptions())
         memory.failNext("save", kind: .pushedBack)
