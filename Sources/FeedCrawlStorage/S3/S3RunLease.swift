@@ -248,13 +248,16 @@ public final class S3RunLease: @unchecked Sendable {
     }
 
     /// Renews in the background until `release()`; `onLost` is called once if the lock is lost.
+    /// A lock released meanwhile is not lost: `onLost` is not called then.
     public func keepRenewing(onLost: @escaping @Sendable (Loss) -> Void) {
         let task = Task { [weak self, rule] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(Int(min(rule.renewInterval, 5) * 1000)))
                 guard let self, !Task.isCancelled else { return }
                 if await !self.renewIfDue() {
-                    onLost(self.lost ?? .takenOver)
+                    // False with no loss: `release()` took the lock away while this slept.
+                    guard !Task.isCancelled, let loss = self.lost else { return }
+                    onLost(loss)
                     return
                 }
             }
@@ -264,16 +267,20 @@ public final class S3RunLease: @unchecked Sendable {
 
     /// Stops renewing and removes the lock object when it is still this run's: for a lease
     /// object, its ETag unchanged, or where the store's HEAD has no ETag its body this run's.
-    /// Idempotent.
+    /// A renewal in flight is waited for first (cancelled), so that it can neither change the
+    /// lease object after this looked at it nor write a lock object again after it was
+    /// removed. Idempotent.
     public func release() async {
-        let (task, current) = lock.withLock { () -> (Task<Void, Never>?, ObjectLease.Holding?) in
-            defer {
-                renewer = nil
-                holding = nil
-            }
-            return (renewer, holding)
+        let task = lock.withLock { () -> Task<Void, Never>? in
+            defer { renewer = nil }
+            return renewer
         }
         task?.cancel()
+        await task?.value
+        let current = lock.withLock { () -> ObjectLease.Holding? in
+            defer { holding = nil }
+            return holding
+        }
         guard let current else { return }
         switch kind {
         case .listed:
