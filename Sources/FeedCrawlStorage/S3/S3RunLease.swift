@@ -254,7 +254,10 @@ public final class S3RunLease: @unchecked Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(Int(min(rule.renewInterval, 5) * 1000)))
                 guard let self, !Task.isCancelled else { return }
-                if await !self.renewIfDue() {
+                // In a task of its own, which `release()` does not cancel: a renewal is finished,
+                // not cut off mid-request (a store may go on writing a PUT whose client is gone,
+                // after the release removed the object).
+                if await !Task(operation: { await self.renewIfDue() }).value {
                     // False with no loss: `release()` took the lock away while this slept.
                     guard !Task.isCancelled, let loss = self.lost else { return }
                     onLost(loss)
@@ -284,7 +287,7 @@ public final class S3RunLease: @unchecked Sendable {
         guard let current else { return }
         switch kind {
         case .listed:
-            try? await client.delete(key: key)
+            await deleteLockObject()
         case .conditional:
             guard let info = try? await client.head(key: key) else { return }
             if let etag = info.etag, !etag.isEmpty, !current.etag.isEmpty {
@@ -292,7 +295,24 @@ public final class S3RunLease: @unchecked Sendable {
             } else {
                 guard let stored = try? await client.get(key: key, maxBytes: 4096), stored == body else { return }
             }
-            try? await client.delete(key: key)
+            await deleteLockObject()
+        }
+    }
+
+    /// DELETEs the lock object, trying three times when the store fails in a way that may pass
+    /// (0.2 s, then 0.5 s apart): nothing else retries a release, and a lock object left behind
+    /// keeps the next run out for `ObjectLease.ttl` (a single-attempt client's, `S3Backend`'s,
+    /// included; rclone answers 500 to a request on a key being written).
+    private func deleteLockObject() async {
+        for pause in [0.2, 0.5, 0] {
+            do {
+                try await client.delete(key: key)
+                return
+            } catch let error as S3Error where error.isRetryable && pause > 0 {
+                try? await Task.sleep(for: .milliseconds(Int(pause * 1000)))
+            } catch {
+                return
+            }
         }
     }
 

@@ -149,7 +149,8 @@ struct S3BackendAnswerTests {
         #expect(error?.kind == .transient, "\(String(describing: error))")
         #expect(error?.reason.hasPrefix("timed out") == true, "\(String(describing: error))")
         #expect(requests == 1)
-        #expect(ContinuousClock.now - began < .seconds(15))
+        // 3 s alone; far more while the whole suite shares 2 cores (30 s seen), never unbounded.
+        #expect(ContinuousClock.now - began < .seconds(120))
     }
 
     /// A staged body is consumed by a successful save or a permanent failure; a push-back leaves
