@@ -248,13 +248,19 @@ public final class S3RunLease: @unchecked Sendable {
     }
 
     /// Renews in the background until `release()`; `onLost` is called once if the lock is lost.
+    /// A lock released meanwhile is not lost: `onLost` is not called then.
     public func keepRenewing(onLost: @escaping @Sendable (Loss) -> Void) {
         let task = Task { [weak self, rule] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(Int(min(rule.renewInterval, 5) * 1000)))
                 guard let self, !Task.isCancelled else { return }
-                if await !self.renewIfDue() {
-                    onLost(self.lost ?? .takenOver)
+                // In a task of its own, which `release()` does not cancel: a renewal is finished,
+                // not cut off mid-request (a store may go on writing a PUT whose client is gone,
+                // after the release removed the object).
+                if await !Task(operation: { await self.renewIfDue() }).value {
+                    // False with no loss: `release()` took the lock away while this slept.
+                    guard !Task.isCancelled, let loss = self.lost else { return }
+                    onLost(loss)
                     return
                 }
             }
@@ -264,20 +270,24 @@ public final class S3RunLease: @unchecked Sendable {
 
     /// Stops renewing and removes the lock object when it is still this run's: for a lease
     /// object, its ETag unchanged, or where the store's HEAD has no ETag its body this run's.
-    /// Idempotent.
+    /// A renewal in flight is waited for first (cancelled), so that it can neither change the
+    /// lease object after this looked at it nor write a lock object again after it was
+    /// removed. Idempotent.
     public func release() async {
-        let (task, current) = lock.withLock { () -> (Task<Void, Never>?, ObjectLease.Holding?) in
-            defer {
-                renewer = nil
-                holding = nil
-            }
-            return (renewer, holding)
+        let task = lock.withLock { () -> Task<Void, Never>? in
+            defer { renewer = nil }
+            return renewer
         }
         task?.cancel()
+        await task?.value
+        let current = lock.withLock { () -> ObjectLease.Holding? in
+            defer { holding = nil }
+            return holding
+        }
         guard let current else { return }
         switch kind {
         case .listed:
-            try? await client.delete(key: key)
+            await deleteLockObject()
         case .conditional:
             guard let info = try? await client.head(key: key) else { return }
             if let etag = info.etag, !etag.isEmpty, !current.etag.isEmpty {
@@ -285,7 +295,24 @@ public final class S3RunLease: @unchecked Sendable {
             } else {
                 guard let stored = try? await client.get(key: key, maxBytes: 4096), stored == body else { return }
             }
-            try? await client.delete(key: key)
+            await deleteLockObject()
+        }
+    }
+
+    /// DELETEs the lock object, trying three times when the store fails in a way that may pass
+    /// (0.2 s, then 0.5 s apart): nothing else retries a release, and a lock object left behind
+    /// keeps the next run out for `ObjectLease.ttl` (a single-attempt client's, `S3Backend`'s,
+    /// included; rclone answers 500 to a request on a key being written).
+    private func deleteLockObject() async {
+        for pause in [0.2, 0.5, 0] {
+            do {
+                try await client.delete(key: key)
+                return
+            } catch let error as S3Error where error.isRetryable && pause > 0 {
+                try? await Task.sleep(for: .milliseconds(Int(pause * 1000)))
+            } catch {
+                return
+            }
         }
     }
 

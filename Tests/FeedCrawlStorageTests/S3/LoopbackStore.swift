@@ -72,8 +72,9 @@ final class LoopbackStore: @unchecked Sendable {
             return current.held
         }
         guard let held else { return }
+        // Wakes the accepting thread, which closes the listener itself: closed here, its number
+        // could go to another server's socket before the thread's next accept.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
         for fd in held { close(fd) }
     }
 
@@ -81,7 +82,8 @@ final class LoopbackStore: @unchecked Sendable {
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR && !state.withLock({ $0.stopped }) { continue }
+                close(listener)
                 return
             }
             guard let request = read(fd) else {

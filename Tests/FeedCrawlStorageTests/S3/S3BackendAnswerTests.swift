@@ -139,6 +139,20 @@ struct S3BackendAnswerTests {
         #expect((error as? BackendError)?.kind == .cancelled, "\(error)")
     }
 
+    /// A store that accepts the connection and never answers is a timed-out attempt (the
+    /// policy's low-speed limit, 3 s here), `.transient`: not a lost lock, not a hang.
+    @Test func aStoreThatNeverAnswersTimesOut() async throws {
+        let began = ContinuousClock.now
+        let (error, requests) = try await Self.failure(.hang) { backend throws(BackendError) in
+            _ = try await backend.stat(Self.manifest)
+        }
+        #expect(error?.kind == .transient, "\(String(describing: error))")
+        #expect(error?.reason.hasPrefix("timed out") == true, "\(String(describing: error))")
+        #expect(requests == 1)
+        // 3 s alone; far more while the whole suite shares 2 cores (30 s seen), never unbounded.
+        #expect(ContinuousClock.now - began < .seconds(120))
+    }
+
     /// A staged body is consumed by a successful save or a permanent failure; a push-back leaves
     /// it whole for the retrying wrapper to send again.
     @Test func aStagedBodySurvivesAPushBackAndIsSentWholeAgain() async throws {

@@ -134,28 +134,53 @@ struct S3TestStore: Sendable {
         }
 
         /// A held lock kept by `keepHolding` outlives its time to live: renewed, it still shuts
-        /// another run out; released, it lets one in.
-        static func renewal(_ store: S3TestStore) async throws {
+        /// another run out (named, unless `namesHolder` is false); released, it lets one in.
+        /// Times are whole seconds on the store's clock, so the time to live is 4 s for renewals
+        /// every 1 s (an idle time read as 2 s can be 1.1 s).
+        static func renewal(_ store: S3TestStore, namesHolder: Bool = true) async throws {
             let prefix = "feeds-" + SeaweedServer.randomToken(8)
-            let rule = ObjectLease(ttl: 2, renewInterval: 1, giveUpAfter: 1.5)
+            let rule = ObjectLease(ttl: 4, renewInterval: 1, giveUpAfter: 3)
             let first = try store.backend(prefix: prefix, rule: rule)
             let second = try store.backend(prefix: prefix, rule: rule)
             let handle = FileHandle(.lock, ".lock")!
             let held = try await first.lock(handle, mode: .exclusive, holder: "long run")
             held.keepHolding { why in Issue.record("the lock was lost: \(why)") }
             held.keepHolding { why in Issue.record("a second keepHolding renews too: \(why)") }
-            try await Task.sleep(for: .seconds(4))
+            try await Task.sleep(for: .seconds(5))
             #expect(held.isHeld)
             do {
                 _ = try await second.lock(handle, mode: .exclusive, holder: "next run")
                 Issue.record("a renewed lock was taken over")
             } catch {
                 #expect(error.kind == .lockHeld, "\(error)")
-                #expect(error.reason.contains("(long run)"))
+                #expect(error.reason.contains(namesHolder ? "(long run)" : "held by another feedcrawl run"), "\(error)")
             }
             await held.release()
             let next = try await second.lock(handle, mode: .exclusive, holder: "next run")
             await next.release()
+        }
+
+        /// A lock released while its renewal is in flight is not reported lost, and leaves no
+        /// lock object behind (the renewal is waited for, so it cannot change the lease after
+        /// release looked at it, nor write a lock object again after release removed it).
+        /// Renewals every 50 ms, released at random moments, 20 times.
+        static func releaseDuringRenewal(_ store: S3TestStore) async throws {
+            let prefix = "feeds-" + SeaweedServer.randomToken(8)
+            let rule = ObjectLease(ttl: 60, renewInterval: 0.05, giveUpAfter: 45)
+            let backend = try store.backend(prefix: prefix, rule: rule)
+            let handle = FileHandle(.lock, ".lock")!
+            let losses = Locked<[String]>([])
+            for round in 0..<20 {
+                let held = try await backend.lock(handle, mode: .exclusive, holder: "round \(round)")
+                held.keepHolding { why in losses.withLock { $0.append("round \(round): \(why)") } }
+                try await Task.sleep(for: .milliseconds(Int.random(in: 40...160)))
+                await held.release()
+                var left: [String] = []
+                try await backend.list(.lock, prefix: "") { left += $0.map(\.handle.name) }
+                #expect(left.isEmpty, "round \(round) left \(left)")
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(losses.withLock { $0 }.isEmpty)
         }
 
         /// A probe a run killed between its two PUTs left is removed by a later lock once it is
@@ -241,6 +266,10 @@ struct S3BackendSeaweedTests {
         try await S3TestStore.Checks.renewal(store)
     }
 
+    @Test func releasingDuringARenewalLosesNothingAndLeavesNothing() async throws {
+        try await S3TestStore.Checks.releaseDuringRenewal(store)
+    }
+
     @Test func staleProbesAreRemoved() async throws {
         try await S3TestStore.Checks.staleProbes(store)
     }
@@ -296,8 +325,15 @@ struct S3BackendRcloneTests {
         try await S3TestStore.Checks.lease(store, expecting: .listed)
     }
 
+    @Test func releasingDuringARenewalLosesNothingAndLeavesNothing() async throws {
+        try await S3TestStore.Checks.releaseDuringRenewal(store)
+    }
+
+    /// rclone answers a GET 500 while a PUT of the same key is in flight (seen with boto3: 10
+    /// of 1,927 reads during 8 s of rewrites), so the holder's name is not always read when its
+    /// renewal races the other run's look: the lock is refused all the same.
     @Test func renewedLockObjectsOutliveTheirTimeToLive() async throws {
-        try await S3TestStore.Checks.renewal(store)
+        try await S3TestStore.Checks.renewal(store, namesHolder: false)
     }
 
     @Test func aWrongSecretIsRefusedInTheStoresWords() async throws {

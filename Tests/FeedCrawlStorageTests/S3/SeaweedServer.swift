@@ -152,12 +152,13 @@ final class SeaweedServer: Sendable {
     }
 
     /// Creates `bucket` (`PUT /BUCKET`, signed), retrying until the gateway answers 200 (it
-    /// accepts connections before its filer is ready), for at most 60 s.
+    /// accepts connections before its filer is ready), for at most 180 s (about 10 s alone; a
+    /// minute was too short while four engineers' builds and suites shared the 2 cores).
     private func makeBucket(began: ContinuousClock.Instant, accessKey: String, secretKey: String) async throws {
         let signing = AWSSigV4(region: "us-east-1", accessKeyID: accessKey, secretAccessKey: secretKey)
         try await HTTPEngine.withEngine { engine in
             var lastAnswer = "no answer"
-            while ContinuousClock.now - began < .seconds(60) {
+            while ContinuousClock.now - began < .seconds(180) {
                 var status: Int32 = 0
                 if waitpid(pid, &status, WNOHANG) == pid {
                     throw Failure(description: "weed server exited at start (status \(status)): \(logTail())")
@@ -175,7 +176,7 @@ final class SeaweedServer: Sendable {
                 }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            throw Failure(description: "weed server's S3 gateway at \(endpoint) did not make a bucket within 60 s "
+            throw Failure(description: "weed server's S3 gateway at \(endpoint) did not make a bucket within 180 s "
                 + "(last: \(lastAnswer)): \(logTail())")
         }
     }

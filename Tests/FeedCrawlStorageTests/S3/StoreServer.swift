@@ -196,7 +196,8 @@ final class StoreServer: Sendable {
             TestProcess.removeTree(directory)
             return failure
         }
-        guard await TestProcess.waitForPort(port, pid: pid, seconds: 60) else { throw await fail("did not start") }
+        // About a second alone; minutes on a machine whose 2 cores four builds share.
+        guard await TestProcess.waitForPort(port, pid: pid, seconds: 180) else { throw await fail("did not start within 180 s") }
         do {
             if kind == .moto { (accessKey, secretKey) = try await makeMotoUser(endpoint: endpoint) }
             try await makeBucket(endpoint: endpoint, bucket: bucket, accessKey: accessKey, secretKey: secretKey, pid: pid)
@@ -249,14 +250,14 @@ final class StoreServer: Sendable {
         return (key, secret)
     }
 
-    /// `PUT /BUCKET`, retried until the server answers 200 (at most 30 s).
+    /// `PUT /BUCKET`, retried until the server answers 200 (at most 120 s).
     private static func makeBucket(endpoint: String, bucket: String, accessKey: String, secretKey: String, pid: pid_t)
         async throws
     {
         let signing = AWSSigV4(region: "us-east-1", accessKeyID: accessKey, secretAccessKey: secretKey)
         let began = ContinuousClock.now
         var last = "no answer"
-        while ContinuousClock.now - began < .seconds(30) {
+        while ContinuousClock.now - began < .seconds(120) {
             if TestProcess.exited(pid) { throw Failure(description: "exited at start") }
             do {
                 let answer = try await request(endpoint + "/" + bucket, method: .put, signing: signing)
@@ -267,7 +268,7 @@ final class StoreServer: Sendable {
             }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw Failure(description: "no bucket made within 30 s (last: \(last))")
+        throw Failure(description: "no bucket made within 120 s (last: \(last))")
     }
 
     /// One signed request, with `x-amz-content-sha256` as AWS wants it.
@@ -287,21 +288,32 @@ final class StoreServer: Sendable {
     }
 }
 
-/// Runs a suite with one `StoreServer` of `kind` (`StoreServer.current`), stopped when the suite ends.
+/// Runs a suite with one `StoreServer` of `kind` (`StoreServer.current`), stopped when the suite
+/// ends; one server suite of this module at a time (`SeaweedGate`, which the SeaweedFS suites
+/// pass too), so that a 2-core machine never starts SeaweedFS, moto and rclone at once.
 struct StoreServerTrait: SuiteTrait, TestScoping {
     let kind: StoreServer.Kind
 
     func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        let server = try await StoreServer.start(kind)
+        await SeaweedGate.shared.enter()
+        let server: StoreServer
+        do {
+            server = try await StoreServer.start(kind)
+        } catch {
+            await SeaweedGate.shared.leave()
+            throw error
+        }
         do {
             try await StoreServer.$current.withValue(server) { try await function() }
         } catch {
             await server.stop()
+            await SeaweedGate.shared.leave()
             throw error
         }
         await server.stop()
+        await SeaweedGate.shared.leave()
     }
 }
 
