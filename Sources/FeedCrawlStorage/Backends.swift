@@ -27,15 +27,21 @@ package enum Backends {
         out: String, objectStore: ObjectStoreTarget?, network: HTTPEngine.Configuration, policy: RequestPolicy,
         log: @escaping @Sendable (_ message: String, _ detail: Bool) -> Void = { _, _ in }
     ) throws(BackendError) -> any Backend {
-        let store: any Backend
-        if let objectStore {
-            var configuration = objectStore.configuration
-            configuration.policy = policy
-            store = try s3(location: objectStore.location, configuration: configuration, network: network, log: log)
-        } else {
-            store = try folder(out)
-        }
-        return wrapped(store, policy: policy)
+        wrapped(try store(out: out, objectStore: objectStore, network: network, policy: policy, log: log), policy: policy)
+    }
+
+    /// The store alone (`open` without the wrappers): for a run that wraps it twice, its images'
+    /// saves bounded by `--deadline` and the archive's closing writes not (`wrapped` with a policy
+    /// without the deadline). The store's own attempts follow `policy` without its deadline.
+    package static func store(
+        out: String, objectStore: ObjectStoreTarget?, network: HTTPEngine.Configuration, policy: RequestPolicy,
+        log: @escaping @Sendable (_ message: String, _ detail: Bool) -> Void = { _, _ in }
+    ) throws(BackendError) -> any Backend {
+        guard let objectStore else { return try folder(out) }
+        var configuration = objectStore.configuration
+        configuration.policy = policy
+        configuration.policy.retry.deadline = nil
+        return try s3(location: objectStore.location, configuration: configuration, network: network, log: log)
     }
 
     /// `store` as a run uses it: `Retrying(Paced(Deadline(store)))`. Every operation is retried

@@ -5,15 +5,23 @@ import FoundationEssentials
 import Glibc
 
 extension Crawler {
-    /// The backend `configuration` names (`Backends.open`: OUT as a folder, or the object store
-    /// of `objectStore`), wrapped in the run's request policy (retries, pacing, `--deadline`).
-    static func openBackend(_ configuration: CrawlConfiguration, policy: RequestPolicy) throws(SetupError) -> any Backend {
+    /// The store `configuration` names (`Backends.store`: OUT as a folder, or the object store
+    /// of `objectStore`), wrapped twice in the run's request policy (retries, pacing): `archive`
+    /// for the archive's own files, whose closing writes must not be cut short, and `images` for
+    /// the images' saves, also bounded by `--deadline`.
+    static func openBackend(_ configuration: CrawlConfiguration, policy: RequestPolicy, log: @escaping @Sendable (String, Bool) -> Void = { _, _ in })
+        throws(SetupError) -> (archive: any Backend, images: any Backend)
+    {
         do {
             let network = HTTPEngine.Configuration(
                 userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
                 noProxy: configuration.noProxy)
-            return try Backends.open(
-                out: configuration.outDirectory, objectStore: configuration.objectStore, network: network, policy: policy)
+            let store = try Backends.store(
+                out: configuration.outDirectory, objectStore: configuration.objectStore, network: network, policy: policy,
+                log: log)
+            var closing = policy
+            closing.retry.deadline = nil
+            return (Backends.wrapped(store, policy: closing), Backends.wrapped(store, policy: policy))
         } catch {
             throw .output("\(error)")
         }

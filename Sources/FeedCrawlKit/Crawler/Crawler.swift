@@ -71,9 +71,11 @@ public final class Crawler: Sendable {
     /// what it no longer names is removed, and the contact sheet is written. A lock lost while
     /// the run goes on stops it.
     public func run() async throws -> CrawlReport {
-        let backend = try Self.openBackend(configuration, policy: policy)
+        let (backend, images) = try Self.openBackend(configuration, policy: policy) { [events] message, detail in
+            events(.storage(message: message, detail: detail))
+        }
         let locks = try await Self.lock(backend, shard: configuration.shard)
-        let crawl = Task { try await self.run(on: backend) }
+        let crawl = Task { try await self.run(on: backend, images: images) }
         for lock in locks {
             lock.keepHolding { [events = self.events] message in
                 events(.warning(source: "", message: message))
@@ -95,8 +97,9 @@ public final class Crawler: Sendable {
         return report
     }
 
-    /// The run on `backend`, its locks held.
-    private func run(on backend: any Backend) async throws -> CrawlReport {
+    /// The run on `backend` (the archive's files) and `images` (the images' saves, bounded by
+    /// `--deadline`), its locks held.
+    private func run(on backend: any Backend, images: any Backend) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
         let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
         let state = configuration.shard.map { $0.directory + "/" } ?? ""
@@ -130,7 +133,7 @@ public final class Crawler: Sendable {
         let redactor = SecretRedactor(secrets: configuration.sources.flatMap(\.secrets))
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
-            engine: engine, backend: backend, settings: pipelineSettings(), archive: repository, recorder: recorder,
+            engine: engine, backend: images, settings: pipelineSettings(), archive: repository, recorder: recorder,
             storage: storage, events: events)
 
         let deadlineReached = Locked(false)

@@ -73,7 +73,7 @@ public struct ShardMerge: Sendable {
     /// written.
     public func run() async throws -> Report {
         let started = Date()
-        let backend = try Crawler.openBackend(
+        let (backend, _) = try Crawler.openBackend(
             { var c = CrawlConfiguration(outDirectory: outDirectory); c.objectStore = objectStore; c.userAgent = network.userAgent
               c.caInfo = network.caInfo; c.proxy = network.proxy; c.noProxy = network.noProxy; return c }(),
             policy: RequestPolicy())

@@ -67,7 +67,7 @@ final class S3Backend: Backend, Sendable {
             throw BackendError(.refused, "open", location: location.description, reason: "\(error)")
         }
         root = location
-        client = S3Client(location: location, configuration: configuration, engine: engine, singleAttempt: true)
+        client = S3Client(location: location, configuration: configuration, engine: engine)
         self.rule = rule
         self.log = log
         do {

@@ -40,17 +40,13 @@ public struct S3ObjectInfo: Sendable, Equatable {
 
 /// A client for one bucket of S3-compatible storage. A thin layer: it builds `HTTPRequest`s
 /// (signed with SigV4 by libcurl) and runs them on an `HTTPEngine` like every other request,
-/// retrying transient failures (`S3Error.isRetryable`) as the configuration's `RequestPolicy`
-/// says, with `Retry-After` honoured. Bulk uploads (`put(…, paced: true)`) also pass the store's
-/// `RequestGate`, which backs off when the store pushes back (`StorePacer`).
-///
-/// A client made with `singleAttempt` makes one attempt per request and never waits: the
-/// store behind `Backend` (`S3Backend`), whose retries and pacing are wrappers around it
-/// (`RetryingBackend`, `PacedBackend`). The others retry as above (the kit's old users).
+/// one attempt each (within the configuration's `RequestPolicy`'s limits of an attempt). The
+/// store behind `Backend` (`S3Backend`) uses it; retries and pacing are wrappers around any
+/// backend (`RetryingBackend`, `PacedBackend`), so each lives once.
 ///
 /// Every method throws `S3Error` (or `CancellationError` when the task is cancelled). A retried
 /// conditional PUT whose first attempt stored the object but lost the answer fails its retry with
-/// `PreconditionFailed`; callers that retry on their own should HEAD the key then.
+/// `PreconditionFailed`; callers that retry should HEAD the key then.
 public final class S3Client: Sendable {
     /// The bucket every request goes to.
     public let bucket: String
@@ -58,13 +54,6 @@ public final class S3Client: Sendable {
     public let configuration: S3Configuration
     /// The engine requests run on (not owned: the caller shuts it down).
     public let engine: HTTPEngine
-    /// Whether each request makes one attempt only (no retry, no wait); default false.
-    package let singleAttempt: Bool
-    /// What every attempt of a paced upload passes (`StorePacer`: up to
-    /// What every attempt of a paced upload passes (`StorePacer`: up to 16 at once, fewer and
-    /// spaced while the store says `SlowDown`).
-    let uploads = RequestGate(pacer: StorePacer(connections: 16))
-
     /// Uploads worth running at once on one store (a batch of images, `saveAll`): 16.
     package static let uploadsAtOnce = 16
 
@@ -82,18 +71,10 @@ public final class S3Client: Sendable {
         self.init(checkedBucket: location.bucket, configuration: configuration, engine: engine)
     }
 
-    /// A client for the bucket of `location` whose requests make one attempt each when
-    /// `singleAttempt` (the configuration's policy then only limits each attempt: timeouts, the
-    /// deadline), or retry as the policy says otherwise.
-    package convenience init(location: S3Location, configuration: S3Configuration, engine: HTTPEngine, singleAttempt: Bool) {
-        self.init(checkedBucket: location.bucket, configuration: configuration, engine: engine, singleAttempt: singleAttempt)
-    }
-
-    private init(checkedBucket bucket: String, configuration: S3Configuration, engine: HTTPEngine, singleAttempt: Bool = false) {
+    private init(checkedBucket bucket: String, configuration: S3Configuration, engine: HTTPEngine) {
         self.bucket = bucket
         self.configuration = configuration
         self.engine = engine
-        self.singleAttempt = singleAttempt
     }
 
     // MARK: PUT
@@ -104,19 +85,18 @@ public final class S3Client: Sendable {
     /// the store checks (a mismatch stores nothing and fails with `BadDigest` or
     /// `XAmzContentChecksumMismatch`), and as `x-amz-content-sha256` (hex), which signs the payload.
     /// `contentType` and `cacheControl` (default nil: not sent) are stored with the object.
-    /// `condition` defaults to `.none`. `paced` (default false) sends every attempt through
-    /// `uploads`, for the many PUTs of a batch of images.
+    /// `condition` defaults to `.none`.
     ///
     /// - Returns: the new object's ETag as the store sent it (empty when it sent none).
     @discardableResult
     public func put(
         key: String, file: String, sha256: [UInt8], contentType: String? = nil, cacheControl: String? = nil,
-        condition: S3WriteCondition = .none, paced: Bool = false
+        condition: S3WriteCondition = .none
     ) async throws -> String {
         var request = try putRequest(key: key, sha256: sha256, contentType: contentType, cacheControl: cacheControl,
                                      condition: condition)
         request.bodyFile = file
-        return try await send("PUT", key: key, request, gate: paced ? uploads : nil).etag ?? ""
+        return try await send("PUT", key: key, request).etag ?? ""
     }
 
     /// Stores `bytes` as `key` (for small bodies; its SHA-256, `sha256` when given, else computed
@@ -215,44 +195,19 @@ public final class S3Client: Sendable {
         return request
     }
 
-    /// Runs `request` under the configuration's `RequestPolicy` (each attempt's limits, the
-    /// retries of transient failures; one attempt only for a `singleAttempt` client), each attempt through `gate` when one is given (default
-    /// none); returns a 2xx answer (or one with status `accepting`), throws `S3Error` otherwise.
-    func send(_ operation: String, key: String, _ request: HTTPRequest, accepting: Int? = nil,
-              gate: RequestGate<StorePacer>? = nil) async throws -> HTTPResponse
-    {
-        let policy = configuration.policy.retry
+    /// Runs `request` once, within the configuration's `RequestPolicy`'s limits of an attempt
+    /// (timeouts, the `--deadline` grace); returns a 2xx answer (or one with status `accepting`),
+    /// throws `S3Error` otherwise. Retries are `RetryingBackend`'s, pacing `PacedBackend`'s: each
+    /// lives once, around any store.
+    func send(_ operation: String, key: String, _ request: HTTPRequest, accepting: Int? = nil) async throws -> HTTPResponse {
         var request = request
-        var attempt = 1
-        while true {
-            var error: S3Error
-            configuration.policy.apply(to: &request)
-            do {
-                try await gate?.acquire(source: "")
-                let response: HTTPResponse
-                do {
-                    response = try await engine.perform(request)
-                } catch {
-                    gate?.abandoned()
-                    throw error
-                }
-                gate?.received(response)
-                if response.isSuccess || response.status == accepting { return response }
-                error = S3Error.from(response, operation: operation, key: key, secrets: configuration.credentials.secrets)
-            } catch let failure as HTTPError {
-                error = S3Error(operation: operation, key: key, message: failure.description, transport: failure)
-            }
-            error.attempts = attempt
-            guard !singleAttempt, error.isRetryable, policy.allowsRetry(after: attempt) else { throw error }
-            switch policy.decide(beforeRetry: attempt, retryAfter: error.retryAfterSeconds,
-                                 jitter: Double.random(in: 0..<1)) {
-            case .wait(let seconds):
-                try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            case .giveUp(let why):
-                error.gaveUp = why
-                throw error
-            }
-            attempt += 1
+        configuration.policy.apply(to: &request)
+        do {
+            let response = try await engine.perform(request)
+            if response.isSuccess || response.status == accepting { return response }
+            throw S3Error.from(response, operation: operation, key: key, secrets: configuration.credentials.secrets)
+        } catch let failure as HTTPError {
+            throw S3Error(operation: operation, key: key, message: failure.description, transport: failure)
         }
     }
 
