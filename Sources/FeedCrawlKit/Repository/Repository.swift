@@ -496,11 +496,14 @@ final class Repository: @unchecked Sendable {
         next.totals.bytes = bytes
         next.itemIndex = try await saveIndex(.items, current: root.itemIndex, adding: itemRuns, count: newItems)
         next.fileIndex = try await saveIndex(.files, current: root.fileIndex, adding: fileRuns, count: newFiles)
+        let live = Set(table.entries.map(\.segment))
+        next.segments = next.segments.filter { live.contains($0.name) }
+        if let merged = try await compact(next.segments) {
+            next.segments = next.segments.filter { !merged.replaced.contains($0.name) } + [merged.segment]
+        }
         let table = self.table
         next.groups = try await saveArchiveFile(try table.encoded(), extension: "groups")
         next.totals.sources = table.totals
-        let live = Set(table.entries.map(\.segment))
-        next.segments = next.segments.filter { live.contains($0.name) }
         // What the old root named and the new one does not is retired now; a retired file is
         // removed once no kept copy of a root can name it (nor a shard's root).
         var retired = next.retired
@@ -708,5 +711,64 @@ extension Repository {
         }
         plan.overCap = remaining > capBytes
         return plan
+    }
+}
+
+extension Repository {
+    /// Journal files under this size are small (1 MiB).
+    static let smallSegment: Int64 = 1 << 20
+    /// Small segments allowed before compaction merges them (32).
+    static let smallSegmentsAllowed = 32
+    /// The most a compacted segment holds (64 MiB).
+    static let maxSegmentBytes: Int64 = 64 << 20
+
+    /// Compaction, occasional and proportional to what it merges: once more than
+    /// `smallSegmentsAllowed` segments are small (a run of few pages writes a journal file of a
+    /// few kilobytes), the live groups of the smallest are copied as they are into one segment
+    /// `segments/<sha256>.ndjson` (at most `maxSegmentBytes`), and the table points at them there.
+    /// The small files are then named by no root: retired, and removed once no kept root names
+    /// them. Returns the new segment and the names it replaces, or nil when nothing was due.
+    func compact(_ segments: [RepositoryRoot.Segment]) async throws -> (segment: RepositoryRoot.Segment, replaced: Set<String>)? {
+        let small = segments.filter { $0.bytes < Self.smallSegment }.sorted { $0.bytes < $1.bytes }
+        guard small.count > Self.smallSegmentsAllowed else { return nil }
+        var chosen: Set<String> = []
+        var total: Int64 = 0
+        for segment in small where total + segment.bytes <= Self.maxSegmentBytes {
+            chosen.insert(segment.name)
+            total += segment.bytes
+        }
+        let moving = table.entries.filter { chosen.contains($0.segment) }.sorted { $0.number < $1.number }
+        guard let temporary = FileHandle(.archive, "segments/new-" + String(UInt64.random(in: 0...UInt64.max), radix: 16) + ".ndjson")
+        else { return nil }
+        let staged = try backend.stage(temporary)
+        var hasher = SHA256()
+        var offset: Int64 = 0
+        var moved: [(number: UInt32, offset: Int64, length: Int64)] = []
+        for entry in moving {
+            guard let handle = FileHandle(.archive, entry.segment) else { continue }
+            let bytes = try await backend.load(handle, range: entry.offset..<(entry.offset + entry.length), maxBytes: entry.length)
+            try bytes.withUnsafeBytes { try staged.write($0) }
+            hasher.update(bytes)
+            moved.append((entry.number, offset, entry.length))
+            offset += entry.length
+        }
+        let sha = hasher.finalize()
+        let name = "segments/" + sha.hexString + ".ndjson"
+        guard let handle = FileHandle(.archive, name) else {
+            staged.discard()
+            return nil
+        }
+        try await backend.save(handle, staged: staged, options: SaveOptions(sha256: sha))
+        lock.withLock {
+            for (number, at, _) in moved {
+                groupTable.update(number) { entry in
+                    entry.segment = name
+                    entry.offset = at
+                }
+            }
+            groupCache.removeAll()
+            groupCacheOrder.removeAll()
+        }
+        return (RepositoryRoot.Segment(name: name, bytes: offset), chosen)
     }
 }

@@ -26,8 +26,8 @@ final class RunJournal: @unchecked Sendable {
     let state: String
     /// Start of the run, milliseconds since 1970 (every group's `listed`).
     let started: Int64
-    /// Flushed when this many bytes wait; default 8 MiB.
-    var maxBuffered = 8 << 20
+    /// Flushed when this many bytes wait; default 4 MiB (what a run holds of its journal).
+    var maxBuffered = 4 << 20
     /// Flushed when lines have waited this long; default 1 s.
     var interval: Duration = .seconds(1)
 
@@ -36,6 +36,9 @@ final class RunJournal: @unchecked Sendable {
     // Guarded by `lock`.
     private var buffer: [UInt8] = []
     private var pending: [Written] = []
+    /// The journal file being saved (or whose save failed, to save again): its name, bytes and
+    /// groups. What is appended meanwhile goes to the next file.
+    private var sealed: (name: String, bytes: [UInt8], groups: [Written])?
     private var written: [Written] = []
     private var files: [RepositoryRoot.Segment] = []
     private var sequence = 0
@@ -100,32 +103,33 @@ final class RunJournal: @unchecked Sendable {
         lock.withLock { buffer.count >= maxBuffered || (!buffer.isEmpty && ContinuousClock.now - lastFlush >= interval) }
     }
 
-    /// Saves what waits as the next journal file. On failure the lines stay and the next flush
-    /// tries again (under the same name); `failure` keeps the first error.
+    /// Saves what waits as the next journal file (first, a file whose save failed, under the same
+    /// name). On failure its lines stay and the next flush tries again; `failure` keeps the first
+    /// error.
     func flush() async throws(BackendError) {
         await flushLock.lock()
         defer { flushLock.unlock() }
-        let (bytes, name, count) = lock.withLock { (buffer, currentName, pending.count) }
-        guard !bytes.isEmpty, let handle = FileHandle(.archive, name) else { return }
-        do {
-            try await backend.save(handle, bytes: bytes, options: SaveOptions())
-        } catch {
-            lock.withLock { if failure == nil { failure = error } }
-            throw error
-        }
-        lock.withLock {
-            buffer.removeFirst(bytes.count)
-            let done = pending.prefix(count)
-            written += done
-            pending.removeFirst(count)
-            files.append(RepositoryRoot.Segment(name: name, bytes: Int64(bytes.count)))
-            sequence += 1
-            lastFlush = .now
-            // What was appended meanwhile starts the next file: its offsets move.
-            let shift = Int64(bytes.count)
-            for index in pending.indices {
-                pending[index].entry.offset -= shift
-                pending[index].entry.segment = currentName
+        while let file: (name: String, bytes: [UInt8]) = lock.withLock({
+            if sealed == nil, !buffer.isEmpty {
+                sealed = (currentName, buffer, pending)
+                buffer = []
+                pending = []
+                sequence += 1
+            }
+            return sealed.map { ($0.name, $0.bytes) }
+        }) {
+            guard let handle = FileHandle(.archive, file.name) else { return }
+            do {
+                try await backend.save(handle, bytes: file.bytes, options: SaveOptions())
+            } catch {
+                lock.withLock { if failure == nil { failure = error } }
+                throw error
+            }
+            lock.withLock {
+                written += sealed?.groups ?? []
+                files.append(RepositoryRoot.Segment(name: file.name, bytes: Int64(file.bytes.count)))
+                sealed = nil
+                lastFlush = .now
             }
         }
     }
@@ -142,6 +146,10 @@ final class RunJournal: @unchecked Sendable {
             if let waiting = pending.first(where: { $0.entry.number == group }) {
                 let start = Int(waiting.entry.offset)
                 return .memory(Array(buffer[start..<start + Int(waiting.entry.length)]))
+            }
+            if let sealed, let saving = sealed.groups.first(where: { $0.entry.number == group }) {
+                let start = Int(saving.entry.offset)
+                return .memory(Array(sealed.bytes[start..<start + Int(saving.entry.length)]))
             }
             if let saved = written.first(where: { $0.entry.number == group }) { return .saved(saved.entry) }
             return .none

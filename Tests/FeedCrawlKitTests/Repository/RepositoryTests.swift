@@ -202,6 +202,22 @@ import Testing
         #expect(copies.count == Repository.keptRoots)
     }
 
+    @Test func smallJournalFilesAreCompactedIntoOneSegment() async throws {
+        let backend = Backends.memory()
+        let runs = Repository.smallSegmentsAllowed + 4
+        for index in 0..<runs {
+            try await Self.crawl(backend, run: Self.run1 + Int64(index) * 1000, pages: [
+                (index + 1, [Self.item(String(index), page: index + 1)], "d\(index)"),
+            ])
+        }
+        let repository = try await Repository.open(backend)
+        #expect(repository.root.segments.count <= Repository.smallSegmentsAllowed + 1)
+        #expect(repository.root.segments.contains { $0.name.hasPrefix("segments/") })
+        #expect(try await Self.items(backend).count == runs, "every group still read, from where it moved")
+        // Compacted groups settle as before: their table entries moved, not their facts.
+        #expect(repository.settleIfUnchanged(source: "pixabay", page: 1, digest: "d0", recipe: "r", run: Self.run2, ttl: 86_400) != nil)
+    }
+
     @Test func aVersionTwoManifestIsConvertedWithEveryFactKept() async throws {
         let backend = Backends.memory()
         var old = Manifest(generatedAt: Date(timeIntervalSince1970: 1_700_000_000))
