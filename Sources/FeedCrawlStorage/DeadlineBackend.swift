@@ -33,6 +33,10 @@ final class DeadlineBackend: Backend {
 
     var properties: BackendProperties { base.properties }
 
+    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
+        try base.reserve(handle)
+    }
+
     func location(_ handle: FileHandle) -> String { base.location(handle) }
 
     /// Local and quick (no request), so not raced; after the deadline it fails at once.

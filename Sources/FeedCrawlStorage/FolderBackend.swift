@@ -68,6 +68,11 @@ final class FolderBackend: Backend {
         BackendProperties(connections: 1, maxWaitingStaged: nil, canFillUp: true)
     }
 
+    /// Room on OUT's device, under `handle` (a `.state` name: `.manifest-reserve`).
+    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
+        try FolderReservation(root: root, relative: handle.path)
+    }
+
     func location(_ handle: FileHandle) -> String {
         root.display(handle.path)
     }

@@ -33,6 +33,10 @@ final class PacedBackend: Backend {
 
     var properties: BackendProperties { base.properties }
 
+    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
+        try base.reserve(handle)
+    }
+
     func location(_ handle: FileHandle) -> String { base.location(handle) }
 
     func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile {

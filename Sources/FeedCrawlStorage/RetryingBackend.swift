@@ -34,6 +34,10 @@ final class RetryingBackend: Backend {
 
     var properties: BackendProperties { base.properties }
 
+    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
+        try base.reserve(handle)
+    }
+
     func location(_ handle: FileHandle) -> String { base.location(handle) }
 
     func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile {

@@ -11,8 +11,9 @@ enum ExitStatus: Int32, CaseIterable {
     case usage = 2
     /// A source could not be crawled at all (bad key, unreachable, invalid responses).
     case sourceFailed = 3
-    /// `manifest.json` is damaged (cannot be parsed); nothing was changed. The message names the
-    /// file, what was lost and how to recover (sysexits' `EX_DATAERR`).
+    /// `manifest.json` (the archive's root) is damaged, with no copy to fall back on and nothing
+    /// to rebuild it from; nothing was changed. The message names the file, what was lost and how
+    /// to recover (sysexits' `EX_DATAERR`).
     case damagedManifest = 65
     /// Another run holds the output folder's lock; nothing was changed.
     case locked = 75
@@ -43,9 +44,11 @@ enum ExitStatus: Int32, CaseIterable {
         case .usage: "usage or configuration error (a misspelt option, a bad value, a configuration file that is not valid); nothing was fetched"
         case .sourceFailed: "a source could not be crawled at all (bad key, unreachable, invalid responses)"
         case .damagedManifest:
-            "`OUT/manifest.json` is damaged; nothing was changed. The message names the file, what was lost (the "
-                + "record of earlier runs; the cached images are untouched) and how to recover: move it aside (`mv "
-                + "OUT/manifest.json OUT/manifest.json.damaged`) and run again, which downloads the images again"
+            "`OUT/manifest.json` (the archive's root) is damaged, and the archive holds no whole copy of it "
+                + "(`OUT/archive/roots/`) and no segment to rebuild it from; nothing was changed. The message names the "
+                + "file and how to recover: move it aside (`mv OUT/manifest.json OUT/manifest.json.damaged`) and run "
+                + "again. (A damaged or lost root with a copy or segments is not an error: the run says it fell back "
+                + "and goes on, downloading nothing again)"
         case .locked:
             "another run holds the output folder's lock; nothing was changed. The message gives that run's pid "
                 + "(recorded in `OUT/.lock` while it runs)"

@@ -24,10 +24,11 @@ public struct DamagedManifest: Error, Sendable, Equatable, CustomStringConvertib
     /// One line: the file and the damage, what was lost, the way to recover.
     public var description: String {
         let shown = Self.shellQuoted(path)
-        return "\(path) is damaged (\(reason)); nothing was changed. "
+        return "\(path) is damaged (\(reason)), and the archive holds no whole copy of it and no segment to rebuild "
+            + "it from; nothing was changed. "
             + "Lost: the record of earlier runs (which cached file holds which image, and each item's outcome); "
             + "the images in the cache are untouched. "
-            + "To recover, move it aside and run again (the run writes a new manifest and downloads the images again): "
+            + "To recover, move it aside and run again (the run starts a new archive and downloads the images again): "
             + "mv \(shown) \(Self.shellQuoted(path + ".damaged"))"
     }
 
