@@ -204,17 +204,50 @@ struct GroupTable: Sendable, Equatable {
         return entries[low]
     }
 
-    /// Adds or replaces the group with `entry`'s number.
+    /// Adds or replaces the group with `entry`'s number. A group listed again (its `lastListed`
+    /// later, its source and page the same) only moves forward among its page's groups, so it
+    /// is moved there, not the whole table sorted (a warm run lists thousands of pages again).
     mutating func put(_ entry: GroupEntry) {
-        if let index = byNumber[entry.number] {
-            let moved = entries[index].source != entry.source || entries[index].page != entry.page
-                || entries[index].lastListed != entry.lastListed
-            entries[index] = entry
-            if moved { sort() }
-        } else {
+        guard let index = byNumber[entry.number] else {
             entries.append(entry)
             sort()
+            return
         }
+        let old = entries[index]
+        entries[index] = entry
+        guard old.source != entry.source || old.page != entry.page || entry.lastListed < old.lastListed else {
+            var at = index
+            while at > 0, entries[at - 1].source == entry.source, entries[at - 1].page == entry.page,
+                  Self.precedes(entries[at], entries[at - 1]) {
+                entries.swapAt(at, at - 1)
+                byNumber[entries[at].number] = at
+                at -= 1
+            }
+            byNumber[entries[at].number] = at
+            return
+        }
+        sort()
+    }
+
+    /// The table's order: source (by bytes), page, then the group listed last first.
+    static func precedes(_ a: GroupEntry, _ b: GroupEntry) -> Bool {
+        if a.source != b.source { return ManifestItem.compareBytes(a.source.utf8, b.source.utf8) ?? 0 < 0 }
+        if a.page != b.page { return a.page < b.page }
+        if a.lastListed != b.lastListed { return a.lastListed > b.lastListed }
+        return a.number > b.number
+    }
+
+    /// Adds or replaces many groups, sorting once.
+    mutating func put(all new: [GroupEntry]) {
+        guard new.count > 1 else {
+            if let entry = new.first { put(entry) }
+            return
+        }
+        var replacing: [UInt32: GroupEntry] = [:]
+        for entry in new { replacing[entry.number] = entry }
+        entries = entries.map { replacing.removeValue(forKey: $0.number) ?? $0 }
+        entries += new.filter { replacing[$0.number] != nil }
+        sort()
     }
 
     /// Changes the group numbered `number` in place (its source, page and `lastListed` may
@@ -251,12 +284,7 @@ struct GroupTable: Sendable, Equatable {
     }
 
     private mutating func sort() {
-        entries.sort { a, b in
-            if a.source != b.source { return ManifestItem.compareBytes(a.source.utf8, b.source.utf8) ?? 0 < 0 }
-            if a.page != b.page { return a.page < b.page }
-            if a.lastListed != b.lastListed { return a.lastListed > b.lastListed }
-            return a.number > b.number
-        }
+        entries.sort(by: Self.precedes)
         byNumber = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.number, $0) })
     }
 

@@ -450,7 +450,7 @@ final class Repository: @unchecked Sendable {
     ) async throws -> Committed {
         let written = journal?.groups ?? []
         let mine = Set(written.map(\.entry.number)).union(lock.withLock { joined })
-        lock.withLock { for group in written { groupTable.put(group.entry) } }
+        lock.withLock { groupTable.put(all: written.map(\.entry)) }
         let itemRuns = (journal?.itemKeys.sortedRuns() ?? []) + adoptedItems.sortedRuns()
         let fileRuns = (journal?.fileKeys.sortedRuns() ?? []) + adoptedFiles.sortedRuns()
         let newItems = (journal?.itemKeys.count ?? 0) + adoptedItems.count
