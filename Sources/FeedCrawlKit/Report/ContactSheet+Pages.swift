@@ -42,8 +42,11 @@ extension ContactSheet {
     /// One feed page as the sheet shows it: `source`'s `page`, its live groups newest first
     /// (those with effective items: an older listing whose items all moved is not shown).
     struct FeedPage: Sendable {
+        /// The source's name, as the archive holds it.
         var source: String
+        /// The feed page's number.
         var page: Int
+        /// Its live groups with an effective item, newest first (at least one).
         var groups: [GroupEntry]
 
         /// Its first part's name (`pageName`).
@@ -90,14 +93,19 @@ extension ContactSheet {
     /// The tiles of a feed page, rendered: for each of its groups (newest first) the group and
     /// its effective items' tiles, in id order.
     struct Tiles {
+        /// One group's tiles.
         struct Group {
+            /// The group.
             var entry: GroupEntry
             /// Whether this is an older listing (not the page's newest group).
             var earlier: Bool
+            /// Its effective items' tiles, in id order.
             var tiles: [String]
         }
 
+        /// The feed page.
         var page: FeedPage
+        /// Its groups' tiles, newest group first.
         var groups: [Group]
 
         /// Every tile with its group's index, in page order.

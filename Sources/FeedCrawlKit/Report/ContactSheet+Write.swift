@@ -23,6 +23,7 @@ extension ContactSheet {
     /// parts it has. A page whose fingerprint is unchanged, and whose parts are all there, is not
     /// rendered again.
     struct State: Codable, Equatable, Sendable {
+        /// What the state keeps of one feed page's sheet page.
         struct Page: Codable, Equatable, Sendable {
             /// `ContactSheet.fingerprint` of what the page shows (64 hex digits).
             var fingerprint: String
@@ -32,6 +33,7 @@ extension ContactSheet {
 
         /// The state's own format (1).
         var format = 1
+        /// Each feed page's sheet page, by its first part's name; default none.
         var pages: [String: Page] = [:]
 
         /// The state as saved (sorted keys, one line).

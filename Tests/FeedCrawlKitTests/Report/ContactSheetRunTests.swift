@@ -86,5 +86,31 @@ extension CrawlerTests {
             #expect(html.contains("<li>" + HTMLText.escape(warning, limit: 300) + "</li>"))
             #expect(Self.faded(html).isEmpty)
         }
+
+        /// Shards write no sheet; the merge writes the sheet of the merged archive, with its
+        /// `--public-url`.
+        @Test func theMergeWritesTheSheetAndShardsDoNot() async throws {
+            let feed = try DemoFeedServer(options: .observing(RequestLog()))
+            defer { feed.stop() }
+            let out = CrawlDirectory()
+            for index in 0..<2 {
+                var configuration = CrawlConfiguration(outDirectory: out.path, sources: [pixabaySource(feed, pages: 2, perPage: 5)])
+                configuration.retryBaseDelay = 0.01
+                configuration.shard = Shard(index: index, count: 2)
+                let report = try await Crawler(configuration: configuration).run()
+                #expect(report.contactSheetProblem == nil)
+            }
+            #expect(TestDirectory.list(out.path).filter { FileHandle.isSheetPage($0) }.isEmpty)
+            var merge = ShardMerge(outDirectory: out.path)
+            merge.publicURL = "https://cdn.example/out/"
+            let report = try await merge.run()
+            #expect(report.storageProblem == nil)
+            #expect(TestDirectory.list(out.path).filter { FileHandle.isSheetPage($0) }
+                == ["index-pixabay-p1.html", "index-pixabay-p2.html", "index.html"])
+            let html = try Self.sheet(out.path)
+            #expect(html.contains("<img src=\"https://cdn.example/out/cache/"))
+            #expect(html.contains("holds 10 items;"))
+            #expect(Self.faded(html).isEmpty)
+        }
     }
 }
