@@ -3,14 +3,15 @@ import FeedCrawlSupport
 import FoundationEssentials
 @testable import FeedCrawlKit
 
-/// A real backend (a folder, memory) seen through a window: every save and removal is recorded
-/// (`saved`, `removed`), and sheet page saves can be made to fail after `allowedSheetSaves`
+/// A real backend (a folder, memory) seen through a window: every load, save and removal is
+/// recorded (`loaded`, `saved`, `removed`), and sheet page saves can be made to fail after `allowedSheetSaves`
 /// (a full disk, a dead store while the sheet is written). Everything else goes straight through.
 final class SheetTestBackend: Backend, @unchecked Sendable {
     let base: any Backend
     private let lock = Lock()
     private var savedNames: [String] = []
     private var removedNames: [String] = []
+    private var loadedNames: [String] = []
     private var allowance: Int?
 
     init(_ base: any Backend) { self.base = base }
@@ -19,8 +20,10 @@ final class SheetTestBackend: Backend, @unchecked Sendable {
     var saved: [String] { lock.withLock { savedNames } }
     /// Names removed so far, in order.
     var removed: [String] { lock.withLock { removedNames } }
+    /// Paths loaded so far (`FileHandle.path`), in order.
+    var loaded: [String] { lock.withLock { loadedNames } }
     /// Forgets what was recorded.
-    func reset() { lock.withLock { savedNames = []; removedNames = [] } }
+    func reset() { lock.withLock { savedNames = []; removedNames = []; loadedNames = [] } }
     /// Lets `count` more saves of sheet pages (kind `.sheet`, not `index.html`) through, then
     /// fails every later one with `.full`; nil: no limit.
     func allowSheetSaves(_ count: Int?) { lock.withLock { allowance = count } }
@@ -52,7 +55,8 @@ final class SheetTestBackend: Backend, @unchecked Sendable {
     }
 
     func load(_ handle: FileHandle, range: Range<Int64>?, maxBytes: Int64) async throws(BackendError) -> [UInt8] {
-        try await base.load(handle, range: range, maxBytes: maxBytes)
+        lock.withLock { loadedNames.append(handle.path) }
+        return try await base.load(handle, range: range, maxBytes: maxBytes)
     }
 
     func stat(_ handle: FileHandle) async throws(BackendError) -> FileInfo? { try await base.stat(handle) }
