@@ -14,7 +14,8 @@ package enum FileKind: String, Sendable, CaseIterable {
     case state
     /// A kept feed page: `pages/<source>/<hash>.json`.
     case page
-    /// A page of the contact sheet: `index.html`, `index-<n>.html`.
+    /// A page of the contact sheet: `index.html`, a feed page's `index-<source>-p<page>.html` and
+    /// its later parts `index-<source>-p<page>-<part>.html` (`FileHandle.isSheetPage`).
     case sheet
     /// A lock: `.lock`, a shard's `shards/N/K/.lock`, an object store's `locks/<id>`.
     case lock
@@ -126,7 +127,8 @@ package struct FileHandle: Hashable, Sendable, CustomStringConvertible {
         default:
             if parts.count == 4, first == "shards", parts[3] == ".lock" {
                 kind = .lock
-            } else if parts.count == 1, isSheetPage(path) {
+            } else if parts.count == 1, isSheetPage(stagedName(path) ?? path) {
+                // A sheet page, or a staged body of one (`index.html.<12 hex digits>.part`).
                 kind = .sheet
             } else {
                 kind = .state
@@ -172,14 +174,56 @@ package struct FileHandle: Hashable, Sendable, CustomStringConvertible {
     /// The suffix of staged bodies (a folder's `.part` files).
     package static let partialSuffix = ".part"
 
-    /// `index.html` or `index-<digits>.html`.
+    /// Whether `name` is a page of the contact sheet: `index.html`; a feed page's sheet page
+    /// `index-<source>-p<page>.html` or one of its later parts `index-<source>-p<page>-<part>.html`
+    /// (`sheetPage(_:)`); or a page of the sheet an earlier release wrote, `index-<digits>.html`,
+    /// so that it is listed as a sheet page and removed once the new sheet is in place.
     package static func isSheetPage(_ name: String) -> Bool {
         guard name.hasPrefix("index"), name.hasSuffix(".html") else { return false }
         let middle = name.dropFirst(5).dropLast(5)
         if middle.isEmpty { return true }
         guard middle.first == "-" else { return false }
         let digits = middle.dropFirst()
-        return !digits.isEmpty && digits.utf8.allSatisfy { (0x30...0x39).contains($0) }
+        if !digits.isEmpty && digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return true }
+        return sheetPage(name) != nil
+    }
+
+    /// The source token, feed page and part (1 for the first) a feed page's sheet page name
+    /// `index-<source>-p<page>[-<part>].html` says, read from the end; nil for any other name.
+    /// The source token is a source name (1 to 64 of `A-Z a-z 0-9 . _ -`, not `.` or `..`), or
+    /// `_` and 64 lowercase hex digits (65 characters: no source name; made for a source or page
+    /// no file name can carry); the page has no leading zero; a part, when written, is 2 or
+    /// more, without a leading zero.
+    package static func sheetPage(_ name: String) -> (source: Substring, page: Int, part: Int)? {
+        guard name.hasPrefix("index-"), name.hasSuffix(".html") else { return nil }
+        var stem = name.dropFirst(6).dropLast(5)
+        func number(_ text: Substring) -> Int? {
+            guard let first = text.utf8.first, text.utf8.count <= 9, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+                  first != 0x30 || text.utf8.count == 1 else { return nil }
+            return Int(text)
+        }
+        var part = 1
+        // `-<part>` at the end (a page is `-p<page>`: the two cannot be confused).
+        if let dash = stem.lastIndex(of: "-"), let found = number(stem[stem.index(after: dash)...]) {
+            guard found >= 2 else { return nil }
+            part = found
+            stem = stem[..<dash]
+        }
+        guard let dash = stem.lastIndex(of: "-") else { return nil }
+        let pageText = stem[stem.index(after: dash)...]
+        guard pageText.first == "p", let page = number(pageText.dropFirst()) else { return nil }
+        let source = stem[..<dash]
+        return isSheetSourceToken(source) ? (source, page, part) : nil
+    }
+
+    /// A source name as a sheet page's name carries it, or `_` and 64 lowercase hex digits.
+    private static func isSheetSourceToken(_ token: Substring) -> Bool {
+        if token.utf8.count == 65, token.first == "_" { return isLowerHex(token.dropFirst()) }
+        guard (1...64).contains(token.utf8.count), token != ".", token != ".." else { return false }
+        return token.utf8.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
     }
 
     private static func isValid(_ name: String, kind: FileKind) -> Bool {

@@ -25,6 +25,7 @@ enum MergeCommand {
             try options.objectStoreTarget(environment: environment)
         }
         merge.network = options.network()
+        merge.publicURL = options.publicURL
         let report: ShardMerge.Report
         do {
             report = try await merge.run()

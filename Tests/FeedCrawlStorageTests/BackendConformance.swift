@@ -278,8 +278,10 @@ enum BackendConformance {
         let table = try handle(.archive, "tables/" + key("t") + ".groups")
         let page = try handle(.page, "launches/" + key("p") + ".json")
         let sheet = try handle(.sheet, "index.html")
+        let sheetPage = try handle(.sheet, "index-launches-p3-2.html")
+        let sheetState = try handle(.state, ".sheet.json")
         let part = try handle(.state, "shards/2/0/manifest.json")
-        for other in [journal, segment, table, page, sheet, part] {
+        for other in [journal, segment, table, page, sheet, sheetPage, sheetState, part] {
             try await backend.save(other, bytes: [1, 2, 3], options: SaveOptions())
         }
         var listed = Set<FileHandle>()
@@ -305,7 +307,10 @@ enum BackendConformance {
         #expect(states == ["shards/2/0/manifest.json"])
         var sheets: [String] = []
         try await backend.list(.sheet, prefix: "") { sheets += $0.map(\.handle.name) }
-        #expect(sheets == ["index.html"])
+        #expect(Set(sheets) == ["index.html", "index-launches-p3-2.html"], "the sheet's pages, not its state")
+        states = []
+        try await backend.list(.state, prefix: ".sheet") { states += $0.map(\.handle.name) }
+        #expect(states == [".sheet.json"], "the sheet's state is a state file, not a page")
         var kept: [String] = []
         try await backend.list(.page, prefix: "launches/") { kept += $0.map(\.handle.name) }
         #expect(kept == [page.name])

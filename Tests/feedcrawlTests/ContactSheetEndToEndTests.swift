@@ -11,17 +11,38 @@ extension BinaryTests {
             images(item).first { ["downloaded", "fresh", "revalidated"].contains($0["status"] as? String ?? "") && $0["file"] != nil }
         }
 
+        /// The archive's items as `feedcrawl manifest export` writes them (one version-2 document).
+        static func exported(_ out: String) async throws -> [[String: Any]] {
+            let result = try await BinaryRunner.run(["manifest", "export", "--out", out])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let document = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            return document?["items"] as? [[String: Any]] ?? []
+        }
+
+        /// The sheet's pages in `out` (`index.html` and every feed page's parts), by name.
+        static func sheetPages(_ out: String) throws -> [String: String] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: out).filter {
+                $0 == "index.html" || ($0.hasPrefix("index-") && $0.hasSuffix(".html") && $0.contains("-p"))
+            }
+            return try Dictionary(uniqueKeysWithValues: names.map { ($0, try String(contentsOfFile: out + "/" + $0, encoding: .utf8)) })
+        }
+
         @Test func everyRunWritesAnIndexWhoseImagesExist() async throws {
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
             // --details adds each launch's large patch: the small one is the tile, the large one linked.
             let result = try await BinaryRunner.run(["--pages", "1", "--per-page", "20", "--details", "--out", out])
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+            let pages = try Self.sheetPages(out)
+            let index = try #require(pages["index.html"])
+            // Every tile on the feed pages' pages (index.html repeats the first page's).
+            let html = pages.filter { $0.key != "index.html" }.values.joined()
             let sources = Output.imageSources(html)
-            let items = try Output.manifestItems(out)
+            let items = try await Self.exported(out)
             let tiles = items.compactMap(Self.tile)
             #expect(sources.count == tiles.count)
+            #expect(Set(Output.imageSources(index)).isSubset(of: Set(sources)))
+            #expect(pages.keys.sorted() == ["index-launches-p1.html", "index-pixabay-p1.html", "index.html"])
             #expect(Set(sources) == Set(tiles.compactMap { $0["file"] as? String }))
             #expect(!sources.isEmpty)
             for src in sources {
@@ -30,7 +51,7 @@ extension BinaryTests {
             }
             #expect(!html.contains("src=\"http"))
             #expect(!html.contains("<script"))
-            #expect(html.contains("<b>\(items.count) items</b>"))
+            #expect(index.contains("<b>\(items.count) items</b>"))
 
             // Each launch's tile is its small patch; the large one is a link beside it.
             let launches = items.filter { $0["source"] as? String == "launches" && !Self.images($0).isEmpty }
@@ -46,7 +67,8 @@ extension BinaryTests {
             // Pixabay tiles credit the user and link the item's page.
             let pixabay = items.filter { $0["source"] as? String == "pixabay" }
             #expect(pixabay.count == 20)
-            #expect(html.contains("Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>"))
+            #expect(index.contains("Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>"))
+            #expect(pages["index-pixabay-p1.html"]?.contains("Images from <a href=\"https://pixabay.com/\"") == true)
             for item in pixabay {
                 let page = try #require(item["pageURL"] as? String)
                 let user = try #require(item["author"] as? String)
@@ -61,15 +83,17 @@ extension BinaryTests {
             defer { try? FileManager.default.removeItem(atPath: out) }
             let result = try await BinaryRunner.run(["--pages", "1", "--per-page", "20", "--out", out])
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
-            let items = try Output.manifestItems(out)
+            let pages = try Self.sheetPages(out)
+            let index = try #require(pages["index.html"])
+            let html = pages.filter { $0.key != "index.html" }.values.joined()
+            let items = try await Self.exported(out)
             #expect(!items.isEmpty)
-            #expect(!html.contains(" old\""))
-            #expect(!html.contains("not listed by the last run"))
-            #expect(html.contains("holds \(items.count) items;"))
-            #expect(html.contains("<b>pixabay</b>: 1 page, 20 items"))
-            #expect(html.contains("<b>launches</b>: 1 page, "))
-            #expect(!html.contains("1 pages"))
+            #expect(!(index + html).contains(" old\""))
+            #expect(!index.contains("not listed by the last run"))
+            #expect(index.contains("holds \(items.count) items;"))
+            #expect(index.contains("<b>pixabay</b>: 1 page, 20 items"))
+            #expect(index.contains("<b>launches</b>: 1 page, "))
+            #expect(!(index + html).contains("1 pages"))
             let credits = html.split(separator: "<p class=\"cr\"").dropFirst()
             #expect(credits.count == 20)
             for credit in credits {
@@ -79,9 +103,11 @@ extension BinaryTests {
         }
     
 
-        /// 400 hits and 40 launches: a sheet of 3 pages (200 items a page), each at most 2 MiB, every item on
-        /// one of them, every page linked from the first and linking the others, every image
-        /// there; a page an earlier, larger sheet left is removed, other files stay.
+        /// 400 hits and 40 launches over 2 feed pages each: a page per feed page (200 items
+        /// each, at most 2 MiB), every item on one of them, every page linked from index.html and
+        /// linking its neighbours, every image there; pages an earlier sheet left (an earlier
+        /// release's `index-9.html`, a feed page no longer held) are removed, other files stay.
+        /// A second run with nothing new rewrites index.html alone.
         @Test func aLargeArchiveGetsASheetInPages() async throws {
             var options = DemoFeedOptions()
             options.hits = 400
@@ -90,40 +116,90 @@ extension BinaryTests {
             defer { feed.stop() }
             let out = BinaryRunner.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: out) }
-            for name in ["index-9.html", "index-notes.html"] {
+            for name in ["index-9.html", "index-notes.html", "index-pixabay-p7.html"] {
                 try Data("old".utf8).write(to: URL(fileURLWithPath: out + "/" + name))
             }
-            let result = try await BinaryRunner.run(
-                ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "2", "--per-page", "200",
-                 "--out", out, "--quiet"], environment: ["PIXABAY_KEY": "demo"], timeout: 300)
+            let arguments = ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "2", "--per-page", "200",
+                             "--out", out, "--quiet"]
+            let result = try await BinaryRunner.run(arguments, environment: ["PIXABAY_KEY": "demo"], timeout: 300)
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let items = try Output.manifestItems(out)
+            let items = try await Self.exported(out)
             #expect(items.count == 440)
             let names = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("index") }.sorted()
-            #expect(names == ["index-2.html", "index-3.html", "index-notes.html", "index.html"])
-            let pages = try ["index.html", "index-2.html", "index-3.html"].map { try String(contentsOfFile: out + "/" + $0, encoding: .utf8) }
+            let expected = ["index-launches-p1.html", "index-launches-p2.html", "index-pixabay-p1.html", "index-pixabay-p2.html", "index.html"]
+            #expect(names == (expected + ["index-notes.html"]).sorted())
+            let pages = try expected.map { try String(contentsOfFile: out + "/" + $0, encoding: .utf8) }
             var ids = 0
             for (index, html) in pages.enumerated() {
                 #expect(html.utf8.count <= 2 << 20)
-                let tiles = html.components(separatedBy: "<span class=\"id\">#").count - 1
-                #expect(tiles <= 200)  // ContactSheet.itemsPerPage
-                ids += tiles
-                #expect(html.contains("page \(index + 1) of 3"))
                 #expect(!html.contains("<script"))
                 for src in Output.imageSources(html) {
                     #expect(src.hasPrefix("cache/") && FileManager.default.fileExists(atPath: out + "/" + src), "\(src)")
                 }
                 for href in html.components(separatedBy: "href=\"index").dropFirst().map({ "index" + $0.prefix { $0 != "\"" && $0 != "#" } }) {
-                    #expect(["index.html", "index-2.html", "index-3.html"].contains(href), "\(href)")
+                    #expect(expected.contains(href), "\(href)")
                 }
+                guard expected[index] != "index.html" else { continue }
+                let tiles = html.components(separatedBy: "<span class=\"id\">#").count - 1
+                #expect(tiles <= 200)  // ContactSheet.itemsPerPage
+                ids += tiles
             }
             #expect(ids == items.count)
-            #expect(pages[0].contains("<b>\(items.count) items</b>"))
-            #expect(pages[0].contains("<a href=\"index-3.html\">3</a>"))
-            #expect(pages[2].contains("<a href=\"index-2.html\" rel=\"prev\">previous</a>"))
+            let index = pages[4]
+            #expect(index.contains("<b>\(items.count) items</b>"))
+            for name in expected.dropLast() { #expect(index.contains("<a href=\"\(name)\">")) }
+            #expect(pages[2].contains("<a href=\"index-launches-p2.html\" rel=\"prev\">previous: launches page 2</a>"))
+            #expect(pages[2].contains("<a href=\"index-pixabay-p2.html\" rel=\"next\">next: page 2</a>"))
+
+            // The same crawl again: the pages read `fresh` now (rewritten once); a third run,
+            // with nothing new, rewrites index.html alone.
+            #expect(try await BinaryRunner.run(arguments, environment: ["PIXABAY_KEY": "demo"], timeout: 300).status == 0)
+            func modified() throws -> [String: Date] {
+                try Dictionary(uniqueKeysWithValues: expected.map {
+                    ($0, try FileManager.default.attributesOfItem(atPath: out + "/" + $0)[.modificationDate] as? Date ?? .distantPast)
+                })
+            }
+            let before = try modified()
+            try await Task.sleep(nanoseconds: 1_100_000_000)
+            #expect(try await BinaryRunner.run(arguments, environment: ["PIXABAY_KEY": "demo"], timeout: 300).status == 0)
+            let after = try modified()
+            #expect(expected.filter { before[$0] != after[$0] } == ["index.html"])
             // Launch tiles give their site, size and dimensions on a line that wraps.
-            let launch = try #require(pages.joined().components(separatedBy: "<figure ").first { $0.contains("<img") && !$0.contains("class=\"cr\"") })
+            let launch = try #require(pages.dropLast().joined().components(separatedBy: "<figure ").first { $0.contains("<img") && !$0.contains("class=\"cr\"") })
             #expect(launch.contains(#/<p class="f">[^<]* · [0-9.]+ [kKMG]?i?B · [0-9]+×[0-9]+</p>/#))
+        }
+
+        /// A run killed once its changed pages are saved (before the sheet's state and
+        /// index.html): index.html is the earlier run's and every page it links is there; the
+        /// next run renders again what the killed one changed, whatever the state said, and the
+        /// run after it rewrites index.html alone.
+        @Test func aRunKilledWhileItWritesTheSheetLeavesAWorkingSheet() async throws {
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let arguments = ["--pages", "2", "--per-page", "20", "--out", out]
+            #expect(try await BinaryRunner.run(arguments).status == 0)
+            #expect(try await BinaryRunner.run(arguments).status == 0)  // the pages read `fresh` from now on
+            let settled = try Self.sheetPages(out)
+
+            // Every page reads differently with another link base: killed once they are saved.
+            let killed = try await BinaryRunner.run(
+                arguments + ["--public-url", "https://cdn.example/out"], environment: ["FEEDCRAWL_TEST_KILL_AT": "sheet-pages-saved"])
+            #expect(killed.status != 0)
+            let after = try Self.sheetPages(out)
+            #expect(after["index.html"] == settled["index.html"])
+            let links = (after["index.html"] ?? "").components(separatedBy: "href=\"index").dropFirst().map { "index" + $0.prefix { $0 != "\"" } }
+            #expect(!links.isEmpty)
+            for link in links { #expect(after[link] != nil, "\(link)") }
+            #expect(after.filter { $0.key != "index.html" }.values.allSatisfy { $0.contains("https://cdn.example/out/cache/") })
+
+            // The next run links relatively again: every page is rendered again and mended.
+            #expect(try await BinaryRunner.run(arguments).status == 0)
+            let mended = try Self.sheetPages(out)
+            #expect(mended.keys.sorted() == settled.keys.sorted())
+            for (name, html) in mended where name != "index.html" {
+                #expect(html == settled[name], "\(name)")
+            }
+            #expect(try !FileManager.default.contentsOfDirectory(atPath: out).contains { $0.hasSuffix(".part") })
         }
     }
 }

@@ -5,4 +5,7 @@ public enum CrawlCheckpoint: String, Sendable, CaseIterable {
     case outcomesJournaled = "outcomes-journaled"
     /// The manifest is written; the journal, evicted files and orphans are not removed yet.
     case manifestWritten = "manifest-written"
+    /// The contact sheet's changed pages are saved; its state (`.sheet.json`) and `index.html`
+    /// are not yet, nor are its stale pages removed.
+    case sheetPagesSaved = "sheet-pages-saved"
 }

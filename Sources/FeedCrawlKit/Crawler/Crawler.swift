@@ -189,6 +189,14 @@ public final class Crawler: Sendable {
             if unfinished, shard == nil { removed += await Self.sweep(backend, repository: repository) }
             await Self.markFinished(backend, state: state)
         }
+        // The contact sheet of the committed archive (a shard writes none: the merge does).
+        var sheetProblem: String?
+        if let committed, shard == nil {
+            let checkpoint = configuration.checkpoint
+            sheetProblem = await ContactSheet.writeReporting(
+                repository: repository, run: committed.root.run, backend: backend, linkBase: configuration.publicURL ?? "",
+                pagesSaved: { checkpoint?(.sheetPagesSaved) })
+        }
         let problems = [storage.problem, commitProblem].compactMap { $0 }
         let listed = committed?.listed ?? [:]
         var report = CrawlReport(
@@ -200,6 +208,7 @@ public final class Crawler: Sendable {
         report.runBySource = listed.mapValues(Self.statusCounts)
         report.manifestBySource = (committed?.root.totals.sources ?? [:]).mapValues(Self.statusCounts)
         report.shard = shard
+        report.contactSheetProblem = sheetProblem
         report.deadlineReached = deadline
         report.orphansRemoved = removed
         report.evictedFiles = committed?.evictedFiles ?? 0

@@ -58,6 +58,9 @@ public struct ShardMerge: Sendable {
     /// The CA bundle, proxy settings and User-Agent of requests to object storage; default
     /// `HTTPEngine.Configuration()`.
     public var network = HTTPEngine.Configuration()
+    /// Where OUT is served over HTTP (`--public-url`): the contact sheet links its images and
+    /// manifest there; default nil (relative links).
+    public var publicURL: String? = nil
 
     public init(outDirectory: String) {
         self.outDirectory = outDirectory
@@ -136,6 +139,9 @@ public struct ShardMerge: Sendable {
             report.bySource = committed.root.totals.sources.mapValues(Crawler.statusCounts)
             report.cacheBytes = committed.root.totals.bytes
             report.cacheFiles = committed.root.totals.files
+            // The contact sheet of the merged archive; its problem is the merge's.
+            report.storageProblem = await ContactSheet.writeReporting(
+                repository: main, run: committed.root.run, backend: backend, linkBase: publicURL ?? "")
         } catch {
             report.storageProblem = "cannot store the archive: \(error)"
         }

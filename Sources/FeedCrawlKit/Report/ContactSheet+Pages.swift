@@ -1,11 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import FeedCrawlStorage
 import FeedCrawlSupport
+import FoundationEssentials
 
-/// The sheet's pages: `index.html`, then `index-2.html`, `index-3.html`, … in the same folder,
-/// each holding at most `itemsPerPage` items and `tileBytesPerPage` bytes of tiles, so that a
-/// page stays under 2 MiB and opens quickly whatever the archive's size.
+/// The sheet's pages: `index.html`, and one page per feed page, named after it, split into
+/// parts of at most `itemsPerPage` items and `tileBytesPerPage` bytes of tiles, so that a page
+/// stays under 2 MiB and opens quickly whatever the archive's size.
 extension ContactSheet {
     /// Most items on one page of the sheet: 200. A browser's cost is the images, not the
     /// markup (about 0.13 MB here): headless Chromium loaded a 1,000-item page in 4.1 s and a
@@ -14,64 +13,65 @@ extension ContactSheet {
 
     /// Most bytes of tiles on one page: 1.75 MiB, so that a page with its header stays under
     /// 2 MiB however long the items' text (a page of such items holds fewer than `itemsPerPage`).
-    /// The first page's header counts against it.
+    /// `index.html`'s header and table of contents count against it.
     public static let tileBytesPerPage = 1792 << 10
 
-    /// What a tile that could not be kept is counted as (its placeholder is shorter).
-    static let lostTileBytes = 1024
+    /// What each group heading on a page is counted as, against `tileBytesPerPage` (a heading is
+    /// shorter).
+    static let headingBytes = 256
 
-    /// The name of page `page` (1-based): `index.html`, `index-2.html`, …
-    public static func fileName(page: Int) -> String {
-        page <= 1 ? fileName : "index-\(page).html"
-    }
-
-    /// What the names of the pages after the first start with: `index-`.
-    public static let pagePrefix = "index-"
-
-    /// The page number a file name is a sheet page's name for (`index.html` 1, `index-7.html`
-    /// 7), or nil (temporary files, `index-1.html`, `index-02.html`, anything else).
-    public static func pageNumber(_ name: String) -> Int? {
-        if name == fileName { return 1 }
-        guard name.hasPrefix(pagePrefix), name.hasSuffix(".html") else { return nil }
-        let digits = name.utf8.dropFirst(pagePrefix.utf8.count).dropLast(5)
-        guard let first = digits.first, first != 0x30, digits.count <= 9,
-              digits.allSatisfy({ (0x30...0x39).contains($0) }), let page = Int(String(decoding: digits, as: UTF8.self)),
-              page >= 2
-        else { return nil }
-        return page
-    }
-
-    /// The names of the sheet's pages in `directory`, in the order they are to be stored
-    /// elsewhere (object storage): the later pages by number, `index.html` last, so that the
-    /// first page never links a page not yet there. Empty without `index.html` (no sheet was
-    /// written, or its write failed).
-    public static func pageFiles(in directory: String) -> [String] {
-        let names = pageNames(in: directory)
-        guard names.contains(fileName) else { return [] }
-        return names.filter { $0 != fileName }.sorted { (pageNumber($0) ?? 0) < (pageNumber($1) ?? 0) } + [fileName]
-    }
-
-    /// Of `names` (a listing of OUT, names relative to it), the later pages a sheet of `pages`
-    /// pages does not have: those of an earlier, larger sheet.
-    public static func stalePages<Names: Sequence<String>>(_ names: Names, pages: Int) -> [String] {
-        names.filter { pageNumber($0).map { $0 > pages } ?? false }
-    }
-
-    /// The names in `directory` that are sheet pages (`pageNumber`).
-    static func pageNames(in directory: String) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var names: [String] = []
-        while let entry = readdir(dir) {
-            let name = DirectoryEntry.name(entry)
-            if pageNumber(name) != nil { names.append(name) }
+    /// The name of part `part` (1 for the first; default 1) of the sheet page of `source`'s feed
+    /// page `page`: `index-<source>-p<page>.html`, `index-<source>-p<page>-<part>.html`. A
+    /// source name that cannot be part of a file name (not 1 to 64 of `A-Z a-z 0-9 . _ -`), or
+    /// a negative page, is named `index-_<64 hex digits>-p0.html` instead: the SHA-256 of the
+    /// source and page (65 characters: no source name is that long). Every name is a safe
+    /// relative link. `FileHandle.sheetPage` reads a name back.
+    public static func pageName(source: String, page: Int, part: Int = 1) -> String {
+        let token: String
+        let number: Int
+        if SourceConfiguration.isValidName(source), page >= 0 {
+            token = source
+            number = page
+        } else {
+            token = "_" + SHA256.hex(Array(source.utf8) + [0] + Array(String(page).utf8))
+            number = 0
         }
-        return names
+        return "index-\(token)-p\(number)" + (part > 1 ? "-\(part)" : "") + ".html"
+    }
+
+    /// One feed page as the sheet shows it: `source`'s `page`, its live groups newest first
+    /// (those with effective items: an older listing whose items all moved is not shown).
+    struct FeedPage: Sendable {
+        /// The source's name, as the archive holds it.
+        var source: String
+        /// The feed page's number.
+        var page: Int
+        /// Its live groups with an effective item, newest first (at least one).
+        var groups: [GroupEntry]
+
+        /// Its first part's name (`pageName`).
+        var name: String { ContactSheet.pageName(source: source, page: page) }
+        /// Effective items on it.
+        var items: Int { groups.reduce(0) { $0 + $1.liveItems } }
+    }
+
+    /// The feed pages of `table`, in its order (source, page), each with its live groups newest
+    /// first; groups without an effective item are left out, and pages left without a group.
+    static func feedPages(_ table: GroupTable) -> [FeedPage] {
+        var pages: [FeedPage] = []
+        for entry in table.entries where entry.liveItems > 0 {
+            if let last = pages.last, last.source == entry.source, last.page == entry.page {
+                pages[pages.count - 1].groups.append(entry)
+            } else {
+                pages.append(FeedPage(source: entry.source, page: entry.page, groups: [entry]))
+            }
+        }
+        return pages
     }
 
     /// How many items each page holds: a new page starts when the current one has
-    /// `itemsPerPage` items or the next tile (`sizes`, in page order; 0 for one not kept) would
-    /// take its tiles over `bytesPerPage`, the first page's less `firstPageReserve` (its header).
+    /// `itemsPerPage` items or the next tile (`sizes`, in page order; at least 1 byte each) would
+    /// take its tiles over `bytesPerPage`, the first page's less `firstPageReserve` (a header).
     /// At least one page, which may be empty.
     static func paging<Sizes: Sequence<Int>>(
         sizes: Sizes, itemsPerPage: Int, bytesPerPage: Int, firstPageReserve: Int = 0
@@ -79,7 +79,7 @@ extension ContactSheet {
         var counts = [0]
         var bytes = firstPageReserve
         for size in sizes {
-            let tile = size > 0 ? size : lostTileBytes
+            let tile = max(1, size)
             if counts[counts.count - 1] > 0, counts[counts.count - 1] >= itemsPerPage || bytes + tile > bytesPerPage {
                 counts.append(0)
                 bytes = 0
@@ -90,27 +90,114 @@ extension ContactSheet {
         return counts
     }
 
-    /// Writes the pages of `layout` into `directory`, taking the tiles from `tiles`: each page
-    /// atomically (`AtomicFile.stream`, not fsynced: the sheet can always be rebuilt from the
-    /// manifest), the first (`index.html`) renamed last, after all the others, and only then are
-    /// the pages of an earlier, larger sheet removed. So a run killed at any point leaves the old
-    /// first page, whose links all work (pages it links are old or new, none missing), or the new
-    /// sheet whole; a stale page is linked from none of the new pages. Throws the first error;
-    /// nothing more is renamed after it.
-    func write(_ layout: Layout, tiles: inout some IteratorProtocol<String>, to directory: String) throws(FileSystemError) {
-        func writePage(_ page: Int) throws(FileSystemError) {
-            let path = directory + "/" + Self.fileName(page: page)
-            try AtomicFile.stream(to: path, durable: false) { (out: inout AtomicFileStream) throws(FileSystemError) in
-                try render(page: page, of: layout, tiles: &tiles) { (text: String) throws(FileSystemError) in
-                    try out.write(Array(text.utf8))
-                }
-                // Inside the first page's write: it is renamed last, once every other page is in place.
-                if page == 1 { for later in layout.pieces.indices.dropFirst() { try writePage(later + 1) } }
+    /// The tiles of a feed page, rendered: for each of its groups (newest first) the group and
+    /// its effective items' tiles, in id order.
+    struct Tiles {
+        /// One group's tiles.
+        struct Group {
+            /// The group.
+            var entry: GroupEntry
+            /// Whether this is an older listing (not the page's newest group).
+            var earlier: Bool
+            /// Its effective items' tiles, in id order.
+            var tiles: [String]
+        }
+
+        /// The feed page.
+        var page: FeedPage
+        /// Its groups' tiles, newest group first.
+        var groups: [Group]
+
+        /// Every tile with its group's index, in page order.
+        var flat: [(group: Int, tile: String)] {
+            groups.indices.flatMap { index in groups[index].tiles.map { (index, $0) } }
+        }
+
+        /// The size each tile counts as against a page's bytes: its own, and a heading's for the
+        /// first of its group.
+        var sizes: [Int] {
+            groups.flatMap { group in
+                group.tiles.enumerated().map { $0.element.utf8.count + ($0.offset == 0 ? ContactSheet.headingBytes : 0) }
             }
         }
-        try writePage(1)
-        for name in Self.stalePages(Self.pageNames(in: directory), pages: layout.pieces.count) {
-            _ = unlink(directory + "/" + name)
+    }
+
+    /// The tiles of `page`, its groups' items (`items`, one array per group of `page.groups`, in
+    /// id order) rendered.
+    func tiles(of page: FeedPage, items: [[ManifestItem]]) -> Tiles {
+        var groups: [Tiles.Group] = []
+        for (index, entry) in page.groups.enumerated() {
+            let rendered = (index < items.count ? items[index] : []).map { item -> String in
+                var out = ""
+                figure(item, into: &out)
+                return out
+            }
+            groups.append(Tiles.Group(entry: entry, earlier: index > 0, tiles: rendered))
         }
+        return Tiles(page: page, groups: groups)
+    }
+
+    /// The parts of a feed page whose tiles are `tiles`: how many tiles each holds (at least one
+    /// part).
+    func parts(_ tiles: Tiles) -> [Int] {
+        Self.paging(sizes: tiles.sizes, itemsPerPage: pageItems, bytesPerPage: pageBytes)
+    }
+}
+
+extension ContactSheet {
+    /// Every page of the sheet of `manifest` as an archive of it would have them, `index.html`
+    /// first, as (name, HTML): its items grouped by source, page and `lastSeen` (one group per
+    /// listing, as a converted archive groups them), rendered in memory. For tests and the fuzz
+    /// checks; a run writes the sheet of its archive with `write(repository:run:backend:linkBase:)`.
+    /// Links start with `linkBase` (default empty); pages hold at most `pageItems` items and
+    /// `pageBytes` bytes of tiles (defaults `itemsPerPage`, `tileBytesPerPage`).
+    static func pages(
+        _ manifest: Manifest, linkBase: String = "", pageItems: Int = itemsPerPage, pageBytes: Int = tileBytesPerPage
+    ) -> [(name: String, html: String)] {
+        let sheet = ContactSheet(run: manifest.run, linkBase: Self.linkBase(linkBase), pageItems: pageItems, pageBytes: pageBytes)
+        func listed(_ item: ManifestItem) -> Int64 {
+            Int64(((item.lastSeen ?? Date(timeIntervalSince1970: 0)).timeIntervalSince1970 * 1000).rounded())
+        }
+        var listings: [String: (source: String, page: Int, listed: Int64, items: [ManifestItem])] = [:]
+        for item in manifest.sortedItems {
+            let key = "\(item.source.utf8.count):\(item.source) \(item.page) \(listed(item))"
+            listings[key, default: (item.source, item.page, listed(item), [])].items.append(item)
+        }
+        // Numbered in listing order, as runs number their groups.
+        let ordered = listings.values.sorted { ($0.listed, $0.source, $0.page) < ($1.listed, $1.source, $1.page) }
+        var entries: [GroupEntry] = []
+        var items: [UInt32: [ManifestItem]] = [:]
+        for (index, listing) in ordered.enumerated() {
+            let number = UInt32(index + 1)
+            let sorted = listing.items.sorted { ManifestItem.compareIDs($0.id, $1.id) < 0 }
+            let header = GroupHeader(
+                number: number, source: listing.source, page: listing.page, digest: nil, recipe: nil, listed: listing.listed,
+                items: sorted.count)
+            entries.append(GroupEntry(header: header, segment: "journal/memory", offset: 0, length: 0, items: sorted))
+            items[number] = sorted.map { item in
+                var item = item
+                item.lastSeen = Date(timeIntervalSince1970: Double(listing.listed / 1000))
+                return item
+            }
+        }
+        let pages = feedPages(GroupTable(entries: entries))
+        var out: [(name: String, html: String)] = []
+        var first: Tiles?
+        for (index, page) in pages.enumerated() {
+            let tiles = sheet.tiles(of: page, items: page.groups.map { items[$0.number] ?? [] })
+            if index == 0 { first = tiles }
+            let parts = sheet.parts(tiles)
+            for part in 1...parts.count {
+                out.append((pageName(source: page.source, page: page.page, part: part), sheet.render(
+                    tiles, part: part, parts: parts, previous: index > 0 ? pages[index - 1] : nil,
+                    next: index + 1 < pages.count ? pages[index + 1] : nil)))
+            }
+        }
+        return [(fileName, sheet.renderIndex(pages, first: first, generatedAt: manifest.generatedAt))] + out
+    }
+
+    /// Every page of the sheet of `manifest` (`pages`), one after the other, `index.html` first.
+    public static func html(_ manifest: Manifest) -> String {
+        pages(manifest).map(\.html).joined()
     }
 }

@@ -2,17 +2,17 @@ import FoundationEssentials
 import FeedCrawlSupport
 
 extension ContactSheet {
-    /// The document's start up to the toggle, for page `page` of `pages`.
-    func head(page: Int, of pages: Int) -> String {
-        let which = pages > 1 ? ", page \(page) of \(pages)" : ""
-        return """
+    /// The document's start up to the toggle, titled `feedcrawl contact sheet` and `title`
+    /// (already escaped).
+    func head(title: String) -> String {
+        """
         <!doctype html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="generator" content="feedcrawl">
-        <title>feedcrawl contact sheet \(Self.time(generatedAt))\(which)</title>
+        <title>feedcrawl contact sheet\(title.isEmpty ? "" : " — " + title)</title>
         <style>\(Self.style)</style>
         </head>
         <body>
@@ -21,13 +21,17 @@ extension ContactSheet {
         """
     }
 
-    /// The header of page `page` of `pages`: on the first, the last run's counts and sources,
-    /// the manifest's, and links to every source and feed page (on the page `starts` says it
-    /// starts on); on the others, which items the page holds. Every page of several links the
-    /// others (`pager`).
-    func header(_ outline: Outline, page: Int, of pages: Int, starts: [String: Int]) -> String {
-        var out = "<header>\n<h1>feedcrawl contact sheet" + (page == 1 ? "" : " <small>page \(page) of \(pages)</small>") + "</h1>\n"
-        if page == 1, let run {
+    /// The end of every page.
+    static let tail = "</main>\n</body>\n</html>\n"
+
+    /// `index.html`'s header: the last run's time, duration, counts by status, each source's
+    /// pages and items (and why a source could not be crawled, the pages lost to an error, its
+    /// warnings), how many items the archive holds (`items`, `earlier` of them not listed by
+    /// the last run), the Pixabay note when a Pixabay source is shown, the toggle, then the
+    /// table of contents (`toc`).
+    func indexHeader(_ pages: [FeedPage], items: Int, earlier: Int, generatedAt: Date) -> String {
+        var out = "<header>\n<h1>feedcrawl contact sheet</h1>\n"
+        if let run {
             let seconds = run.finishedAt.map { ($0.timeIntervalSince(run.startedAt) * 10).rounded() / 10 }
             let total = run.counts.values.reduce(0, +)
             out += "<p class=\"run\">Last run \(Self.time(run.startedAt))"
@@ -56,71 +60,196 @@ extension ContactSheet {
                 }
                 out += "</ul>\n"
             }
-        } else if page == 1 {
+        } else {
             out += "<p class=\"run\">No run recorded.</p>\n"
         }
-        out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(outline.count, "item"))"
-        if page == 1, outline.earlier > 0 { out += " (\(outline.earlier) not listed by the last run, shown faded)" }
-        out += "; generated \(Self.time(generatedAt))."
-        if page > 1 {
-            out += " The <a href=\"\(Self.fileName)\">first page</a> has the last run's counts and links to every source and feed page."
-        }
-        out += "</p>\n"
-        credit(outline, into: &out)
+        out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(items, "item"))"
+        if earlier > 0 { out += " (\(earlier) not listed by the last run, shown faded)" }
+        out += "; generated \(Self.time(generatedAt)).</p>\n"
+        if pages.contains(where: { pixabaySources.contains($0.source) }) { out += Self.pixabayNote }
         out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
-        if pages > 1 { out += pager(page: page, of: pages) }
-        if page == 1, !outline.groups.isEmpty {
-            out += "<nav>\n"
-            for (sourceIndex, group) in outline.groups.enumerated() {
-                let anchor = "s\(sourceIndex)"
-                out += "<p><a href=\"\(Self.link(anchor, starts))\">\(HTMLText.escape(group.source, limit: 80))</a>: pages"
-                for page in group.pages {
-                    out += " <a href=\"\(Self.link(anchor + "p\(page.page)", starts))\">\(page.page)</a>"
-                }
-                out += "</p>\n"
-            }
-            out += "</nav>\n"
-        }
+        out += toc(pages)
         out += "</header>\n"
         return out
     }
 
-    /// "Images from Pixabay" when a Pixabay source is shown.
-    private func credit(_ outline: Outline, into out: inout String) {
-        guard outline.groups.contains(where: { pixabaySources.contains($0.source) }) else { return }
-        out += "<p class=\"credit\">Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>, "
-        out += "each credited to its user and linked to its page on Pixabay.</p>\n"
-    }
+    /// "Images from Pixabay", on `index.html` and on every page of a Pixabay source.
+    static let pixabayNote = "<p class=\"credit\">Images from <a href=\"https://pixabay.com/\" rel=\"noopener noreferrer\">Pixabay</a>, "
+        + "each credited to its user and linked to its page on Pixabay.</p>\n"
 
-    /// `#anchor` on the first page, `index-K.html#anchor` on page K.
-    static func link(_ anchor: String, _ starts: [String: Int]) -> String {
-        let page = starts[anchor] ?? 1
-        return (page == 1 ? "" : fileName(page: page)) + "#" + anchor
-    }
+    /// Most bytes of page links the table of contents holds (1 MiB); past them, a source is
+    /// listed by its page ranges, its first page linked (every sheet page links its neighbours).
+    static let tocLinkBytes = 1 << 20
 
-    /// Most page numbers the pager of a page after the first lists either side of it; the first
-    /// page lists them all.
-    static let pagerReach = 10
+    /// Most page ranges a source's summary names; the rest are `…`.
+    static let tocRanges = 12
 
-    /// Links to the other pages of a sheet of several: first, previous, the page numbers (all on
-    /// the first page; on the others those within `pagerReach`, the first and the last), next,
-    /// last. The current page is not a link.
-    func pager(page: Int, of pages: Int) -> String {
-        func link(_ target: Int, _ text: String, rel: String = "") -> String {
-            target == page ? "<b>\(text)</b>" : "<a href=\"\(Self.fileName(page: target))\"\(rel)>\(text)</a>"
+    /// Sources of at most this many feed pages have their list of pages open.
+    static let tocOpenPages = 40
+
+    /// The table of contents: per source one `<details>`, its summary naming the source (linked
+    /// to its first sheet page), its feed pages as ranges (`1–30, 32, 35–40`) and items; inside,
+    /// a link to every feed page's sheet page (open for a source of at most `tocOpenPages`
+    /// pages). Its page links stay under `tocLinkBytes`: a source past them keeps its summary.
+    func toc(_ pages: [FeedPage]) -> String {
+        guard !pages.isEmpty else { return "" }
+        var out = "<nav class=\"toc\">\n"
+        var linkBytes = 0
+        var start = 0
+        while start < pages.count {
+            var end = start
+            while end < pages.count, pages[end].source == pages[start].source { end += 1 }
+            let source = pages[start..<end]
+            let items = source.reduce(0) { $0 + $1.items }
+            out += source.count <= Self.tocOpenPages ? "<details open>" : "<details>"
+            out += "<summary><a href=\"\(pages[start].name)\">\(HTMLText.escape(pages[start].source, limit: 80))</a>: "
+            out += Self.count(source.count, "page") + " (" + Self.ranges(source.map(\.page)) + "), " + Self.count(items, "item")
+            out += "</summary>"
+            var links = "<p>"
+            for page in source { links += "<a href=\"\(page.name)\">\(page.page)</a> " }
+            links += "</p>"
+            if linkBytes + links.utf8.count <= Self.tocLinkBytes {
+                out += links
+                linkBytes += links.utf8.count
+            } else {
+                out += "<p>Each page links the next: start at <a href=\"\(pages[start].name)\">page \(pages[start].page)</a>.</p>"
+            }
+            out += "</details>\n"
+            start = end
         }
-        var out = "<nav class=\"pg\">"
-        out += page > 1 ? link(1, "first") + " " + link(page - 1, "previous", rel: " rel=\"prev\"") : "first previous"
-        out += " · pages"
-        var last = 0
-        for n in 1...pages where page == 1 || n == 1 || n == pages || abs(n - page) <= Self.pagerReach {
-            if n > last + 1 { out += " …" }
-            out += " " + link(n, "\(n)")
-            last = n
+        out += "</nav>\n"
+        return out
+    }
+
+    /// Ascending page numbers as ranges, `1–30, 32, 35–40`, at most `tocRanges` of them, then `…`.
+    static func ranges(_ numbers: [Int]) -> String {
+        var parts: [String] = []
+        var index = 0
+        while index < numbers.count {
+            var end = index
+            while end + 1 < numbers.count, numbers[end + 1] == numbers[end] + 1 { end += 1 }
+            if parts.count == tocRanges {
+                parts.append("…")
+                break
+            }
+            parts.append(end == index ? "\(numbers[index])" : "\(numbers[index])–\(numbers[end])")
+            index = end + 1
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The links of a sheet page: the contact sheet (`index.html`, its table of contents), the
+    /// feed page before (`previous`, its first part) and after (`next`), and the other parts of
+    /// this feed page (the current one not a link).
+    func pageNav(_ page: FeedPage, part: Int, of parts: Int, previous: FeedPage?, next: FeedPage?) -> String {
+        var out = "<nav class=\"pg\"><a href=\"\(Self.fileName)\">contact sheet</a> · "
+        func label(_ other: FeedPage) -> String {
+            (other.source == page.source ? "" : HTMLText.escape(other.source, limit: 80) + " ") + "page \(other.page)"
+        }
+        if part > 1 {
+            out += "<a href=\"\(Self.pageName(source: page.source, page: page.page, part: part - 1))\" rel=\"prev\">previous</a>"
+        } else if let previous {
+            out += "<a href=\"\(previous.name)\" rel=\"prev\">previous: \(label(previous))</a>"
+        } else {
+            out += "previous"
+        }
+        if parts > 1 {
+            out += " · parts"
+            for n in 1...parts {
+                out += n == part ? " <b>\(n)</b>" : " <a href=\"\(Self.pageName(source: page.source, page: page.page, part: n))\">\(n)</a>"
+            }
         }
         out += " · "
-        out += page < pages ? link(page + 1, "next", rel: " rel=\"next\"") + " " + link(pages, "last") : "next last"
+        if part < parts {
+            out += "<a href=\"\(Self.pageName(source: page.source, page: page.page, part: part + 1))\" rel=\"next\">next</a>"
+        } else if let next {
+            out += "<a href=\"\(next.name)\" rel=\"next\">next: \(label(next))</a>"
+        } else {
+            out += "next"
+        }
         out += "</nav>\n"
+        return out
+    }
+
+    /// `<h2>`: the source and feed page, with its items.
+    private func pageHeading(_ page: FeedPage, link: Bool) -> String {
+        let title = HTMLText.escape(page.source, limit: 80) + " page \(page.page)"
+        return "<h2>" + (link ? "<a href=\"\(page.name)\">\(title)</a>" : title) + " <small>\(Self.count(page.items, "item"))</small></h2>\n"
+    }
+
+    /// The tiles of `tiles` from `range` (positions in `tiles.flat`), each group headed: the
+    /// newest listing with when it was first listed, an older one as "earlier listing"; a group
+    /// that goes on from the part before says "(continued)".
+    private func body(_ tiles: Tiles, flat: [(group: Int, tile: String)], range: Range<Int>, into out: inout String) {
+        var group = -1
+        for position in range {
+            let (index, tile) = flat[position]
+            if index != group {
+                if group >= 0 { out += "</div>\n" }
+                group = index
+                let entry = tiles.groups[index].entry
+                let listed = Self.time(Date(timeIntervalSince1970: Double(entry.firstListed / 1000)))
+                let continued = position > 0 && flat[position - 1].group == index && position == range.lowerBound
+                let count = Self.count(entry.liveItems, "item")
+                if tiles.groups[index].earlier {
+                    out += "<h3 class=\"earlier\">earlier listing, first listed \(listed)\(continued ? " (continued)" : "")"
+                    out += " <small>\(count) no later listing of the page has</small></h3>\n"
+                } else {
+                    out += "<h3>listing first listed \(listed)\(continued ? " (continued)" : "") <small>\(count)</small></h3>\n"
+                }
+                out += "<div class=\"grid\">\n"
+            }
+            out += tile
+        }
+        if group >= 0 { out += "</div>\n" }
+    }
+
+    /// Part `part` (1-based) of the sheet page of `tiles`, whose parts hold `parts` tiles each,
+    /// between the feed pages `previous` and `next`.
+    func render(_ tiles: Tiles, part: Int, parts: [Int], previous: FeedPage?, next: FeedPage?) -> String {
+        let page = tiles.page
+        let flat = tiles.flat
+        let start = parts.prefix(part - 1).reduce(0, +)
+        let range = start..<min(flat.count, start + (part <= parts.count ? parts[part - 1] : 0))
+        let which = parts.count > 1 ? ", part \(part) of \(parts.count)" : ""
+        let title = HTMLText.escape(page.source, limit: 80) + " page \(page.page)" + which
+        var out = head(title: title)
+        let nav = pageNav(page, part: part, of: parts.count, previous: previous, next: next)
+        out += "<header>\n<h1>feedcrawl contact sheet <small>\(title)</small></h1>\n"
+        if pixabaySources.contains(page.source) { out += Self.pixabayNote }
+        out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
+        out += nav + "</header>\n<main>\n<section>\n" + pageHeading(page, link: false)
+        body(tiles, flat: flat, range: range, into: &out)
+        out += "</section>\n<footer>" + nav + "</footer>\n" + Self.tail
+        return out
+    }
+
+    /// `index.html`: the header (`indexHeader`), then as many tiles of the first sheet page
+    /// (`first`) as fit under its limits with the header counted, linking that page for the rest.
+    func renderIndex(_ pages: [FeedPage], first: Tiles?, generatedAt: Date) -> String {
+        let items = pages.reduce(0) { $0 + $1.items }
+        let earlier = pages.reduce(0) { sum, page in sum + page.groups.filter(isFaded).reduce(0) { $0 + $1.liveItems } }
+        var out = head(title: Self.time(generatedAt))
+        out += indexHeader(pages, items: items, earlier: earlier, generatedAt: generatedAt)
+        out += "<main>\n"
+        if let first {
+            let flat = first.flat
+            let reserve = out.utf8.count + 1024
+            let shown = Self.paging(sizes: first.sizes, itemsPerPage: pageItems, bytesPerPage: pageBytes, firstPageReserve: reserve)
+            var count = shown[0]
+            // Nothing fits beside a very long table of contents: the first sheet page has them.
+            if reserve >= pageBytes { count = 0 }
+            out += "<section>\n" + pageHeading(first.page, link: true)
+            body(first, flat: flat, range: 0..<count, into: &out)
+            if count < flat.count {
+                out += "<p class=\"more\">\(Self.count(flat.count - count, "more item")) of this page on "
+                out += "<a href=\"\(first.page.name)\">its sheet page</a>.</p>\n"
+            }
+            out += "</section>\n"
+        } else {
+            out += "<p class=\"empty\">The manifest lists no items yet.</p>\n"
+        }
+        out += Self.tail
         return out
     }
 

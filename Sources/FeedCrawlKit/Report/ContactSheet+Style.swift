@@ -16,6 +16,9 @@ extension ContactSheet {
     nav p{margin:2px 0}
     nav a{margin-right:4px}
     .pg{margin:6px 0}
+    .toc summary{cursor:pointer}
+    .toc summary a{margin-right:0}
+    .toc details p{margin:0 0 4px 16px}
     footer{padding:14px 0 0}
     .c{display:inline-block;padding:0 6px;border-radius:8px;background:#444;margin-right:2px}
     .c.st-downloaded{background:var(--ok)}.c.st-fresh,.c.st-revalidated{background:var(--fresh)}

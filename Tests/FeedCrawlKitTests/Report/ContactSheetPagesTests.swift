@@ -1,13 +1,16 @@
+import FeedCrawlStorage
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 @testable import FeedCrawlSupport
 
-/// The sheet in pages (`index.html`, `index-2.html`, …): bounded by items and bytes, linked to
-/// one another, written page by page with the first page renamed last, stale pages removed.
+/// The sheet in pages: one per feed page, named after it (`index-<source>-p<page>.html`, its
+/// later parts `…-<part>.html`), bounded by items and bytes, linked to its neighbours and to
+/// `index.html`; `index.html` with the run's header, a compact table of contents and the first
+/// page's tiles.
 @Suite("Contact sheet pages")
 struct ContactSheetPagesTests {
-    /// `count` items over two sources and pages of `perPage` items each.
+    /// `count` items over two sources and feed pages of `perPage` items each.
     static func manifest(_ count: Int, perPage: Int = 5, title: (Int) -> String = { "title \($0)" }) -> Manifest {
         let items = (0..<count).map { n in
             ContactSheetTests.item(n % 3 == 0 ? "launches" : "pixabay", String(n), page: n / perPage + 1, title: title(n),
@@ -16,33 +19,26 @@ struct ContactSheetPagesTests {
         return ContactSheetTests.manifest(items)
     }
 
-    /// The ids of the tiles on `html`, in order.
-    static func ids(_ html: String) -> [String] {
-        html.split(separator: "<span class=\"id\">#").dropFirst().map { String($0.prefix { $0 != "<" }) }
-    }
-
-    /// Every `href` of `html` naming a sheet page, with its anchor.
-    static func pageLinks(_ html: String) -> [(page: Int, anchor: String?)] {
-        ContactSheetTests.values(of: "href", in: html).compactMap { href in
-            let parts = href.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            let anchor = parts.count > 1 ? parts[1] : nil
-            if parts[0].isEmpty { return anchor.map { (0, $0) } }  // on the same page
-            return ContactSheet.pageNumber(parts[0]).map { ($0, anchor) }
+    @Test func pageNamesAreReadBackFromTheEnd() throws {
+        #expect(ContactSheet.pageName(source: "pixabay", page: 3) == "index-pixabay-p3.html")
+        #expect(ContactSheet.pageName(source: "pixabay", page: 3, part: 1) == "index-pixabay-p3.html")
+        #expect(ContactSheet.pageName(source: "pixabay", page: 3, part: 2) == "index-pixabay-p3-2.html")
+        for (source, page, part) in [("a-p3", 1, 1), ("a-p3", 1, 2), ("2", 30, 7), ("x.y_z-", 0, 1), (String(repeating: "n", count: 64), 123_456, 99)] {
+            let name = ContactSheet.pageName(source: source, page: page, part: part)
+            let parsed = try #require(FileHandle.sheetPage(name), "\(name)")
+            #expect(parsed.source == source[...] && parsed.page == page && parsed.part == part, "\(name)")
+            #expect(FileHandle(.sheet, name) != nil)
         }
-    }
-
-    @Test func pageNames() {
-        #expect(ContactSheet.fileName(page: 1) == "index.html")
-        #expect(ContactSheet.fileName(page: 12) == "index-12.html")
-        #expect(ContactSheet.pageNumber("index.html") == 1)
-        #expect(ContactSheet.pageNumber("index-2.html") == 2)
-        #expect(ContactSheet.pageNumber("index-130.html") == 130)
-        for name in ["index-1.html", "index-02.html", "index-2.html.0123456789ab.part", "index-x.html", "index-.html",
-                     "index-2.htm", "xindex-2.html", "index-9999999999.html", "manifest.json"] {
-            #expect(ContactSheet.pageNumber(name) == nil, "\(name)")
+        // Sources no file name can carry, and negative pages: a name from their hash, each its own.
+        var odd = Set<String>()
+        for (source, page) in [("pix<a>", 1), ("pix<a>", 2), ("é", 1), ("e\u{301}", 1), ("", 1), ("pixabay", -1), ("a/b", 1),
+                               (String(repeating: "n", count: 65), 1)] {
+            let name = ContactSheet.pageName(source: source, page: page)
+            #expect(name.hasPrefix("index-_") && FileHandle(.sheet, name) != nil && HTMLText.isSafeRelativePath(name), "\(name)")
+            #expect(FileHandle(.sheet, ContactSheet.pageName(source: source, page: page, part: 2)) != nil)
+            odd.insert(name)
         }
-        #expect(ContactSheet.stalePages(["index.html", "index-2.html", "index-3.html", "index-10.html", "index-3.html.x.part", "notes.html"], pages: 2)
-            == ["index-3.html", "index-10.html"])
+        #expect(odd.count == 8)
     }
 
     @Test func pagesAreBoundedByItemsAndBytes() {
@@ -51,140 +47,179 @@ struct ContactSheetPagesTests {
         #expect(ContactSheet.paging(sizes: Array(repeating: 600, count: 2000), itemsPerPage: 1000, bytesPerPage: 1 << 20) == [1000, 1000])
         // Long tiles: fewer on a page.
         #expect(ContactSheet.paging(sizes: Array(repeating: 400, count: 7), itemsPerPage: 1000, bytesPerPage: 1000) == [2, 2, 2, 1])
-        // A tile larger than a page gets one of its own; a lost one (0) counts as `lostTileBytes`.
+        // A tile larger than a page gets one of its own.
         #expect(ContactSheet.paging(sizes: [5000, 10, 0], itemsPerPage: 1000, bytesPerPage: 1500) == [1, 2])
-        // The first page's header counts against it.
+        // A header counts against the first page.
         #expect(ContactSheet.paging(sizes: Array(repeating: 400, count: 5), itemsPerPage: 1000, bytesPerPage: 1000, firstPageReserve: 500)
             == [1, 2, 2])
     }
 
-    /// 23 items at 7 a page: 4 pages, each a whole document, every tile once and in order, each
-    /// page linking first, previous, next and last; the first page's links to sources and feed
-    /// pages point at the page that has their heading.
-    @Test func pagesHoldEveryTileOnceAndLinkEachOther() {
-        let manifest = Self.manifest(23)
-        let all = ContactSheet.pages(manifest, pageItems: 1000)
-        #expect(all.count == 1)
-        let pages = ContactSheet.pages(manifest, pageItems: 7)
-        #expect(pages.count == 4)
-        #expect(pages.map { Self.ids($0).count } == [7, 7, 7, 2])
-        #expect(pages.flatMap(Self.ids) == Self.ids(all[0]))
-        for (index, html) in pages.enumerated() {
-            let page = index + 1
+    /// 23 items on one feed page at 7 a page: 4 parts, each a whole document, every tile once
+    /// and in order; each part links the contact sheet, the parts before and after, and every
+    /// part; the first and last parts link the neighbouring feed pages; every link names a page
+    /// of the sheet.
+    @Test func partsHoldEveryTileOnceAndLinkEachOther() {
+        let items = (0..<23).map { n in ContactSheetTests.item("pixabay", String(n), page: 2, author: "u\(n)", [ContactSheetTests.stored("preview", n)]) }
+            + [ContactSheetTests.item("launches", "1", page: 1, [ContactSheetTests.stored("small", 1)]),
+               ContactSheetTests.item("pixabay", "100", page: 3, [ContactSheetTests.stored("preview", 100)])]
+        let manifest = ContactSheetTests.manifest(items)
+        let all = ContactSheet.pages(manifest, pageItems: 7)
+        let names = all.map(\.name)
+        #expect(names == ["index.html", "index-launches-p1.html", "index-pixabay-p2.html", "index-pixabay-p2-2.html",
+                          "index-pixabay-p2-3.html", "index-pixabay-p2-4.html", "index-pixabay-p3.html"])
+        let parts = Array(all[2...5])
+        #expect(parts.map { SheetFixture.ids($0.html).count } == [7, 7, 7, 2])
+        #expect(parts.flatMap { SheetFixture.ids($0.html) } == (0..<23).map(String.init))
+        for (index, part) in parts.enumerated() {
+            let html = part.html, number = index + 1
             #expect(html.hasPrefix("<!doctype html>"))
             #expect(html.hasSuffix("</main>\n</body>\n</html>\n"))
-            #expect(html.contains("<title>feedcrawl contact sheet 2024-05-01 12:00:05Z, page \(page) of 4</title>"))
-            // The toggle works on every page; no script anywhere.
+            #expect(html.contains("<title>feedcrawl contact sheet — pixabay page 2, part \(number) of 4</title>"))
+            // The toggle works on every page; no script anywhere; no time that changes every run.
             #expect(html.contains("<input type=\"checkbox\" id=\"pf\" class=\"pf\">"))
             #expect(html.contains("<label for=\"pf\" class=\"pfl\">show only items without an image</label>"))
             #expect(!html.contains("<script"))
+            #expect(!html.contains("Last run") && !html.contains("generated"))
             #expect(html.components(separatedBy: "<section").count == html.components(separatedBy: "</section>").count)
             #expect(html.components(separatedBy: "<div class=\"grid\">").count == html.components(separatedBy: "</div>\n").count)
-            // The pager, at the top and the bottom.
+            // The links, at the top and the bottom.
             #expect(html.components(separatedBy: "<nav class=\"pg\">").count - 1 == 2)
-            if page > 1 {
-                #expect(html.contains("<a href=\"index.html\">first</a>"))
-                #expect(html.contains("<a href=\"\(ContactSheet.fileName(page: page - 1))\" rel=\"prev\">previous</a>"))
-                #expect(!html.contains("Last run"))
-                #expect(html.contains("<a href=\"index.html\">first page</a>"))
+            #expect(html.contains("<a href=\"index.html\">contact sheet</a>"))
+            #expect(html.contains(" · parts"))
+            if number == 1 {
+                #expect(html.contains("<a href=\"index-launches-p1.html\" rel=\"prev\">previous: launches page 1</a>"))
             } else {
-                #expect(html.contains("Last run 2024-05-01 12:00:00Z (4.0 s)"))
+                #expect(html.contains("<a href=\"\(names[index + 1])\" rel=\"prev\">previous</a>"))
+                #expect(html.contains("(continued)"))
             }
-            if page < 4 {
-                #expect(html.contains("<a href=\"\(ContactSheet.fileName(page: page + 1))\" rel=\"next\">next</a>"))
-                #expect(html.contains("<a href=\"index-4.html\">last</a>"))
+            if number == 4 {
+                #expect(html.contains("<a href=\"index-pixabay-p3.html\" rel=\"next\">next: page 3</a>"))
+            } else {
+                #expect(html.contains("<a href=\"\(names[index + 3])\" rel=\"next\">next</a>"))
             }
-            // Every link to a page names one of the sheet's, and every anchor is there.
-            for link in Self.pageLinks(html) {
-                let target = link.page == 0 ? html : (1...4).contains(link.page) ? pages[link.page - 1] : ""
-                #expect(!target.isEmpty, "page \(page) links page \(link.page)")
-                if let anchor = link.anchor { #expect(target.contains(" id=\"\(anchor)\""), "page \(page): #\(anchor)") }
-            }
+            for link in SheetFixture.pageLinks(html) { #expect(names.contains(link), "\(part.name) links \(link)") }
         }
-        // The first page links every page.
-        for page in 2...4 { #expect(pages[0].contains("<a href=\"index-\(page).html\">\(page)</a>")) }
-        // A feed page cut by a sheet page is headed again there, without its id.
-        #expect(pages[1].contains("(continued)"))
-        #expect(pages.joined().components(separatedBy: " id=\"s1p1\"").count - 1 == 1)
+        // The first and last feed pages have no neighbour on one side.
+        #expect(all[1].html.contains("· previous · <a href=\"index-pixabay-p2.html\" rel=\"next\">next: pixabay page 2</a>"))
+        #expect(all[6].html.contains("<a href=\"index-pixabay-p2.html\" rel=\"prev\">previous: page 2</a> · next</nav>"))
+        // index.html links every feed page's first part.
+        for name in ["index-launches-p1.html", "index-pixabay-p2.html", "index-pixabay-p3.html"] {
+            #expect(all[0].html.contains("<a href=\"\(name)\">"))
+        }
+        for link in SheetFixture.pageLinks(all[0].html) { #expect(names.contains(link), "index.html links \(link)") }
     }
 
-    /// Titles of 500 characters that each escape to 6 bytes: the pages hold fewer items, and
+    /// Titles of 500 characters that each escape to 6 bytes: the parts hold fewer items, and
     /// none is larger than its bytes allow with its header.
     @Test func longTextMakesMorePagesNotLargerOnes() {
-        let manifest = Self.manifest(60, title: { _ in String(repeating: "\"", count: 500) })
-        let pages = ContactSheet.pages(manifest, pageItems: 1000, pageBytes: 40_000)
-        #expect(pages.count > 1)
-        let header = ContactSheet.pages(Self.manifest(0), pageItems: 1000)[0].utf8.count
-        for html in pages { #expect(html.utf8.count <= 40_000 + header + 2000, "\(html.utf8.count)") }
-        #expect(pages.flatMap(Self.ids).count == 60)
+        let items = (0..<60).map { n in
+            ContactSheetTests.item("pixabay", String(n), page: 1, title: String(repeating: "\"", count: 500), [ContactSheetTests.stored("preview", n)])
+        }
+        let pages = ContactSheet.pages(ContactSheetTests.manifest(items), pageItems: 1000, pageBytes: 40_000)
+        #expect(pages.count > 2)
+        for page in pages { #expect(page.html.utf8.count <= 40_000 + 8000, "\(page.name): \(page.html.utf8.count)") }
+        #expect(pages.dropFirst().flatMap { SheetFixture.ids($0.html) }.count == 60)
     }
 
-    /// A sheet of one page has no pager and links its own anchors.
-    @Test func aSheetOfOnePageHasNoPager() {
-        let html = ContactSheet.html(Self.manifest(10))
-        #expect(!html.contains("<nav class=\"pg\">"))
-        #expect(!html.contains("index-2.html"))
-        #expect(html.contains("<a href=\"#s0p1\">1</a>"))
+    /// index.html shows the first feed page's tiles as far as they fit beside its header, and
+    /// links the page for the rest.
+    @Test func indexShowsTheFirstPagesTiles() {
+        let pages = ContactSheet.pages(Self.manifest(40, perPage: 20), pageItems: 3)
+        let index = pages[0].html
+        #expect(pages[1].name == "index-launches-p1.html")
+        #expect(SheetFixture.ids(index) == SheetFixture.ids(pages[1].html))
+        #expect(SheetFixture.ids(index).count == 3)
+        #expect(index.contains("<h2><a href=\"index-launches-p1.html\">launches page 1</a> <small>7 items</small></h2>"))
+        #expect(index.contains("<p class=\"more\">4 more items of this page on <a href=\"index-launches-p1.html\">its sheet page</a>.</p>"))
+        // A small page: all of it, nothing more to link.
+        let small = ContactSheet.pages(Self.manifest(4))
+        #expect(SheetFixture.ids(small[0].html).count == 2)
+        #expect(!small[0].html.contains("class=\"more\""))
+    }
+
+    /// 10,000 feed pages, with source names as long as allowed: `index.html` stays under 2 MiB
+    /// (its links are bounded; the tiles fit what is left), and a source of many pages is
+    /// summarised as ranges.
+    @Test func theIndexOfTenThousandFeedPagesStaysUnderTwoMebibytes() {
+        let names = [String(repeating: "a", count: 64), String(repeating: "b", count: 64)]
+        let items = (0..<10_000).flatMap { page in
+            (0..<2).map { n in
+                ContactSheetTests.item(names[page % 2], "\(page)-\(n)", page: page / 2 + (page % 2 == 0 && page > 5000 ? 3 : 1),
+                                       title: String(repeating: "t", count: 100), [ContactSheetTests.stored("preview", page * 2 + n)])
+            }
+        }
+        let sheet = ContactSheet(run: ContactSheetTests.manifest([]).run)
+        var entries: [GroupEntry] = []
+        for (number, item) in items.enumerated() where number % 2 == 0 {
+            let header = GroupHeader(number: UInt32(number + 1), source: item.source, page: item.page, digest: nil, recipe: nil,
+                                     listed: 1_714_564_800_000, items: 2)
+            entries.append(GroupEntry(header: header, segment: "s", offset: 0, length: 0, items: [item, item]))
+        }
+        let pages = ContactSheet.feedPages(GroupTable(entries: entries))
+        #expect(pages.count == 10_000)
+        let tiles = (0..<400).map { n -> String in
+            var out = ""
+            sheet.figure(items[n], into: &out)
+            return out
+        }
+        let first = ContactSheet.Tiles(page: pages[0], groups: [.init(entry: pages[0].groups[0], earlier: false, tiles: tiles)])
+        let index = sheet.renderIndex(pages, first: first, generatedAt: ContactSheetTests.runStart)
+        #expect(index.utf8.count < 2 << 20, "\(index.utf8.count)")
+        #expect(index.contains("<details><summary><a href=\"index-\(names[0])-p1.html\">\(names[0])</a>: 5000 pages (1–2501, 2504–5002), 10000 items</summary>"))
+        #expect(!SheetFixture.ids(index).isEmpty)
     }
 }
 
-/// The pages as the crawler writes them.
+/// The pages as a run writes them, through a backend.
 extension ContactSheetPagesTests {
-    static func write(_ manifest: Manifest, in dir: TestDirectory, pageItems: Int) throws {
-        let index = ContactSheet.Index(spill: Spill(directory: dir.path), run: manifest.run, pageItems: pageItems)
-        try ContactSheetWriteTests.save(manifest, in: dir, adding: index)
-        try ContactSheet.write(index: index, manifestPath: CacheLayout(outDirectory: dir.path).manifestPath, outDirectory: dir.path)
-    }
-
-    static func read(_ dir: TestDirectory, _ page: Int) throws -> String {
-        String(decoding: try FileIO.read(dir.file(ContactSheet.fileName(page: page))), as: UTF8.self)
-    }
-
-    @Test func theWrittenPagesAreTheInMemoryOnesAndStalePagesGo() throws {
+    /// The pages written from an archive are the in-memory ones; pages of an earlier sheet
+    /// (an earlier release's `index-<n>.html`, feed pages no longer held) and staged bodies go;
+    /// other files stay.
+    @Test func theWrittenPagesAreTheInMemoryOnesAndStalePagesGo() async throws {
         let dir = TestDirectory()
-        for name in ["index-4.html", "index-5.html", "index-12.html", "index-notes.html"] {
+        for name in ["index-4.html", "index-12.html", "index-notes.html", "index-pixabay-p99.html", "index-pixabay-p1.html.0123456789ab.part"] {
             try AtomicFile.write(Array("old \(name)".utf8), to: dir.file(name))
         }
+        let backend = try Backends.folder(dir.path)
         let manifest = Self.manifest(23)
-        try Self.write(manifest, in: dir, pageItems: 7)
-        let expected = ContactSheet.pages(manifest, pageItems: 7)
-        #expect(try (1...4).map { try Self.read(dir, $0) } == expected)
-        // index-5 and index-12 were an earlier, larger sheet's; index-4 is this one's now.
-        #expect(TestDirectory.list(dir.path) == ["index-2.html", "index-3.html", "index-4.html", "index-notes.html", "index.html",
-                                                 "manifest.json"])
-        #expect(ContactSheet.pageFiles(in: dir.path) == ["index-2.html", "index-3.html", "index-4.html", "index.html"])
-
-        // Fewer items later: one page, the others removed.
-        try Self.write(Self.manifest(5), in: dir, pageItems: 7)
-        #expect(TestDirectory.list(dir.path) == ["index-notes.html", "index.html", "manifest.json"])
-        #expect(ContactSheet.pageFiles(in: dir.path) == ["index.html"])
+        let repository = try await SheetFixture.archive(manifest, in: backend)
+        let written = try await SheetFixture.write(repository, run: manifest.run, backend: backend, pageItems: 3)
+        let expected = SheetFixture.expected(manifest, pageItems: 3)
+        #expect(try await SheetFixture.pages(backend) == expected)
+        #expect(Set(written.removed) == ["index-4.html", "index-12.html", "index-pixabay-p99.html", "index-pixabay-p1.html.0123456789ab.part"])
+        #expect(written.saved.last == "index.html")
+        let listed = TestDirectory.list(dir.path)
+        #expect(listed.filter { $0.hasPrefix("index") }.sorted() == (expected.keys + ["index-notes.html"]).sorted())
+        #expect(listed.contains(".sheet.json"))
+        #expect(!listed.contains { $0.hasSuffix(".part") })
     }
 
-    /// A disk that fills while the pages are written: the first page is the earlier sheet's,
-    /// whose links all still work; no temporary file is left.
-    @Test func aFailedWriteKeepsTheEarlierFirstPageAndItsLinksWork() throws {
-        let dir = TestDirectory()
-        try Self.write(Self.manifest(40), in: dir, pageItems: 7)  // 6 pages
-        let before = try Self.read(dir, 1)
-        #expect(TestDirectory.list(dir.path).filter { ContactSheet.pageNumber($0) != nil }.count == 6)
+    /// A store that fails while the pages are saved: `index.html` is the earlier one, every page
+    /// it links is there; the next write mends everything, although the pages it changed meanwhile
+    /// are back to what the state had vouched for.
+    @Test func aFailedWriteKeepsTheEarlierIndexAndTheNextWriteMendsIt() async throws {
+        let memory = Backends.memory()
+        let backend = SheetTestBackend(memory)
+        let first = Self.manifest(40)
+        let repository = try await SheetFixture.archive(first, in: memory)
+        try await SheetFixture.write(repository, run: first.run, backend: backend, pageItems: 3)
+        let before = try await SheetFixture.pages(memory)
 
-        let manifest = Self.manifest(30, title: { "new title \($0)" })
-        let layout = CacheLayout(outDirectory: dir.path)
-        let index = ContactSheet.Index(spill: nil, run: manifest.run, pageItems: 7)
-        try ContactSheetWriteTests.save(manifest, in: dir, adding: index)
-        let pageBytes = ContactSheet.pages(manifest, pageItems: 7).map(\.utf8.count)
-        // Room for page 2 whole (written after the first page's buffer, which is not yet written).
-        WriteFaults.arm(directory: dir.path, allowBytes: Int64(pageBytes[1] + 100))
-        defer { WriteFaults.disarm(directory: dir.path) }
-        #expect(throws: FileSystemError.self) {
-            try ContactSheet.write(index: index, manifestPath: layout.manifestPath, outDirectory: dir.path)
+        // A run whose pages all read differently (another link base) fails after two pages.
+        backend.allowSheetSaves(2)
+        await #expect(throws: BackendError.self) {
+            try await SheetFixture.write(repository, run: first.run, backend: backend, linkBase: "https://cdn.example/out", pageItems: 3)
         }
-        WriteFaults.disarm(directory: dir.path)
-        #expect(try Self.read(dir, 1) == before)
-        #expect(try Self.read(dir, 2).contains("new title"))
-        for link in Self.pageLinks(before) where link.page > 0 {
-            #expect(FileIO.exists(dir.file(ContactSheet.fileName(page: link.page))), "\(link.page)")
-        }
-        #expect(!TestDirectory.list(dir.path).contains { $0.hasSuffix(".part") })
+        backend.allowSheetSaves(nil)
+        let after = try await SheetFixture.pages(memory)
+        #expect(after["index.html"] == before["index.html"])
+        for link in SheetFixture.pageLinks(before["index.html"] ?? "") { #expect(after[link] != nil, "\(link)") }
+        #expect(after.filter { before[$0.key] != $0.value }.count >= 1, "some page was already rewritten")
+
+        // The next run is the first one's again: what the failed run changed is rendered again.
+        try await SheetFixture.write(repository, run: first.run, backend: backend, pageItems: 3)
+        let mended = try await SheetFixture.pages(memory)
+        #expect(mended.keys.sorted() == before.keys.sorted())
+        for (name, html) in mended where name != "index.html" { #expect(html == before[name], "\(name)") }
     }
 }

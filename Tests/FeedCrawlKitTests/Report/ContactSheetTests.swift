@@ -1,8 +1,9 @@
+import FeedCrawlStorage
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 
-@Suite("Contact sheet (index.html)")
+@Suite("Contact sheet (index.html and the feed pages' pages)")
 struct ContactSheetTests {
     /// 2024-05-01T12:00:00Z
     static let runStart = Date(timeIntervalSince1970: 1_714_564_800)
@@ -51,26 +52,32 @@ struct ContactSheetTests {
             Self.item("pixabay", "11", page: 1, [Self.failed("preview")]),
             Self.item("launches", "7", page: 1, title: "Mission 7", seen: Self.runStart.addingTimeInterval(-86400), []),
         ]
-        let html = ContactSheet.html(Self.manifest(items))
-        #expect(html.hasPrefix("<!doctype html>"))
-        #expect(html.hasSuffix("</html>\n"))
-        // Sources in order (launches < pixabay), pages ascending inside each.
-        let launches = html.firstRange(of: "<h2>launches")!.lowerBound
-        let pixabay = html.firstRange(of: "<h2>pixabay")!.lowerBound
-        let page1 = html.firstRange(of: "id=\"s1p1\"")!.lowerBound
-        let page2 = html.firstRange(of: "id=\"s1p2\"")!.lowerBound
-        #expect(launches < pixabay && pixabay < page1 && page1 < page2)
-        #expect(html.contains("<b>3 items</b>"))
-        #expect(html.contains("<span class=\"c st-fresh\">1 fresh</span>"))
-        #expect(html.contains("<span class=\"c st-failed\">1 failed</span>"))
-        #expect(html.contains("HTTP 500 &lt;b&gt;"))
+        let pages = ContactSheet.pages(Self.manifest(items))
+        // index.html first, then the feed pages in order: sources by name, pages ascending.
+        #expect(pages.map(\.name) == ["index.html", "index-launches-p1.html", "index-pixabay-p1.html", "index-pixabay-p2.html"])
+        for page in pages {
+            #expect(page.html.hasPrefix("<!doctype html>"))
+            #expect(page.html.hasSuffix("</html>\n"))
+        }
+        let html = pages.map(\.html).joined()
+        let index = pages[0].html
+        #expect(index.contains("<b>3 items</b>"))
+        #expect(index.contains("<span class=\"c st-fresh\">1 fresh</span>"))
+        #expect(index.contains("<span class=\"c st-failed\">1 failed</span>"))
+        #expect(index.contains("HTTP 500 &lt;b&gt;"))
         #expect(html.contains("HTTP 404"))
         #expect(html.contains("150×99"))
         #expect(html.contains("12.1 KiB"))
-        #expect(html.contains("(1 not listed by the last run, shown faded)"))
+        #expect(index.contains("(1 not listed by the last run, shown faded)"))
         #expect(html.contains("figure class=\"st-no-image old\""))
-        #expect(Self.values(of: "src", in: html).sorted() == [ItemFixtures.file(10), ItemFixtures.file(20)])
-        #expect(html.contains("href=\"#s1p2\""))
+        // index.html shows the first sheet page's tiles (launches page 1), then each page its own.
+        #expect(Self.values(of: "src", in: index).isEmpty)
+        #expect(index.contains("<span class=\"id\">#7</span>"))
+        #expect(Self.values(of: "src", in: pages[2].html) == [ItemFixtures.file(10)])
+        #expect(Self.values(of: "src", in: pages[3].html) == [ItemFixtures.file(20)])
+        // The table of contents links every feed page.
+        #expect(index.contains("<a href=\"index-pixabay-p2.html\">2</a>"))
+        #expect(index.contains("<summary><a href=\"index-pixabay-p1.html\">pixabay</a>: 2 pages (1–2), 3 items</summary>"))
         #expect(!html.contains("<script"))
     }
 
@@ -120,7 +127,7 @@ struct ContactSheetTests {
         // file, or a Pixabay page URL that is http(s).
         let own: Set<String> = ["manifest.json", "https://pixabay.com/"]
         for href in Self.values(of: "href", in: html) {
-            let allowed = own.contains(href) || href.hasPrefix("#s") || HTMLText.isSafeRelativePath(href)
+            let allowed = own.contains(href) || FileHandle.isSheetPage(href) || HTMLText.isSafeRelativePath(href)
                 || href == "https://pixabay.com/photos/flower-195893/" || href == "http://pixabay.com/p/4&quot;onclick=&quot;x"
             #expect(allowed, "\(href)")
         }
@@ -195,40 +202,51 @@ struct ContactSheetTests {
         #expect(!html.contains("Pixabay"))
     }
 
-    @Test func outlineGroupsConsecutiveSourcesAndPages() {
-        let keys = [("launches", 1), ("launches", 1), ("launches", 2), ("pixabay", 1), ("pixabay", 3), ("pixabay", 3)]
-        let outline = ContactSheet.Outline(keys: keys, earlier: 2)
-        #expect(outline.count == 6)
-        #expect(outline.earlier == 2)
-        #expect(outline.groups == [
-            .init(source: "launches", pages: [.init(page: 1, count: 2), .init(page: 2, count: 1)]),
-            .init(source: "pixabay", pages: [.init(page: 1, count: 1), .init(page: 3, count: 2)]),
-        ])
+    /// A feed page's groups: the newest listing, then an older one's items that no later
+    /// listing has, headed "earlier listing"; a group whose items all moved is not shown.
+    @Test func feedPagesHoldTheirListingsNewestFirst() async throws {
+        let backend = Backends.memory()
+        let old = Self.runStart.addingTimeInterval(-86_400)
+        let items = [
+            Self.item("pixabay", "1", page: 1, seen: old, [Self.stored("preview", 1)]),
+            Self.item("pixabay", "2", page: 1, seen: old, [Self.stored("preview", 2)]),
+            Self.item("pixabay", "3", page: 1, [Self.stored("preview", 3)]),
+            Self.item("pixabay", "4", page: 2, [Self.stored("preview", 4)]),
+        ]
+        let repository = try await SheetFixture.archive(Self.manifest(items), in: backend)
+        let pages = ContactSheet.feedPages(repository.table)
+        #expect(pages.map(\.page) == [1, 2])
+        #expect(pages[0].groups.count == 2)
+        #expect(pages[0].groups[0].lastListed > pages[0].groups[1].lastListed)
+        #expect(pages.map(\.items) == [3, 1])
+        try await SheetFixture.write(repository, run: Self.manifest(items).run, backend: backend)
+        let html = try #require(try await SheetFixture.pages(backend)["index-pixabay-p1.html"])
+        #expect(SheetFixture.ids(html) == ["3", "1", "2"])
+        #expect(html.contains("<h3>listing first listed 2024-05-01 12:00:00Z <small>1 item</small></h3>"))
+        #expect(html.contains("<h3 class=\"earlier\">earlier listing, first listed 2024-04-30 12:00:00Z <small>2 items no later listing of the page has</small></h3>"))
+        #expect(html.contains("<h2>pixabay page 1 <small>3 items</small></h2>"))
     }
 
-    @Test func tenThousandItemsAreRenderedPieceByPiece() {
+    /// 10,000 items on one feed page: parts of at most 200 items, each under a kilobyte of
+    /// markup an item, every item once and in id order.
+    @Test func tenThousandItemsOnOneFeedPageMakeBoundedParts() {
         let items = (0..<10_000).map { index in
-            Self.item(index % 2 == 0 ? "pixabay" : "launches", String(index), page: index / 200 + 1, title: "tag one, tag two, tag \(index)",
+            Self.item("pixabay", String(index), page: 1, title: "tag one, tag two, tag \(index)",
                       [index % 50 == 0 ? Self.failed("preview") : Self.stored("preview", index)])
         }
-        let manifest = Self.manifest(items)
-        let sheet = ContactSheet(generatedAt: manifest.generatedAt, run: manifest.run)
-        let sorted = manifest.sortedItems.sorted { ($0.source, $0.page) < ($1.source, $1.page) || (($0.source, $0.page) == ($1.source, $1.page) && ManifestItem.compareIDs($0.id, $1.id) < 0) }
-        var bytes = 0
-        var pieces = 0
-        let tiles = sorted.lazy.map { item in
-            var tile = ""
-            sheet.figure(item, into: &tile)
-            return tile
+        let pages = ContactSheet.pages(Self.manifest(items))
+        #expect(pages.count == 1 + 50)
+        #expect(pages[1].name == "index-pixabay-p1.html" && pages[2].name == "index-pixabay-p1-2.html")
+        #expect(pages.last?.name == "index-pixabay-p1-50.html")
+        var ids: [String] = []
+        for page in pages.dropFirst() {
+            let shown = SheetFixture.ids(page.html)
+            #expect(shown.count == 200)
+            #expect(page.html.utf8.count < 200 * 900 + 8000)
+            ids += shown
         }
-        let outline = ContactSheet.Outline(keys: sorted.map { ($0.source, $0.page) }, earlier: 0)
-        var iterator = tiles.makeIterator()
-        sheet.render(page: 1, of: ContactSheet.Layout(outline, paging: [outline.count]), tiles: &iterator) { text in
-            bytes += text.utf8.count
-            pieces += 1
-        }
-        #expect(bytes < 10_000 * 900)  // under a kilobyte of markup per item
-        #expect(pieces > 10_000)        // streamed item by item, never one giant string
+        #expect(ids == (0..<10_000).map(String.init))
+        #expect(pages[2].html.contains("(continued)"))
         let html = ContactSheet.html(Self.manifest(Array(items.prefix(100))))
         #expect(html.split(separator: "loading=\"lazy\"", omittingEmptySubsequences: false).count - 1 == Self.values(of: "src", in: html).count)
     }
@@ -239,7 +257,7 @@ struct ContactSheetTests {
 extension ContactSheetTests {
     /// Items' `lastSeen` is written in whole seconds, the run's start with milliseconds: an item
     /// the run listed is seen in the second the run started, and is not faded.
-    @Test func itemsAreComparedWithTheRunAtTheManifestsPrecision() throws {
+    @Test func itemsAreComparedWithTheRunAtTheManifestsPrecision() async throws {
         let items = [
             Self.item("pixabay", "1", page: 1, seen: Self.runStart, [Self.stored("preview", 1)]),
             Self.item("pixabay", "2", page: 1, seen: Self.runStart.addingTimeInterval(-1), [Self.stored("preview", 2)]),
@@ -250,9 +268,11 @@ extension ContactSheetTests {
         #expect(html.contains("(1 not listed by the last run, shown faded)"))
         #expect(!Self.figure("1", in: html).contains(" old\""))
         #expect(Self.figure("2", in: html).contains(" old\""))
-        // The same page when streamed, its run record read back from the file (milliseconds).
-        let (streamed, _) = try ContactSheetWriteTests.written(manifest, spill: false)
-        #expect(streamed == html)
+        // The same pages when written from an archive of the manifest.
+        let backend = Backends.memory()
+        let repository = try await SheetFixture.archive(manifest, in: backend)
+        try await SheetFixture.write(repository, run: manifest.run, backend: backend)
+        #expect(try await SheetFixture.pages(backend) == SheetFixture.expected(manifest))
         // Every item listed: nothing faded, not even the note.
         var all = Self.manifest([items[0]])
         all.run?.startedAt = Self.runStart.addingTimeInterval(0.999)
@@ -311,8 +331,10 @@ extension ContactSheetTests {
         #expect(html.contains("<b>launches</b>: 2 pages, 0 items"))
         #expect(html.contains("<b>1 item</b>"))
         #expect(html.contains("holds 1 item;"))
-        #expect(html.contains("<h2>pixabay <small>1 item</small></h2>"))
-        #expect(html.contains("page 1 <small>1 item</small></h3>"))
+        #expect(html.contains("<h2>pixabay page 1 <small>1 item</small></h2>"))
+        #expect(html.contains("<h2><a href=\"index-pixabay-p1.html\">pixabay page 1</a> <small>1 item</small></h2>"))
+        #expect(html.contains(": 1 page (1), 1 item</summary>"))
+        #expect(html.contains("<small>1 item</small></h3>"))
         #expect(!html.contains(" 1 items") && !html.contains(" 1 pages"))
     }
 

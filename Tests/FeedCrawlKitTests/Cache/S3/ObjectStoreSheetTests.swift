@@ -5,9 +5,11 @@ import Testing
 @testable import FeedCrawlStorage
 
 extension ObjectStoreCrawlTests {
-    /// A contact sheet of several pages in object storage: every page is uploaded, not only
-    /// `index.html`, and the extra page of an earlier, larger sheet is deleted; other objects
-    /// named like it stay.
+    /// A contact sheet in object storage: every page is uploaded (a page per feed page, a feed
+    /// page of more than 200 items in parts), not only `index.html`, and the pages of an
+    /// earlier sheet (an earlier release's `index-7.html`, a feed page no longer held) are
+    /// deleted; other objects named like them stay. A second run with nothing new uploads
+    /// index.html alone.
     @Test func everyPageOfTheSheetIsStoredAndAnEarlierSheetsExtraPagesGo() async throws {
         var options = DemoFeedOptions()
         options.hits = 1200
@@ -18,21 +20,37 @@ extension ObjectStoreCrawlTests {
         defer { try? FileManager.default.removeItem(atPath: tmp) }
         let prefix = "paged"
         let s3 = try client()
-        for name in ["index-7.html", "index-notes.html"] {
+        for name in ["index-7.html", "index-notes.html", "index-pixabay-p9.html"] {
             try await s3.put(key: prefix + "/" + name, bytes: Array("old".utf8), contentType: "text/html")
         }
-        let result = try await run(
-            ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "1", "--per-page", "200",
-             "--out", "s3://\(server.bucket)/\(prefix)", "--quiet"],
-            tmp: tmp, extra: ["PIXABAY_KEY": "demo"])
+        let arguments = ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "1", "--per-page", "200",
+                         "--out", "s3://\(server.bucket)/\(prefix)", "--quiet"]
+        let result = try await run(arguments, tmp: tmp, extra: ["PIXABAY_KEY": "demo"])
         #expect(result.status == 0, "\(result.stderr)")
         let objects = try await keys(prefix)
-        #expect(objects.keys.filter { $0.hasPrefix("index") }.sorted() == ["index-2.html", "index-notes.html", "index.html"])
+        let pages = ["index-launches-p1.html", "index-pixabay-p1.html", "index.html"]
+        #expect(objects.keys.filter { $0.hasPrefix("index") }.sorted() == (pages + ["index-notes.html"]).sorted())
+        #expect(objects[".sheet.json"] != nil)
         let first = String(decoding: try await s3.get(key: prefix + "/index.html"), as: UTF8.self)
-        let second = String(decoding: try await s3.get(key: prefix + "/index-2.html"), as: UTF8.self)
-        #expect(first.contains("<a href=\"index-2.html\" rel=\"next\">next</a>"))
-        #expect(second.contains("page 2 of 2"))
-        #expect(second.contains("<img src=\"cache/"))
-        #expect(second.contains("<a href=\"index.html\" rel=\"prev\">previous</a>"))
+        let pixabay = String(decoding: try await s3.get(key: prefix + "/index-pixabay-p1.html"), as: UTF8.self)
+        #expect(first.contains("<a href=\"index-pixabay-p1.html\">"))
+        #expect(pixabay.contains("<img src=\"cache/"))
+        #expect(pixabay.contains("<a href=\"index-launches-p1.html\" rel=\"prev\">previous: launches page 1</a>"))
+        #expect(pixabay.contains("<a href=\"index.html\">contact sheet</a>"))
+
+        // Twice more: the first rerun lists the pages again (their images read fresh); the
+        // second uploads index.html and no other page.
+        #expect(try await run(arguments, tmp: tmp, extra: ["PIXABAY_KEY": "demo"]).status == 0)
+        func written() async throws -> [String: String] {
+            var found: [String: String] = [:]
+            try await s3.listAll(prefix: prefix + "/index") { found[String($0.key.dropFirst(prefix.count + 1))] = $0.lastModified }
+            return found
+        }
+        let before = try await written()
+        try await Task.sleep(nanoseconds: 1_100_000_000)  // Last-Modified has whole seconds
+        #expect(try await run(arguments, tmp: tmp, extra: ["PIXABAY_KEY": "demo"]).status == 0)
+        let after = try await written()
+        #expect(after.keys.sorted() == before.keys.sorted())
+        #expect(after.keys.filter { after[$0] != before[$0] } == ["index.html"])
     }
 }

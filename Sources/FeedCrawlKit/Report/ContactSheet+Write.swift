@@ -1,0 +1,247 @@
+import FeedCrawlStorage
+import FeedCrawlSupport
+import FoundationEssentials
+
+/// Writing the sheet of an archive through its backend, rewriting only the pages whose content
+/// changed.
+extension ContactSheet {
+    /// The version of what `render` makes: a release that renders pages differently raises it,
+    /// so that its first run rewrites every page (it is part of every fingerprint).
+    static let rendererVersion = 1
+
+    /// Where the fingerprints of the pages are kept: `OUT/.sheet.json` (kind `.state`).
+    static let stateHandle = FileHandle(.state, ".sheet.json")!
+
+    /// Largest state read (64 MiB; 10,000 feed pages take about 1.1 MB).
+    static let maxStateBytes: Int64 = 64 << 20
+
+    /// What saves are gathered into one `saveAll` before it is sent: at most this many bytes.
+    static let batchBytes = 16 << 20
+
+    /// The fingerprints of the sheet pages a run wrote (`OUT/.sheet.json`): for each feed page's
+    /// sheet page (by its first part's name), the fingerprint of what it shows and how many
+    /// parts it has. A page whose fingerprint is unchanged, and whose parts are all there, is not
+    /// rendered again.
+    struct State: Codable, Equatable, Sendable {
+        /// What the state keeps of one feed page's sheet page.
+        struct Page: Codable, Equatable, Sendable {
+            /// `ContactSheet.fingerprint` of what the page shows (64 hex digits).
+            var fingerprint: String
+            /// Its parts (at least 1).
+            var parts: Int
+        }
+
+        /// The state's own format (1).
+        var format = 1
+        /// Each feed page's sheet page, by its first part's name; default none.
+        var pages: [String: Page] = [:]
+
+        /// The state as saved (sorted keys, one line).
+        func encoded() throws -> [UInt8] {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            return Array(try encoder.encode(self)) + [0x0A]
+        }
+
+        /// The state in `bytes`, or nil when it is not one (damaged, another format): every page
+        /// is then rendered again.
+        static func decode(_ bytes: [UInt8]) -> State? {
+            guard let state = try? JSONDecoder().decode(State.self, from: Data(bytes)), state.format == 1 else { return nil }
+            return state
+        }
+    }
+
+    /// What `write` did.
+    struct Written: Sendable, Equatable {
+        /// Feed pages on the sheet.
+        var pages = 0
+        /// Feed pages rendered (their fingerprint changed, or a part was missing).
+        var rendered = 0
+        /// Files saved, in order (`index.html` last).
+        var saved: [String] = []
+        /// Files removed: pages no feed page of the archive has now (an earlier sheet's, an
+        /// earlier release's `index-<n>.html`), and staged bodies a killed run left.
+        var removed: [String] = []
+    }
+
+    /// The fingerprint of the sheet page of `page` between `previous` and `next`: everything its
+    /// parts show that can change while the page's groups' lines do not (a group's lines never
+    /// change once written, so its number stands for them): each group's number, whether it was
+    /// listed again since it was written (its images then read `fresh`), whether the last run
+    /// listed it (faded or not) and which of its items a newer listing took (shadowed); the
+    /// neighbours' source and page (the links at the top and bottom); the link base, whether the
+    /// source is credited as Pixabay's, the page bounds and `rendererVersion`.
+    ///
+    /// A group's `lastListed` itself is not part of it: a warm rerun lists every settled group
+    /// again, and the page shows only the two facts above that depend on it.
+    func fingerprint(_ page: FeedPage, previous: FeedPage?, next: FeedPage?) -> String {
+        func key(_ page: FeedPage?) -> String {
+            guard let page else { return "-" }
+            return "\(page.source.utf8.count):\(page.source) \(page.page)"
+        }
+        var text = "feedcrawl contact sheet \(Self.rendererVersion)\n"
+        text += "links \(linkBase.utf8.count):\(linkBase)\n"
+        text += "pixabay \(pixabaySources.contains(page.source) ? 1 : 0)\n"
+        text += "bounds \(pageItems) \(pageBytes)\n"
+        text += "page " + key(page) + "\nprevious " + key(previous) + "\nnext " + key(next) + "\n"
+        for entry in page.groups {
+            text += "group \(entry.number) relisted \(entry.relisted ? 1 : 0) faded \(isFaded(entry) ? 1 : 0) shadowed"
+            for position in entry.shadowed ?? [] { text += " \(position)" }
+            text += "\n"
+        }
+        return SHA256.hex(Array(text.utf8))
+    }
+
+    /// Writes the contact sheet of `repository` (its committed group table) and `run` (the
+    /// record its header shows; `repository.root.run` after a commit) through `backend`, links
+    /// starting with `linkBase` (`--public-url`; default empty: relative), pages of at most
+    /// `pageItems` items (default `itemsPerPage`) and `pageBytes` bytes of tiles (default
+    /// `tileBytesPerPage`). `pagesSaved` (default none) is called once the changed pages are
+    /// saved, before the state and `index.html` (`CrawlCheckpoint.sheetPagesSaved`).
+    ///
+    /// Only the sheet pages whose fingerprint (`fingerprint`) differs from the one `OUT/.sheet.json`
+    /// keeps, or one of whose parts is not there, are rendered (each group's items read with one
+    /// ranged load) and saved; `index.html` is saved every time (it holds the run's time). The
+    /// order keeps every state a killed run leaves safe:
+    /// 1. the state without the pages about to be rewritten (so that it never vouches for a
+    ///    page a killed run changed), when it named one of them;
+    /// 2. the pages, each whole (`Backend.save`), a batch at a time (`saveAll`);
+    /// 3. the new state;
+    /// 4. `index.html`;
+    /// 5. the pages no feed page has now, and staged bodies a killed run left, removed.
+    /// A state that is missing or damaged only costs rendering every page again.
+    /// Throws the first error (nothing after it is saved).
+    @discardableResult
+    static func write(
+        repository: Repository, run: RunRecord?, backend: any Backend, linkBase: String = "",
+        pageItems: Int = itemsPerPage, pageBytes: Int = tileBytesPerPage, pagesSaved: (@Sendable () -> Void)? = nil
+    ) async throws -> Written {
+        let sheet = ContactSheet(run: run, linkBase: Self.linkBase(linkBase), pageItems: pageItems, pageBytes: pageBytes)
+        let pages = feedPages(repository.table)
+        let names = pages.map(\.name)
+        let fingerprints = pages.indices.map { index in
+            sheet.fingerprint(
+                pages[index], previous: index > 0 ? pages[index - 1] : nil, next: index + 1 < pages.count ? pages[index + 1] : nil)
+        }
+        let old = await loadState(backend)
+        var present = Set<String>()
+        var leftovers: [FileHandle] = []
+        try await backend.list(.sheet, prefix: "") { page in
+            for info in page {
+                if info.handle.isPartial { leftovers.append(info.handle) } else { present.insert(info.handle.name) }
+            }
+        }
+
+        var state = State()
+        var render: [Int] = []
+        for index in pages.indices {
+            let name = names[index]
+            if let kept = old?.pages[name], kept.fingerprint == fingerprints[index], kept.parts >= 1,
+               (1...kept.parts).allSatisfy({ present.contains(pageName(source: pages[index].source, page: pages[index].page, part: $0)) }) {
+                state.pages[name] = kept
+            } else {
+                render.append(index)
+            }
+        }
+        var written = Written(pages: pages.count, rendered: render.count)
+        if var interim = old, render.contains(where: { interim.pages[names[$0]] != nil }) {
+            for index in render { interim.pages.removeValue(forKey: names[index]) }
+            try await backend.save(stateHandle, bytes: try interim.encoded(), options: SaveOptions())
+        }
+
+        var batch: [SaveRequest] = []
+        var batchSize = 0
+        func send() async throws {
+            guard !batch.isEmpty else { return }
+            let errors = await backend.saveAll(batch)
+            if let error = errors.compactMap({ $0 }).first { throw error }
+            written.saved += batch.map(\.handle.name)
+            batch.removeAll()
+            batchSize = 0
+        }
+        var firstTiles: Tiles?
+        for index in render {
+            let page = pages[index]
+            let tiles = sheet.tiles(of: page, items: try await items(of: page, in: repository))
+            if index == 0 { firstTiles = tiles }
+            let parts = sheet.parts(tiles)
+            for part in 1...parts.count {
+                let html = sheet.render(
+                    tiles, part: part, parts: parts, previous: index > 0 ? pages[index - 1] : nil,
+                    next: index + 1 < pages.count ? pages[index + 1] : nil)
+                let name = pageName(source: page.source, page: page.page, part: part)
+                guard let handle = FileHandle(.sheet, name) else {
+                    throw BackendError(.refused, "save", location: name, reason: "not a name of a sheet page")
+                }
+                batch.append(SaveRequest(handle, body: .bytes(Array(html.utf8))))
+                batchSize += html.utf8.count
+                if batch.count >= max(2, 2 * backend.properties.connections) || batchSize >= batchBytes { try await send() }
+            }
+            state.pages[names[index]] = State.Page(fingerprint: fingerprints[index], parts: parts.count)
+        }
+        try await send()
+        pagesSaved?()
+        if old != state || !render.isEmpty {
+            try await backend.save(stateHandle, bytes: try state.encoded(), options: SaveOptions())
+        }
+
+        if firstTiles == nil, let first = pages.first {
+            firstTiles = sheet.tiles(of: first, items: try await items(of: first, in: repository))
+        }
+        let index = sheet.renderIndex(pages, first: firstTiles, generatedAt: repository.root.generatedAt)
+        try await backend.save(FileHandle(.sheet, fileName)!, bytes: Array(index.utf8), options: SaveOptions())
+        written.saved.append(fileName)
+
+        var kept = Set([fileName])
+        for (index, page) in pages.enumerated() {
+            for part in 1...(state.pages[names[index]]?.parts ?? 1) {
+                kept.insert(pageName(source: page.source, page: page.page, part: part))
+            }
+        }
+        for name in present.subtracting(kept).sorted() {
+            guard let handle = FileHandle(.sheet, name) else { continue }
+            try await backend.remove(handle)
+            written.removed.append(name)
+        }
+        for handle in leftovers {
+            try await backend.remove(handle)
+            written.removed.append(handle.name)
+        }
+        return written
+    }
+
+    /// The effective items of each of `page`'s groups, in id order.
+    static func items(of page: FeedPage, in repository: Repository) async throws -> [[ManifestItem]] {
+        var items: [[ManifestItem]] = []
+        for entry in page.groups {
+            items.append(try await repository.items(of: entry).sorted { ManifestItem.compareIDs($0.id, $1.id) < 0 })
+        }
+        return items
+    }
+
+    /// The state a run saved, or nil when there is none or it cannot be read.
+    static func loadState(_ backend: any Backend) async -> State? {
+        guard let bytes = try? await backend.load(stateHandle, range: nil, maxBytes: maxStateBytes) else { return nil }
+        return State.decode(bytes)
+    }
+}
+
+extension ContactSheet {
+    /// `write` (with the default page bounds; `pagesSaved` as there) in a task of its own, so that a run stopped by a
+    /// signal still writes the sheet of what it committed; its failure as the run's message,
+    /// `cannot write the contact sheet: …`, or nil when it was written.
+    static func writeReporting(
+        repository: Repository, run: RunRecord?, backend: any Backend, linkBase: String,
+        pagesSaved: (@Sendable () -> Void)? = nil
+    ) async -> String? {
+        let task = Task { () async -> String? in
+            do {
+                try await write(repository: repository, run: run, backend: backend, linkBase: linkBase, pagesSaved: pagesSaved)
+                return nil
+            } catch {
+                return "cannot write the contact sheet: \(error)"
+            }
+        }
+        return await task.value
+    }
+}
