@@ -127,8 +127,10 @@ extension Backend {
 package struct BackendProperties: Sendable, Equatable {
     /// Saves worth running at once (`saveAll`): 1 for a folder, 16 for an object store.
     package var connections: Int
-    /// How many staged bodies may wait for their save before writers should wait (a store that
-    /// stages in a spool folder bounds the spool so); nil: no bound (a folder stages in place).
+    /// How many staged bodies may wait for their save before writers should wait: each holds an
+    /// open file (a folder's `.part`, an object store's spool file), so a store slower than the
+    /// downloads must hold them back rather than run out of file descriptors (256 for a folder,
+    /// 64 for an object store); nil: no bound (memory).
     package var maxWaitingStaged: Int?
     /// Whether a save can fail for lack of room on a device this process shares with what it
     /// must still write (a local folder): a run then reserves room for its final writes.

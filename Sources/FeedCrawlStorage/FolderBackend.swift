@@ -65,7 +65,7 @@ final class FolderBackend: Backend {
     }
 
     var properties: BackendProperties {
-        BackendProperties(connections: 1, maxWaitingStaged: nil, canFillUp: true)
+        BackendProperties(connections: 1, maxWaitingStaged: 256, canFillUp: true)
     }
 
     /// Room on OUT's device, under `handle` (a `.state` name: `.manifest-reserve`).
