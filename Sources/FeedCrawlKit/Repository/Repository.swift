@@ -53,11 +53,14 @@ final class Repository: @unchecked Sendable {
 
     // MARK: Opening
 
-    /// Opens the archive whose root is `state`'s (`""`: OUT's).
+    /// Opens the archive whose root is `state`'s (`""`: OUT's). A damaged root with no whole copy
+    /// to fall back on and no group to rebuild from (segments, journal files) throws its
+    /// `DamagedRoot`: it is not taken for an empty archive.
     static func open(_ backend: any Backend, state: String = "") async throws -> Repository {
         let handle = rootHandle(state: state)
         var notes: [String] = []
         var root: RepositoryRoot?
+        var damaged: DamagedRoot?
         do {
             let bytes = try await backend.load(handle, range: nil, maxBytes: maxRootBytes)
             switch try RepositoryRoot.decode(bytes) {
@@ -69,6 +72,7 @@ final class Repository: @unchecked Sendable {
             root = nil
         } catch let damage as DamagedRoot {
             notes.append("\(backend.location(handle)) is damaged (\(damage)); using the newest whole copy in archive/roots/")
+            damaged = damage
             root = nil
         }
         let copies = try await rootCopies(backend, state: state)
@@ -88,6 +92,7 @@ final class Repository: @unchecked Sendable {
         }
         repository.notes = notes
         try await repository.adoptJournal()
+        if let damaged, root == nil, repository.adopted == 0 { throw damaged }
         return repository
     }
 
