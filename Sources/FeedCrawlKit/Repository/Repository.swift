@@ -422,7 +422,9 @@ final class Repository: @unchecked Sendable {
         var retired = next.retired
         for name in root.archiveFiles.subtracting(next.archiveFiles) { retired[name] = next.generation }
         let shardFiles = try await shardNames()
-        let doomed = retired.filter { next.generation - $0.value >= UInt64(Self.keptRoots) && !shardFiles.contains($0.key) }
+        // Retired at generation r, a file was last named by r - 1; the kept copies are the last
+        // `keptRoots` generations, so none names it once generation r - 1 + keptRoots is written.
+        let doomed = retired.filter { next.generation + 1 - $0.value >= UInt64(Self.keptRoots) && !shardFiles.contains($0.key) }
         for name in doomed.keys { retired.removeValue(forKey: name) }
         next.retired = retired
         try await saveRoot(next)
