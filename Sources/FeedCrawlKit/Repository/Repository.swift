@@ -406,6 +406,9 @@ final class Repository: @unchecked Sendable {
                 committedEviction = (plan.files.count, plan.bytes, plan.overCap)
                 total -= plan.bytes
                 count -= plan.files.count
+                // The run record says what `--cache-max` took (`feedcrawl manifest` shows it).
+                next.run?.evicted = plan.files.count
+                next.run?.evictedBytes = plan.bytes
             }
             next.totals.files = count
             next.totals.bytes = total
