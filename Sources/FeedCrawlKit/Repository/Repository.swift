@@ -345,9 +345,10 @@ final class Repository: @unchecked Sendable {
     /// the root itself; then archive files no kept root names are removed. `run` is the run
     /// record the root keeps; `files` and `bytes` the referenced files' count and bytes.
     ///
-    /// With `capBytes` (`--cache-max`), groups not listed since `protectedSince` (ms: this work's
-    /// start) leave the archive, least recently listed first, until the files it names fit; their
-    /// files no other group names are removed once the root no longer names them.
+    /// With `capBytes` (`--cache-max`), groups this work did not list (neither written nor listed
+    /// again by it, nor listed between `protectedSince`, ms: this work's start, and
+    /// `generatedAt`) leave the archive, least recently listed first, until the files it names
+    /// fit; their files no other group names are removed once the root no longer names them.
     func commit(
         journal: RunJournal?, run: RunRecord?, generatedAt: Date, capBytes: Int64? = nil, protectedSince: Int64 = 0
     ) async throws -> Committed {
@@ -400,7 +401,10 @@ final class Repository: @unchecked Sendable {
                 total += Int64(entry.bytes)
             }
             if let capBytes, total > capBytes {
-                let plan = try await evict(files, table: &table, total: total, capBytes: capBytes, protectedSince: protectedSince)
+                let until = Int64((generatedAt.timeIntervalSince1970 * 1000).rounded(.up))
+                let plan = try await evict(
+                    files, table: &table, total: total, capBytes: capBytes, protected: mine,
+                    listedBetween: protectedSince...max(protectedSince, until))
                 lock.withLock { groupTable.remove(Set(plan.groups)) }
                 evicted = plan.files
                 committedEviction = (plan.files.count, plan.bytes, plan.overCap)
@@ -592,16 +596,19 @@ extension Repository {
         var overCap = false
     }
 
-    /// Plans `--cache-max`: the groups not listed since `protectedSince`, least recently listed
-    /// first (then oldest fetch), leave until the files the archive names (`total` bytes, by the
-    /// file index `files`) fit under `capBytes`. A file goes with its group only when that group
-    /// holds its newest record (an older listing of it going first changes nothing). Reads only
-    /// the groups that go.
+    /// Plans `--cache-max`: the groups this work did not list (not in `protected`, and not listed
+    /// within `listedBetween`, this work's time in ms), least recently listed first (then oldest
+    /// fetch), leave until the files the archive names (`total` bytes, by the file index `files`)
+    /// fit under `capBytes`. A group an earlier run listed "later" than this work (the clock was
+    /// set back since) is not this work's: it may go. A file goes with its group only when that
+    /// group holds its newest record (an older listing of it going first changes nothing). Reads
+    /// only the groups that go.
     func evict(
-        _ files: LoadedIndex, table: inout GroupTable, total: Int64, capBytes: Int64, protectedSince: Int64
+        _ files: LoadedIndex, table: inout GroupTable, total: Int64, capBytes: Int64, protected: Set<UInt32>,
+        listedBetween: ClosedRange<Int64>
     ) async throws -> EvictionPlan {
         var plan = EvictionPlan()
-        let candidates = table.entries.filter { $0.lastListed < protectedSince }
+        let candidates = table.entries.filter { !protected.contains($0.number) && !listedBetween.contains($0.lastListed) }
             .sorted { ($0.lastListed, $0.oldestFetch ?? 0, $0.number) < ($1.lastListed, $1.oldestFetch ?? 0, $1.number) }
         guard !candidates.isEmpty else {
             plan.overCap = true
