@@ -325,6 +325,33 @@ final class Repository: @unchecked Sendable {
         }
     }
 
+    /// Takes out of the counts the earlier copies of the items this work listed more than once
+    /// (`keys`: the item index entries of the groups it wrote): a feed that shifted while the
+    /// run paged through it lists an item on two pages, a converted manifest may name one twice.
+    /// The listing the index keeps (the later group, the later place) wins, as a later run's
+    /// does (`shadowEarlier`); the others are shadowed. Reads only the groups that hold repeats.
+    func shadowRepeats(_ keys: [IndexEntry]) async throws {
+        let sorted = keys.sorted { ($0.key, $0.group, $0.item) < ($1.key, $1.group, $1.item) }
+        var start = 0
+        while start < sorted.count {
+            var end = start + 1
+            while end < sorted.count, sorted[end].key == sorted[start].key { end += 1 }
+            defer { start = end }
+            guard end - start > 1, let winner = table.entry(sorted[end - 1].group) else { continue }
+            let kept = try await rawItems(winner)
+            guard sorted[end - 1].item < kept.count else { continue }
+            let item = kept[sorted[end - 1].item]
+            for earlier in sorted[start..<(end - 1)] {
+                guard let entry = table.entry(earlier.group) else { continue }
+                let raw = try await rawItems(entry)
+                guard earlier.item < raw.count, raw[earlier.item].source == item.source, raw[earlier.item].id == item.id
+                else { continue }
+                let old = raw[earlier.item]
+                lock.withLock { groupTable.update(earlier.group) { _ = $0.shadow(earlier.item, item: old) } }
+            }
+        }
+    }
+
     /// What a commit did.
     struct Committed: Sendable {
         var root: RepositoryRoot
@@ -363,6 +390,7 @@ final class Repository: @unchecked Sendable {
             newItemKeys += group.itemKeys
             newFileKeys += group.fileKeys
         }
+        try await shadowRepeats(written.flatMap(\.itemKeys))
         _ = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
         let mine = numbers.union(lock.withLock { relisted })
