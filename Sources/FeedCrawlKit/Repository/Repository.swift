@@ -200,11 +200,12 @@ final class Repository: @unchecked Sendable {
     // MARK: Reading
 
     /// The items of `entry` as they read now: `page` its page, `lastSeen` the start of the last
-    /// run that listed it, `downloaded`/`revalidated` read as `fresh` once it was listed again.
-    /// Shadowed items (a newer group lists them) are left out unless `shadowed`.
+    /// run that listed it (none for a group converted from items an earlier release recorded
+    /// without one: listed at 0), `downloaded`/`revalidated` read as `fresh` once it was listed
+    /// again. Shadowed items (a newer group lists them) are left out unless `shadowed`.
     func items(of entry: GroupEntry, shadowed: Bool = false) async throws -> [ManifestItem] {
         let raw = try await rawItems(entry)
-        let seen = Date(timeIntervalSince1970: Double(entry.lastListed / 1000))
+        let seen = entry.lastListed > 0 ? Date(timeIntervalSince1970: Double(entry.lastListed / 1000)) : nil
         var out: [ManifestItem] = []
         out.reserveCapacity(raw.count)
         for (position, var item) in raw.enumerated() {
