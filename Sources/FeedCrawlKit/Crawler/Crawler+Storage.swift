@@ -65,11 +65,15 @@ extension Crawler {
         try? await backend.remove(unfinishedHandle(state: state))
     }
 
-    /// After a run that did not finish: removes the staged bodies it left and the images no group
-    /// names (stored, then never journaled). One listing of the images; returns how many went.
+    /// After a run that did not finish: removes the staged bodies it left, of every kind (images,
+    /// the root's, the contact sheet's, journal files', kept pages'), and the images no group
+    /// names (stored, then never journaled). One listing of each kind; returns how many went.
     static func sweep(_ backend: any Backend, repository: Repository) async -> Int {
         var listed: [FileHandle] = []
         try? await backend.list(.image, prefix: "") { page in listed += page.map(\.handle) }
+        for kind in [FileKind.state, .sheet, .archive, .page] {
+            try? await backend.list(kind, prefix: "") { page in listed += page.map(\.handle).filter(\.isPartial) }
+        }
         var removed = 0
         for handle in listed {
             let named = handle.isPartial ? false : ((try? await repository.names(handle)) ?? true)
