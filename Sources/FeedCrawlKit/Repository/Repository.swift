@@ -353,6 +353,25 @@ final class Repository: @unchecked Sendable {
         }
     }
 
+    /// Shadows the placeholders of the earlier listings of the pages `written` lists again: an
+    /// element a feed page listed without a usable id is recorded under its place on the page
+    /// (`FeedItem.isSyntheticID`, no image), and a new listing of the page lists whatever is there
+    /// now (the element whole, under its id, or a placeholder again). Reads only the earlier
+    /// groups of those pages that hold a rejected item (a placeholder is one).
+    func supersedePlaceholders(_ written: [GroupEntry], except: Set<UInt32>) async throws {
+        let pages = Set(written.map { $0.source + "\u{1F}" + String($0.page) })
+        guard !pages.isEmpty else { return }
+        for entry in table.entries where !except.contains(entry.number)
+            && (entry.counts[ItemStatus.rejected.rawValue] ?? 0) > 0
+            && pages.contains(entry.source + "\u{1F}" + String(entry.page)) {
+            let raw = try await rawItems(entry)
+            for (position, item) in raw.enumerated()
+            where item.images.isEmpty && FeedItem.isSyntheticID(item.id) && !entry.isShadowed(position) {
+                lock.withLock { groupTable.update(entry.number) { _ = $0.shadow(position, item: item) } }
+            }
+        }
+    }
+
     /// What a commit did.
     struct Committed: Sendable {
         var root: RepositoryRoot
@@ -392,6 +411,7 @@ final class Repository: @unchecked Sendable {
             newFileKeys += group.fileKeys
         }
         try await shadowRepeats(written.flatMap(\.itemKeys))
+        try await supersedePlaceholders(written.map(\.entry), except: numbers)
         _ = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
         let mine = numbers.union(lock.withLock { relisted })
