@@ -390,7 +390,8 @@ final class Repository: @unchecked Sendable {
     /// Ends a run: the groups `journal` wrote join the table (shadowing the earlier copies of
     /// their items), the index deltas and the table are saved, then a copy of the new root and
     /// the root itself; then archive files no kept root names are removed. `run` is the run
-    /// record the root keeps; `files` and `bytes` the referenced files' count and bytes.
+    /// record the root keeps (nil: the last one stays); `files` and `bytes` the referenced
+    /// files' count and bytes.
     ///
     /// With `capBytes` (`--cache-max`), groups this work did not list (neither written nor listed
     /// again by it, nor listed between `protectedSince`, ms: this work's start, and
@@ -422,14 +423,15 @@ final class Repository: @unchecked Sendable {
         var next = root
         next.generation += 1
         next.generatedAt = generatedAt
-        next.run = run
+        // A commit without a record of its own (a repair) keeps the last run's.
+        next.run = run ?? root.run
         // The run record counts this work's items and images (the groups it wrote or listed).
         var counts: [String: Int] = [:], images: [String: Int] = [:]
         for totals in listed.values {
             for (status, n) in totals.items where n != 0 { counts[status, default: 0] += n }
             for (status, n) in totals.images where n != 0 { images[status, default: 0] += n }
         }
-        if next.run != nil, next.run?.merge == nil {
+        if run != nil, next.run?.merge == nil {
             next.run?.counts = counts
             next.run?.images = images
         }
@@ -504,6 +506,23 @@ final class Repository: @unchecked Sendable {
         committed.evictedBytes = committedEviction.bytes
         committed.overCap = committedEviction.overCap
         return committed
+    }
+
+    /// Marks the groups holding the newest record of each of `files` (images the store no longer
+    /// holds whole: removed by `manifest --verify --repair`, or missing) as needing work, so that
+    /// the next run lists their pages anew instead of settling them, and fetches those images
+    /// again. Takes effect with the next `commit`. Returns how many groups were marked.
+    @discardableResult
+    func markForRetry(_ files: [FileHandle]) async throws -> Int {
+        let index = try await loadedIndex(.files)
+        var groups = Set<UInt32>()
+        for handle in files {
+            guard let key = CacheKey(file: handle.file), let hit = index.lookup(key.prefix), table.entry(hit.group) != nil
+            else { continue }
+            groups.insert(hit.group)
+        }
+        lock.withLock { for number in groups { groupTable.update(number) { $0.retry = true } } }
+        return groups.count
     }
 
     /// Saves the root's copy in `archive/roots/`, then the root.
