@@ -37,10 +37,14 @@ struct GroupEntry: Codable, Sendable, Equatable {
     /// The most common error texts of its items and images (at most `errorLimit`), with counts:
     /// what `feedcrawl manifest` sums into "common errors" without reading items.
     var errors: [String: Int]?
+    /// Whether a later group holds a newer record of a file one of its images names (the URL
+    /// fetched anew, stored under another name or with other facts): its images then read the
+    /// newest record's file facts (`Repository.items(of:)`). Nil (false) for most groups.
+    var stale: Bool? = nil
 
     enum CodingKeys: String, CodingKey {
         case number = "g", source, page, segment, offset, length, items, digest, recipe, firstListed, lastListed
-        case oldestFetch, retry, counts, images, shadowed, errors
+        case oldestFetch, retry, counts, images, shadowed, errors, stale
     }
 
     /// Error texts kept per group.

@@ -202,9 +202,12 @@ final class Repository: @unchecked Sendable {
     /// The items of `entry` as they read now: `page` its page, `lastSeen` the start of the last
     /// run that listed it (none for a group converted from items an earlier release recorded
     /// without one: listed at 0), `downloaded`/`revalidated` read as `fresh` once it was listed
-    /// again. Shadowed items (a newer group lists them) are left out unless `shadowed`.
+    /// again, an image whose URL a later group stored anew with that record's file facts
+    /// (`GroupEntry.stale`). Shadowed items (a newer group lists them) are left out unless
+    /// `shadowed`.
     func items(of entry: GroupEntry, shadowed: Bool = false) async throws -> [ManifestItem] {
-        let raw = try await rawItems(entry)
+        var raw = try await rawItems(entry)
+        if entry.stale == true { raw = try await newestFacts(raw, of: entry) }
         let seen = entry.lastListed > 0 ? Date(timeIntervalSince1970: Double(entry.lastListed / 1000)) : nil
         var out: [ManifestItem] = []
         out.reserveCapacity(raw.count)
@@ -227,6 +230,50 @@ final class Repository: @unchecked Sendable {
     func item(of entry: GroupEntry, at position: Int) async throws -> ManifestItem? {
         let all = try await items(of: entry, shadowed: true)
         return position < all.count ? all[position] : nil
+    }
+
+    /// `raw` (the items of the stale group `entry`) with each stored image's file facts taken
+    /// from the newest record of its URL when another live group holds it (the file index's), its
+    /// own status and error kept: a later run fetched the URL anew (and the earlier copy, under
+    /// another name, is gone).
+    private func newestFacts(_ raw: [ManifestItem], of entry: GroupEntry) async throws -> [ManifestItem] {
+        let index = try await loadedIndex(.files)
+        var items = raw
+        for position in items.indices {
+            for slot in items[position].images.indices {
+                let image = items[position].images[slot]
+                guard let file = image.file, let key = CacheKey(file: file), let hit = index.lookup(key.prefix),
+                      hit.group != entry.number, let holder = table.entry(hit.group) else { continue }
+                let newer = try await rawItems(holder)
+                guard hit.item < newer.count, hit.image < newer[hit.item].images.count else { continue }
+                let record = newer[hit.item].images[hit.image]
+                guard record.url == image.url, record.file != nil else { continue }
+                var outcome = record.outcome
+                outcome.status = image.status
+                outcome.error = image.error
+                items[position].images[slot].outcome = outcome
+            }
+        }
+        return items
+    }
+
+    /// Marks stale (`GroupEntry.stale`) the live groups outside `except` whose record of a file
+    /// `files` (the index as it was before this work) holds is older than one of `newer` (this
+    /// work's file entries): the same URL stored under another name, or fetched again.
+    private func markStale(_ files: LoadedIndex, newer: [IndexEntry], except: Set<UInt32>) {
+        var stale = Set<UInt32>()
+        for entry in newer {
+            guard let hit = files.lookup(entry.key), !except.contains(hit.group) else { continue }
+            if hit.fileExtension != entry.fileExtension || hit.fetched != entry.fetched || hit.bytes != entry.bytes {
+                stale.insert(hit.group)
+            }
+        }
+        guard !stale.isEmpty else { return }
+        lock.withLock {
+            for number in stale where groupTable.entry(number)?.stale != true {
+                groupTable.update(number) { $0.stale = true }
+            }
+        }
     }
 
     /// The group's item lines as written (a few groups are cached).
@@ -443,6 +490,7 @@ final class Repository: @unchecked Sendable {
             // The files the archive names and their bytes, each once: the file index's newest
             // entries of live groups.
             var files = try await loadedIndex(.files)
+            markStale(files, newer: written.flatMap(\.fileKeys), except: numbers)
             files.add(newFileKeys)
             var table = self.table
             var total: Int64 = 0
