@@ -121,7 +121,7 @@ public final class Crawler: Sendable {
         let shard = configuration.shard
         let journal = RunJournal(
             backend: archive, state: state, started: startedMS,
-            firstNumber: Self.firstGroupNumber(repository.root.nextGroup, shard: shard),
+            firstNumber: Self.firstGroupNumber(max(repository.root.nextGroup, repository.base?.root.nextGroup ?? 0), shard: shard),
             step: UInt32(shard?.count ?? 1))
         let recorder = PageRecorder(journal: journal, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(

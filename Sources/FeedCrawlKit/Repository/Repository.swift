@@ -656,27 +656,41 @@ final class Repository: @unchecked Sendable {
 
 extension Repository {
     /// For a merge: takes a shard's groups into this archive (OUT's own). A group this archive
-    /// does not have joins the table, its items the indexes (as deltas: the shard's segments are
-    /// named, not rewritten), shadowing the earlier copies of its items; one it has (listed again
-    /// by the shard, or absorbed by an earlier merge) takes the shard's later `lastListed`.
+    /// does not have joins the table (under the next free number when its own is another group's
+    /// here), its items the indexes (as deltas: the shard's segments are named, not rewritten),
+    /// shadowing the earlier copies of its items; one it has (the same lines: listed again by the
+    /// shard, or absorbed by an earlier merge) takes the shard's later `lastListed`.
     /// Returns how many groups joined.
     @discardableResult
     func absorb(_ shard: Repository) async throws -> Int {
         var joined = 0
+        // A group this archive has is known by where its lines are (its number may differ: see
+        // below).
+        var places: [String: UInt32] = [:]
+        for mine in table.entries { places[mine.segment + "#" + String(mine.offset)] = mine.number }
         for entry in shard.table.entries {
-            if let mine = table.entry(entry.number) {
+            let place = entry.segment + "#" + String(entry.offset)
+            if let number = places[place], let mine = table.entry(number) {
                 if entry.lastListed > mine.lastListed {
                     lock.withLock {
-                        groupTable.update(entry.number) { $0.relist(at: entry.lastListed) }
-                        relisted.insert(entry.number)
+                        groupTable.update(number) { $0.relist(at: entry.lastListed) }
+                        relisted.insert(number)
                     }
                 }
                 continue
             }
-            let items = try await shard.rawItems(entry)
-            let (itemKeys, fileKeys) = GroupEntry.keys(items, group: entry.number)
-            try await shadowEarlier(itemKeys: itemKeys, items: items, except: [entry.number])
             var copy = entry
+            if table.entry(entry.number) != nil {
+                // The number is another group's here (the shard numbered its groups before this
+                // archive had it: converted from an earlier release's manifest after the shard
+                // ran): the group joins under the next free number.
+                copy.number = max(root.nextGroup, shard.root.nextGroup)
+                root.nextGroup = copy.number &+ 1
+            }
+            let items = try await shard.rawItems(entry)
+            let (itemKeys, fileKeys) = GroupEntry.keys(items, group: copy.number)
+            try await shadowEarlier(itemKeys: itemKeys, items: items, except: [copy.number])
+            places[place] = copy.number
             copy.shadowed = nil
             copy.counts = [:]
             copy.images = [:]
@@ -694,7 +708,7 @@ extension Repository {
                let segment = shard.root.segments.first(where: { $0.name == entry.segment }) ?? shard.adoptedSegments.first(where: { $0.name == entry.segment }) {
                 adoptedSegments.append(segment)
             }
-            root.nextGroup = max(root.nextGroup, entry.number &+ 1)
+            root.nextGroup = max(root.nextGroup, copy.number &+ 1)
             joined += 1
         }
         root.nextGroup = max(root.nextGroup, shard.root.nextGroup)
