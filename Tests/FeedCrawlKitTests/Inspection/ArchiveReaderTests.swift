@@ -11,10 +11,12 @@ import FeedCrawlSupport
 /// earlier release's manifest (and journal) converted first.
 @Suite("ArchiveReader")
 struct ArchiveReaderTests {
+    /// `feedcrawl manifest`'s reader of the OUT `dir`.
     static func open(_ dir: TestDirectory) async throws(ArchiveReader.OpenError) -> ArchiveReader {
         try await ArchiveReader.open(outDirectory: dir.path, objectStore: nil, network: HTTPEngine.Configuration())
     }
 
+    /// Every item `reader` reads, in order.
     static func items(_ reader: ArchiveReader) async throws -> [ManifestItem] {
         var items: [ManifestItem] = []
         try await reader.forEachItem { items.append($0) }

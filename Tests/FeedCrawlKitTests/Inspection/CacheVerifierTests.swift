@@ -35,6 +35,7 @@ struct CacheVerifierTests {
         return (layout, items)
     }
 
+    /// `feedcrawl manifest --verify` of the OUT `dir`.
     static func verify(_ dir: TestDirectory) async throws -> CacheVerification {
         try await verifyCache(dir.path)
     }

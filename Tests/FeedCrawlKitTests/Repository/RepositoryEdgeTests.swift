@@ -10,8 +10,10 @@ import Testing
 /// an image URL a later run stored anew, a merge of a shard that numbered its groups like OUT's,
 /// a damaged root with nothing to fall back on.
 @Suite struct RepositoryEdgeTests {
+    /// The items and runs of `RepositoryTests`.
     typealias Fixture = RepositoryTests
 
+    /// Every item of the archive at `state` (default OUT's), as `forEachItem` reads them.
     static func items(_ backend: any Backend, state: String = "") async throws -> [ManifestItem] {
         var items: [ManifestItem] = []
         try await Repository.open(backend, state: state).forEachItem { items.append($0) }
