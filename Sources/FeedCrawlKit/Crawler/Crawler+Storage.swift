@@ -28,7 +28,9 @@ extension Crawler {
     }
 
     /// Takes OUT's lock: a whole run (or a merge) exclusively; a shard shares OUT's lock with the
-    /// other shards and holds its own part's exclusively. Another holder: `.locked` saying who.
+    /// other shards and holds its own part's exclusively. Another holder: `.locked` with the lock
+    /// file's path when it is a file on this machine (the command names the pid it records),
+    /// else `.leaseHeld` with what the store says of the holder (`s3://…/.lock is held by …`).
     static func lock(_ backend: any Backend, shard: Shard?) async throws(SetupError) -> [any BackendLock] {
         let holder = leaseHolder()
         var taken: [any BackendLock] = []
@@ -38,7 +40,8 @@ extension Crawler {
                 taken.append(try await backend.lock(handle, mode: mode, holder: holder))
             } catch {
                 for lock in taken { await lock.release() }
-                throw error.kind == .lockHeld ? .locked(error.reason) : .output(error.description)
+                guard error.kind == .lockHeld else { throw .output(error.description) }
+                throw FileIO.exists(error.location) ? .locked(error.location) : .leaseHeld("\(error.location) is \(error.reason)")
             }
         }
         guard let shard else {
@@ -73,11 +76,15 @@ extension Crawler {
         try? await backend.remove(unfinishedHandle(state: state))
     }
 
-    /// After a run that did not finish: removes the staged bodies it left and the images no group
-    /// names (stored, then never journaled). One listing of the images; returns how many went.
+    /// After a run that did not finish: removes the staged bodies it left, of every kind (images,
+    /// the root's, the contact sheet's, journal files', kept pages'), and the images no group
+    /// names (stored, then never journaled). One listing of each kind; returns how many went.
     static func sweep(_ backend: any Backend, repository: Repository) async -> Int {
         var listed: [FileHandle] = []
         try? await backend.list(.image, prefix: "") { page in listed += page.map(\.handle) }
+        for kind in [FileKind.state, .sheet, .archive, .page] {
+            try? await backend.list(kind, prefix: "") { page in listed += page.map(\.handle).filter(\.isPartial) }
+        }
         var removed = 0
         for handle in listed {
             let named = handle.isPartial ? false : ((try? await repository.names(handle)) ?? true)

@@ -70,12 +70,17 @@ public final class Crawler: Sendable {
     /// journaled as they finish; at the end the archive is committed (tables, then the root),
     /// what it no longer names is removed, and the contact sheet is written. A lock lost while
     /// the run goes on stops it.
+    ///
+    /// The archive's own files (the lock, the journal, the tables and the root) go through a
+    /// stack without `--deadline` (`openBackend`): the
+    /// deadline stops fetching, and a stack that honours it refuses every operation started
+    /// after it, the closing writes included.
     public func run() async throws -> CrawlReport {
-        let (backend, images) = try Self.openBackend(configuration, policy: policy) { [events] message, detail in
+        let (archive, backend) = try Self.openBackend(configuration, policy: policy) { [events] message, detail in
             events(.storage(message: message, detail: detail))
         }
-        let locks = try await Self.lock(backend, shard: configuration.shard)
-        let crawl = Task { try await self.run(on: backend, images: images) }
+        let locks = try await Self.lock(archive, shard: configuration.shard)
+        let crawl = Task { try await self.run(on: backend, archive: archive) }
         for lock in locks {
             lock.keepHolding { [events = self.events] message in
                 events(.warning(source: "", message: message))
@@ -97,33 +102,33 @@ public final class Crawler: Sendable {
         return report
     }
 
-    /// The run on `backend` (the archive's files) and `images` (the images' saves, bounded by
-    /// `--deadline`), its locks held.
-    private func run(on backend: any Backend, images: any Backend) async throws -> CrawlReport {
+    /// The run on `backend` (images, kept pages: bounded by `--deadline`) and `archive` (the
+    /// archive's own files, without `--deadline`), its locks held.
+    private func run(on backend: any Backend, archive: any Backend) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
         let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
         let state = configuration.shard.map { $0.directory + "/" } ?? ""
-        let repository = try await Self.openRepository(backend, state: state, events: events)
+        let repository = try await Self.openRepository(archive, state: state, events: events)
         if repository.adopted > 0 {
             // What an unfinished run journaled joins the archive now, so that its images are found.
             do {
                 _ = try await repository.commit(journal: nil, run: repository.root.run, generatedAt: Date())
             } catch {
-                throw SetupError.output("cannot store the archive at \(backend.location(Repository.rootHandle(state: state))): \(error)")
+                throw SetupError.output("cannot store the archive at \(archive.location(Repository.rootHandle(state: state))): \(error)")
             }
         }
         if configuration.shard != nil, repository.base == nil {
             // A shard reuses what OUT's own archive holds (plain runs', earlier merges').
-            repository.base = try? await Repository.open(backend, state: "")
+            repository.base = try? await Repository.open(archive, state: "")
         }
-        let storage = try Self.makeStorage(backend, configuration: configuration, events: events)
+        let storage = try Self.makeStorage(archive, configuration: configuration, events: events)
         // A run that did not finish (killed) may have left images no group names and staged
         // bodies: the marker says so, and this run sweeps them at its end.
-        let unfinished = try await Self.markUnfinished(backend, state: state)
+        let unfinished = try await Self.markUnfinished(archive, state: state)
         let shard = configuration.shard
         let journal = RunJournal(
-            backend: backend, state: state, started: startedMS,
-            firstNumber: Self.firstGroupNumber(repository.root.nextGroup, shard: shard),
+            backend: archive, state: state, started: startedMS,
+            firstNumber: Self.firstGroupNumber(max(repository.root.nextGroup, repository.base?.root.nextGroup ?? 0), shard: shard),
             step: UInt32(shard?.count ?? 1))
         let recorder = PageRecorder(journal: journal, runStarted: started, events: events)
         let engine = try HTTPEngine(configuration: .init(
@@ -133,7 +138,7 @@ public final class Crawler: Sendable {
         let redactor = SecretRedactor(secrets: configuration.sources.flatMap(\.secrets))
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
-            engine: engine, backend: images, settings: pipelineSettings(), archive: repository, recorder: recorder,
+            engine: engine, backend: backend, settings: pipelineSettings(), archive: repository, recorder: recorder,
             storage: storage, events: events)
 
         let deadlineReached = Locked(false)
@@ -156,70 +161,75 @@ public final class Crawler: Sendable {
         }
         let cancelled = Task.isCancelled
         let deadline = deadlineReached.withLock { $0 }
-        storage.releaseForFinalWrite()
-        await pipeline.finish()
+        // The end runs whole even when the run was cancelled (a signal): what was done is
+        // committed. A task of its own does not inherit the cancellation.
+        let end = Task { () async -> CrawlReport in
+            storage.releaseForFinalWrite()
+            await pipeline.finish()
 
-        let finished = Date()
-        var run = RunRecord(
-            startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
-            bytes: pipeline.downloadedBytes, sources: reports.map(\.summary))
-        if deadline { run.deadlineReached = true }
-        if cancelled { run.interrupted = true }
-        run.shard = shard?.description
-        configuration.checkpoint?(.outcomesJournaled)
-        // The end (`Repository.commit`): the run's groups join the table, the indexes and the
-        // table are saved, then the root; a failure leaves the journal for the next run.
-        var committed: Repository.Committed?
-        var commitProblem: String?
-        do {
-            // `--cache-max` is planned only when the archive and this run's downloads together
-            // could exceed it, and never in a shard (the merge evicts: another shard may use the files).
-            let cap = shard == nil && repository.root.totals.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
-                ? configuration.cacheMaxBytes : nil
-            committed = try await repository.commit(
-                journal: journal, run: run, generatedAt: finished, capBytes: cap, protectedSince: startedMS)
-        } catch {
-            commitProblem = "cannot store the archive: \(error)"
+            let finished = Date()
+            var run = RunRecord(
+                startedAt: started, finishedAt: finished, options: RunRecord.redacted(optionsRecord(redactor)),
+                bytes: pipeline.downloadedBytes, sources: reports.map(\.summary))
+            if deadline { run.deadlineReached = true }
+            if cancelled { run.interrupted = true }
+            run.shard = shard?.description
+            configuration.checkpoint?(.outcomesJournaled)
+            // The end (`Repository.commit`): the run's groups join the table, the indexes and the
+            // table are saved, then the root; a failure leaves the journal for the next run.
+            var committed: Repository.Committed?
+            var commitProblem: String?
+            do {
+                // `--cache-max` is planned only when the archive and this run's downloads together
+                // could exceed it, and never in a shard (the merge evicts: another shard may use the files).
+                let cap = shard == nil && repository.root.totals.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
+                    ? configuration.cacheMaxBytes : nil
+                committed = try await repository.commit(
+                    journal: journal, run: run, generatedAt: finished, capBytes: cap, protectedSince: startedMS)
+            } catch {
+                commitProblem = "cannot store the archive: \(error)"
+            }
+            configuration.checkpoint?(.manifestWritten)
+            var removed = 0
+            if committed != nil {
+                // Earlier copies of URLs saved under another name: the new root no longer names them.
+                for handle in pipeline.replacedFiles where (try? await archive.remove(handle)) != nil { removed += 1 }
+                if unfinished, shard == nil { removed += await Self.sweep(archive, repository: repository) }
+                await Self.markFinished(archive, state: state)
+            }
+            // The contact sheet of the committed archive (a shard writes none: the merge does).
+            var sheetProblem: String?
+            if let committed, shard == nil {
+                let checkpoint = configuration.checkpoint
+                sheetProblem = await ContactSheet.writeReporting(
+                    repository: repository, run: committed.root.run, backend: archive,
+                    linkBase: configuration.publicURL ?? "", pagesSaved: { checkpoint?(.sheetPagesSaved) })
+            }
+            let problems = [storage.problem, commitProblem].compactMap { $0 }
+            let listed = committed?.listed ?? [:]
+            var report = CrawlReport(
+                startedAt: started, finishedAt: finished, counts: Self.counts(listed.values.map(\.items)),
+                bytesDownloaded: pipeline.downloadedBytes, sources: reports,
+                storageProblem: problems.isEmpty ? recorder.journalProblem : problems.joined(separator: "; "),
+                cancelled: cancelled, manifestPath: backend.location(Repository.rootHandle(state: state)))
+            report.imageCounts = Self.counts(listed.values.map(\.images))
+            report.runBySource = listed.mapValues(Self.statusCounts)
+            report.manifestBySource = (committed?.root.totals.sources ?? [:]).mapValues(Self.statusCounts)
+            report.shard = shard
+            report.contactSheetProblem = sheetProblem
+            report.deadlineReached = deadline
+            report.orphansRemoved = removed
+            report.evictedFiles = committed?.evictedFiles ?? 0
+            report.evictedBytes = committed?.evictedBytes ?? 0
+            report.overCacheMax = committed?.overCap ?? false
+            report.cacheBytes = committed?.root.totals.bytes ?? 0
+            report.cacheFiles = committed?.root.totals.files ?? 0
+            report.sourceNames = configuration.sources.map(\.name)
+            report.peakWaiting = pipeline.peakWaiting
+            report.uploads = backend.properties.canFillUp ? nil : pipeline.savedFiles
+            return report
         }
-        configuration.checkpoint?(.manifestWritten)
-        var removed = 0
-        if committed != nil {
-            // Earlier copies of URLs saved under another name: the new root no longer names them.
-            for handle in pipeline.replacedFiles where (try? await backend.remove(handle)) != nil { removed += 1 }
-            if unfinished, shard == nil { removed += await Self.sweep(backend, repository: repository) }
-            await Self.markFinished(backend, state: state)
-        }
-        // The contact sheet of the committed archive (a shard writes none: the merge does).
-        var sheetProblem: String?
-        if let committed, shard == nil {
-            let checkpoint = configuration.checkpoint
-            sheetProblem = await ContactSheet.writeReporting(
-                repository: repository, run: committed.root.run, backend: backend, linkBase: configuration.publicURL ?? "",
-                pagesSaved: { checkpoint?(.sheetPagesSaved) })
-        }
-        let problems = [storage.problem, commitProblem].compactMap { $0 }
-        let listed = committed?.listed ?? [:]
-        var report = CrawlReport(
-            startedAt: started, finishedAt: finished, counts: Self.counts(listed.values.map(\.items)),
-            bytesDownloaded: pipeline.downloadedBytes, sources: reports,
-            storageProblem: problems.isEmpty ? recorder.journalProblem : problems.joined(separator: "; "),
-            cancelled: cancelled, manifestPath: backend.location(Repository.rootHandle(state: state)))
-        report.imageCounts = Self.counts(listed.values.map(\.images))
-        report.runBySource = listed.mapValues(Self.statusCounts)
-        report.manifestBySource = (committed?.root.totals.sources ?? [:]).mapValues(Self.statusCounts)
-        report.shard = shard
-        report.contactSheetProblem = sheetProblem
-        report.deadlineReached = deadline
-        report.orphansRemoved = removed
-        report.evictedFiles = committed?.evictedFiles ?? 0
-        report.evictedBytes = committed?.evictedBytes ?? 0
-        report.overCacheMax = committed?.overCap ?? false
-        report.cacheBytes = committed?.root.totals.bytes ?? 0
-        report.cacheFiles = committed?.root.totals.files ?? 0
-        report.sourceNames = configuration.sources.map(\.name)
-        report.peakWaiting = pipeline.peakWaiting
-        report.uploads = backend.properties.canFillUp ? nil : pipeline.savedFiles
-        return report
+        return await end.value
     }
 
     /// Counts by status text, summed, as `ItemStatus` counts.

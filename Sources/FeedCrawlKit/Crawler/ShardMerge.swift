@@ -131,7 +131,14 @@ public struct ShardMerge: Sendable {
             report.sourceNames.append(summary.source)
         }
         do {
-            let committed = try await main.commit(journal: nil, run: record, generatedAt: record.finishedAt ?? started)
+            // `--cache-max` as a whole run applies it: what the shards' runs listed stays.
+            let since = Int64((record.listedSince.timeIntervalSince1970 * 1000).rounded(.down))
+            let committed = try await main.commit(
+                journal: nil, run: record, generatedAt: record.finishedAt ?? started, capBytes: cacheMaxBytes,
+                protectedSince: since)
+            report.evictedFiles = committed.evictedFiles
+            report.evictedBytes = committed.evictedBytes
+            report.overCacheMax = committed.overCap
             for totals in committed.root.totals.sources.values {
                 for (status, n) in totals.items { if let s = ItemStatus(rawValue: status) { report.counts.items[s, default: 0] += n } }
                 for (status, n) in totals.images { if let s = ItemStatus(rawValue: status) { report.counts.images[s, default: 0] += n } }

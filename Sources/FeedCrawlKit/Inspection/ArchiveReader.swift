@@ -158,9 +158,23 @@ public final class ArchiveReader: @unchecked Sendable {
         try await CacheVerifier.verify(repository, backend: backend)
     }
 
-    /// `CacheVerifier.repair` of the archive's files.
+    /// `CacheVerifier.repair` of the archive's files; then the pages whose items name a file
+    /// removed or missing are marked as needing work (`Repository.markForRetry`, committed), so
+    /// that the next run lists them anew and fetches those images again (a page it would settle
+    /// is not even read). A commit that fails is said in `notRemoved`.
     public func repair(_ result: CacheVerification) async -> (removed: [String], notRemoved: [String]) {
-        await CacheVerifier.repair(result, backend: backend)
+        var outcome = await CacheVerifier.repair(result, backend: backend)
+        let gone = result.problems.filter { [.missing, .corrupt, .incomplete].contains($0.kind) }
+            .compactMap { FileHandle.image(file: $0.file) }
+        guard !gone.isEmpty else { return outcome }
+        do {
+            if try await repository.markForRetry(gone) > 0 {
+                _ = try await repository.commit(journal: nil, run: nil, generatedAt: Date())
+            }
+        } catch {
+            outcome.notRemoved.append("\(manifestPath) (cannot mark the pages of those files to be fetched again: \(error))")
+        }
+        return outcome
     }
 
     /// Releases the lock, if taken. Idempotent.

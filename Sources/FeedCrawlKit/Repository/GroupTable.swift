@@ -43,10 +43,14 @@ struct GroupEntry: Codable, Sendable, Equatable {
     var request: String?
     var fetched: Double?
     var paging: String?
+    /// Whether a later group holds a newer record of a file one of its images names (the URL
+    /// fetched anew, stored under another name or with other facts): its images then read the
+    /// newest record's file facts (`Repository.items(of:)`). Nil (false) for most groups.
+    var stale: Bool? = nil
 
     enum CodingKeys: String, CodingKey {
         case number = "g", source, page, segment, offset, length, items, digest, recipe, firstListed, lastListed
-        case oldestFetch, retry, counts, images, shadowed, errors, request, fetched, paging
+        case oldestFetch, retry, counts, images, shadowed, errors, request, fetched, paging, stale
     }
 
     /// Error texts kept per group.

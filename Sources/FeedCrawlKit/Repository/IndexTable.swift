@@ -52,9 +52,10 @@ struct IndexEntry: Sendable, Equatable {
         return code > 0 && code <= Self.extensions.count ? Self.extensions[code - 1] : nil
     }
 
-    /// Orders by key, then newest group first (the entry that wins comes first).
+    /// Orders by key, then newest group first, then the later place in a group first (the entry
+    /// that wins comes first: a group that lists an item twice keeps its later copy).
     static func precedes(_ a: IndexEntry, _ b: IndexEntry) -> Bool {
-        a.key != b.key ? a.key < b.key : a.group > b.group
+        a.key != b.key ? a.key < b.key : a.group != b.group ? a.group > b.group : a.slot > b.slot
     }
 }
 

@@ -56,11 +56,14 @@ final class Repository: @unchecked Sendable {
 
     // MARK: Opening
 
-    /// Opens the archive whose root is `state`'s (`""`: OUT's).
+    /// Opens the archive whose root is `state`'s (`""`: OUT's). A damaged root with no whole copy
+    /// to fall back on and no group to rebuild from (segments, journal files) throws its
+    /// `DamagedRoot`: it is not taken for an empty archive.
     static func open(_ backend: any Backend, state: String = "") async throws -> Repository {
         let handle = rootHandle(state: state)
         var notes: [String] = []
         var root: RepositoryRoot?
+        var damaged: DamagedRoot?
         do {
             let bytes = try await backend.load(handle, range: nil, maxBytes: maxRootBytes)
             switch try RepositoryRoot.decode(bytes) {
@@ -72,6 +75,7 @@ final class Repository: @unchecked Sendable {
             root = nil
         } catch let damage as DamagedRoot {
             notes.append("\(backend.location(handle)) is damaged (\(damage)); using the newest whole copy in archive/roots/")
+            damaged = damage
             root = nil
         }
         let copies = try await rootCopies(backend, state: state)
@@ -91,6 +95,7 @@ final class Repository: @unchecked Sendable {
         }
         repository.notes = notes
         try await repository.adoptJournal()
+        if let damaged, root == nil, repository.adopted == 0 { throw damaged }
         return repository
     }
 
@@ -196,11 +201,15 @@ final class Repository: @unchecked Sendable {
     // MARK: Reading
 
     /// The items of `entry` as they read now: `page` its page, `lastSeen` the start of the last
-    /// run that listed it, `downloaded`/`revalidated` read as `fresh` once it was listed again.
-    /// Shadowed items (a newer group lists them) are left out unless `shadowed`.
+    /// run that listed it (none for a group converted from items an earlier release recorded
+    /// without one: listed at 0), `downloaded`/`revalidated` read as `fresh` once it was listed
+    /// again, an image whose URL a later group stored anew with that record's file facts
+    /// (`GroupEntry.stale`). Shadowed items (a newer group lists them) are left out unless
+    /// `shadowed`.
     func items(of entry: GroupEntry, shadowed: Bool = false) async throws -> [ManifestItem] {
-        let raw = try await rawItems(entry)
-        let seen = Date(timeIntervalSince1970: Double(entry.lastListed / 1000))
+        var raw = try await rawItems(entry)
+        if entry.stale == true { raw = try await newestFacts(raw, of: entry) }
+        let seen = entry.lastListed > 0 ? Date(timeIntervalSince1970: Double(entry.lastListed / 1000)) : nil
         var out: [ManifestItem] = []
         out.reserveCapacity(raw.count)
         for (position, var item) in raw.enumerated() {
@@ -222,6 +231,30 @@ final class Repository: @unchecked Sendable {
     func item(of entry: GroupEntry, at position: Int) async throws -> ManifestItem? {
         let all = try await items(of: entry, shadowed: true)
         return position < all.count ? all[position] : nil
+    }
+
+    /// `raw` (the items of the stale group `entry`) with each stored image's file facts taken
+    /// from the newest record of its URL when another live group holds it (the file index's), its
+    /// own status and error kept: a later run fetched the URL anew (and the earlier copy, under
+    /// another name, is gone).
+    private func newestFacts(_ raw: [ManifestItem], of entry: GroupEntry) async throws -> [ManifestItem] {
+        var items = raw
+        for position in items.indices {
+            for slot in items[position].images.indices {
+                let image = items[position].images[slot]
+                guard let file = image.file, let key = CacheKey(file: file), let hit = try await lookup(.files, key.prefix),
+                      hit.group != entry.number, let holder = table.entry(hit.group) else { continue }
+                let newer = try await rawItems(holder)
+                guard hit.item < newer.count, hit.image < newer[hit.item].images.count else { continue }
+                let record = newer[hit.item].images[hit.image]
+                guard record.url == image.url, record.file != nil else { continue }
+                var outcome = record.outcome
+                outcome.status = image.status
+                outcome.error = image.error
+                items[position].images[slot].outcome = outcome
+            }
+        }
+        return items
     }
 
     /// The group's item lines as written (a few groups are cached).
@@ -392,8 +425,13 @@ final class Repository: @unchecked Sendable {
     }
 
     /// The files and bytes the archive names once this work's new file entries (`runs`) join:
-    /// each new key replaces the index's newest entry of it (its bytes), or adds a file.
-    private func fileTotals(_ runs: [EntryStream], newCount: Int64, files: Int, bytes: Int64) async throws -> (Int, Int64) {
+    /// each new key replaces the index's newest entry of it (its bytes), or adds a file. Also the
+    /// live groups outside `mine` whose record of a file is older than the new one (the same URL
+    /// stored under another name, or fetched again): they are marked stale (`GroupEntry.stale`).
+    private func fileTotals(_ runs: [EntryStream], newCount: Int64, files: Int, bytes: Int64, mine: Set<UInt32>) async throws
+        -> (files: Int, bytes: Int64, stale: Set<UInt32>)
+    {
+        var stale = Set<UInt32>()
         var files = files, bytes = bytes
         let tables = try await tables(.files)
         let indexed = tables.reduce(Int64(0)) { $0 + $1.count }
@@ -414,12 +452,35 @@ final class Repository: @unchecked Sendable {
             }
             if let earlier, table.entry(earlier.group) != nil {
                 bytes += Int64(entry.bytes) - Int64(earlier.bytes)
+                if !mine.contains(earlier.group),
+                   earlier.fileExtension != entry.fileExtension || earlier.fetched != entry.fetched || earlier.bytes != entry.bytes {
+                    stale.insert(earlier.group)
+                }
             } else {
                 files += 1
                 bytes += Int64(entry.bytes)
             }
         }
-        return (files, bytes)
+        return (files, bytes, stale)
+    }
+
+    /// Shadows the placeholders of the earlier listings of the pages `written` lists again: an
+    /// element a feed page listed without a usable id is recorded under its place on the page
+    /// (`FeedItem.isSyntheticID`, no image), and a new listing of the page lists whatever is there
+    /// now (the element whole, under its id, or a placeholder again). Reads only the earlier
+    /// groups of those pages that hold a rejected item (a placeholder is one).
+    func supersedePlaceholders(_ written: [GroupEntry], except: Set<UInt32>) async throws {
+        let pages = Set(written.map { $0.source + "\u{1F}" + String($0.page) })
+        guard !pages.isEmpty else { return }
+        for entry in table.entries where !except.contains(entry.number)
+            && (entry.counts[ItemStatus.rejected.rawValue] ?? 0) > 0
+            && pages.contains(entry.source + "\u{1F}" + String(entry.page)) {
+            let raw = try await rawItems(entry)
+            for (position, item) in raw.enumerated()
+            where item.images.isEmpty && FeedItem.isSyntheticID(item.id) && !entry.isShadowed(position) {
+                lock.withLock { groupTable.update(entry.number) { _ = $0.shadow(position, item: item) } }
+            }
+        }
     }
 
     /// What a commit did.
@@ -440,11 +501,13 @@ final class Repository: @unchecked Sendable {
     /// Ends a run: the groups `journal` wrote join the table (shadowing the earlier copies of
     /// their items), the index deltas and the table are saved, then a copy of the new root and
     /// the root itself; then archive files no kept root names are removed. `run` is the run
-    /// record the root keeps; `files` and `bytes` the referenced files' count and bytes.
+    /// record the root keeps (nil: the last one stays); `files` and `bytes` the referenced
+    /// files' count and bytes.
     ///
-    /// With `capBytes` (`--cache-max`), groups not listed since `protectedSince` (ms: this work's
-    /// start) leave the archive, least recently listed first, until the files it names fit; their
-    /// files no other group names are removed once the root no longer names them.
+    /// With `capBytes` (`--cache-max`), groups this work did not list (neither written nor listed
+    /// again by it, nor listed between `protectedSince`, ms: this work's start, and
+    /// `generatedAt`) leave the archive, least recently listed first, until the files it names
+    /// fit; their files no other group names are removed once the root no longer names them.
     func commit(
         journal: RunJournal?, run: RunRecord?, generatedAt: Date, capBytes: Int64? = nil, protectedSince: Int64 = 0
     ) async throws -> Committed {
@@ -456,6 +519,7 @@ final class Repository: @unchecked Sendable {
         let newItems = (journal?.itemKeys.count ?? 0) + adoptedItems.count
         let newFiles = (journal?.fileKeys.count ?? 0) + adoptedFiles.count
         try await shadow(try await shadowing(itemRuns, newCount: newItems, mine: mine))
+        try await supersedePlaceholders(written.map(\.entry), except: Set(written.map(\.entry.number)))
         _ = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
         let listedHere = mine.union(lock.withLock { relisted })
@@ -466,14 +530,15 @@ final class Repository: @unchecked Sendable {
         var next = root
         next.generation += 1
         next.generatedAt = generatedAt
-        next.run = run
+        // A commit without a record of its own (a repair) keeps the last run's.
+        next.run = run ?? root.run
         // The run record counts this work's items and images (the groups it wrote or listed).
         var counts: [String: Int] = [:], images: [String: Int] = [:]
         for totals in listed.values {
             for (status, n) in totals.items where n != 0 { counts[status, default: 0] += n }
             for (status, n) in totals.images where n != 0 { images[status, default: 0] += n }
         }
-        if next.run != nil, next.run?.merge == nil {
+        if run != nil, next.run?.merge == nil {
             next.run?.counts = counts
             next.run?.images = images
         }
@@ -481,16 +546,27 @@ final class Repository: @unchecked Sendable {
         next.nextGroup = max(root.nextGroup, journal?.nextGroup ?? 0)
         var evicted: [FileHandle] = []
         var committedEviction = (files: 0, bytes: Int64(0), overCap: false)
-        var (files, bytes) = newFiles > 0
-            ? try await fileTotals(fileRuns, newCount: newFiles, files: root.totals.files, bytes: root.totals.bytes)
-            : (root.totals.files, root.totals.bytes)
+        var (files, bytes, stale) = newFiles > 0
+            ? try await fileTotals(fileRuns, newCount: newFiles, files: root.totals.files, bytes: root.totals.bytes, mine: mine)
+            : (root.totals.files, root.totals.bytes, [])
+        if !stale.isEmpty {
+            lock.withLock {
+                for number in stale where groupTable.entry(number)?.stale != true { groupTable.update(number) { $0.stale = true } }
+            }
+        }
         if let capBytes, bytes > capBytes {
-            let plan = try await evict(extra: fileRuns, total: bytes, capBytes: capBytes, protectedSince: protectedSince)
+            let until = Int64((generatedAt.timeIntervalSince1970 * 1000).rounded(.up))
+            let plan = try await evict(
+                extra: fileRuns, total: bytes, capBytes: capBytes, protected: mine,
+                listedBetween: protectedSince...max(protectedSince, until))
             lock.withLock { groupTable.remove(Set(plan.groups)) }
             evicted = plan.files
             committedEviction = (plan.files.count, plan.bytes, plan.overCap)
             bytes -= plan.bytes
             files -= plan.files.count
+            // The run record says what `--cache-max` took (`feedcrawl manifest` shows it).
+            next.run?.evicted = plan.files.count
+            next.run?.evictedBytes = plan.bytes
         }
         next.totals.files = files
         next.totals.bytes = bytes
@@ -509,7 +585,9 @@ final class Repository: @unchecked Sendable {
         var retired = next.retired
         for name in root.archiveFiles.subtracting(next.archiveFiles) { retired[name] = next.generation }
         let shardFiles = try await shardNames()
-        let doomed = retired.filter { next.generation - $0.value >= UInt64(Self.keptRoots) && !shardFiles.contains($0.key) }
+        // Retired at generation r, a file was last named by r - 1; the kept copies are the last
+        // `keptRoots` generations, so none names it once generation r - 1 + keptRoots is written.
+        let doomed = retired.filter { next.generation + 1 - $0.value >= UInt64(Self.keptRoots) && !shardFiles.contains($0.key) }
         for name in doomed.keys { retired.removeValue(forKey: name) }
         next.retired = retired
         try await saveRoot(next)
@@ -534,6 +612,23 @@ final class Repository: @unchecked Sendable {
         committed.evictedBytes = committedEviction.bytes
         committed.overCap = committedEviction.overCap
         return committed
+    }
+
+    /// Marks the groups holding the newest record of each of `files` (images the store no longer
+    /// holds whole: removed by `manifest --verify --repair`, or missing) as needing work, so that
+    /// the next run lists their pages anew instead of settling them, and fetches those images
+    /// again. Takes effect with the next `commit`. Returns how many groups were marked.
+    @discardableResult
+    func markForRetry(_ files: [FileHandle]) async throws -> Int {
+        var groups = Set<UInt32>()
+        for handle in files {
+            guard let key = CacheKey(file: handle.file), let hit = try await lookup(.files, key.prefix),
+                  table.entry(hit.group) != nil
+            else { continue }
+            groups.insert(hit.group)
+        }
+        lock.withLock { for number in groups { groupTable.update(number) { $0.retry = true } } }
+        return groups.count
     }
 
     /// Saves the root's copy in `archive/roots/`, then the root.
@@ -623,28 +718,42 @@ final class Repository: @unchecked Sendable {
 
 extension Repository {
     /// For a merge: takes a shard's groups into this archive (OUT's own). A group this archive
-    /// does not have joins the table, its items the indexes (as deltas: the shard's segments are
-    /// named, not rewritten), shadowing the earlier copies of its items; one it has (listed again
-    /// by the shard, or absorbed by an earlier merge) takes the shard's later `lastListed`.
+    /// does not have joins the table (under the next free number when its own is another group's
+    /// here), its items the indexes (as deltas: the shard's segments are named, not rewritten),
+    /// shadowing the earlier copies of its items; one it has (the same lines: listed again by the
+    /// shard, or absorbed by an earlier merge) takes the shard's later `lastListed`.
     /// Returns how many groups joined.
     @discardableResult
     func absorb(_ shard: Repository) async throws -> Int {
         var count = 0
+        // A group this archive has is known by where its lines are (its number may differ: see
+        // below).
+        var places: [String: UInt32] = [:]
+        for mine in table.entries { places[mine.segment + "#" + String(mine.offset)] = mine.number }
         for entry in shard.table.entries {
-            if let mine = table.entry(entry.number) {
+            let place = entry.segment + "#" + String(entry.offset)
+            if let number = places[place], let mine = table.entry(number) {
                 if entry.lastListed > mine.lastListed {
                     lock.withLock {
-                        groupTable.update(entry.number) { $0.relist(at: entry.lastListed) }
-                        relisted.insert(entry.number)
+                        groupTable.update(number) { $0.relist(at: entry.lastListed) }
+                        relisted.insert(number)
                     }
                 }
                 continue
             }
+            var copy = entry
+            if table.entry(entry.number) != nil {
+                // The number is another group's here (the shard numbered its groups before this
+                // archive had it: converted from an earlier release's manifest after the shard
+                // ran): the group joins under the next free number.
+                copy.number = max(root.nextGroup, shard.root.nextGroup)
+                root.nextGroup = copy.number &+ 1
+            }
             let items = try await shard.rawItems(entry)
-            let (itemKeys, fileKeys) = GroupEntry.keys(items, group: entry.number)
+            let (itemKeys, fileKeys) = GroupEntry.keys(items, group: copy.number)
             adoptedItems.append(itemKeys)
             adoptedFiles.append(fileKeys)
-            var copy = entry
+            places[place] = copy.number
             copy.shadowed = nil
             copy.counts = [:]
             copy.images = [:]
@@ -659,7 +768,7 @@ extension Repository {
                let segment = shard.root.segments.first(where: { $0.name == entry.segment }) ?? shard.adoptedSegments.first(where: { $0.name == entry.segment }) {
                 adoptedSegments.append(segment)
             }
-            root.nextGroup = max(root.nextGroup, entry.number &+ 1)
+            root.nextGroup = max(root.nextGroup, copy.number &+ 1)
             count += 1
         }
         root.nextGroup = max(root.nextGroup, shard.root.nextGroup)
@@ -677,15 +786,19 @@ extension Repository {
         var overCap = false
     }
 
-    /// Plans `--cache-max`: the groups not listed since `protectedSince`, least recently listed
-    /// first (then oldest fetch), leave until the files the archive names (`total` bytes, by the
-    /// file index `files`) fit under `capBytes`. A file goes with its group only when that group
-    /// holds its newest record (an older listing of it going first changes nothing). Reads only
-    /// the groups that go.
-    func evict(extra: [EntryStream], total: Int64, capBytes: Int64, protectedSince: Int64) async throws -> EvictionPlan {
+    /// Plans `--cache-max`: the groups this work did not list (not in `protected`, and not listed
+    /// within `listedBetween`, this work's time in ms), least recently listed first (then oldest
+    /// fetch), leave until the files the archive names (`total` bytes: the file index with this
+    /// work's entries `extra`) fit under `capBytes`. A group an earlier run listed "later" than
+    /// this work (the clock was set back since) is not this work's: it may go. A file goes with
+    /// its group only when that group holds its newest record (an older listing of it going
+    /// first changes nothing). Reads only the groups that go.
+    func evict(
+        extra: [EntryStream], total: Int64, capBytes: Int64, protected: Set<UInt32>, listedBetween: ClosedRange<Int64>
+    ) async throws -> EvictionPlan {
         let table = self.table
         var plan = EvictionPlan()
-        let candidates = table.entries.filter { $0.lastListed < protectedSince }
+        let candidates = table.entries.filter { !protected.contains($0.number) && !listedBetween.contains($0.lastListed) }
             .sorted { ($0.lastListed, $0.oldestFetch ?? 0, $0.number) < ($1.lastListed, $1.oldestFetch ?? 0, $1.number) }
         guard !candidates.isEmpty else {
             plan.overCap = true

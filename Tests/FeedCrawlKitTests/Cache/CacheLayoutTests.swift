@@ -35,7 +35,7 @@ struct CacheLayoutTests {
     @Test func temporaryNames() {
         let key = SHA256.hex(url)
         let final = CacheLayout.relativePath(forKey: key, format: .png)
-        let a = LocalCacheStore.partialName(forKey: key), b = LocalCacheStore.partialName(forKey: key)
+        let a = TemporaryNameTests.stagedPath(forKey: key), b = TemporaryNameTests.stagedPath(forKey: key)
         #expect(a != b)
         #expect(a.hasPrefix(String(final.dropLast("png".count))))
         #expect(a.hasSuffix(".part"))

@@ -63,12 +63,14 @@ enum CrawlFixture {
 
     static func isImage(_ request: ServerRequest) -> Bool { request.path.hasPrefix("/img/") }
 
+    /// Runs a crawl of `configuration` and reads what it left: OUT's archive, or for a shard
+    /// its part.
     static func run(_ configuration: CrawlConfiguration) async throws -> (CrawlReport, Manifest) {
         var attempt = 0
         while true {
             do {
                 let report = try await Crawler(configuration: configuration).run()
-                return (report, try ManifestStore.load(outDirectory: configuration.outDirectory))
+                return (report, try await archivedManifest(configuration.outDirectory, shard: configuration.shard))
             } catch Crawler.SetupError.locked where attempt < 100 {
                 // Another test spawning a child process at the moment the previous crawl let go
                 // of the lock: the child holds a copy of every descriptor until its exec, and an

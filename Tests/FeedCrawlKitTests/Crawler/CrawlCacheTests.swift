@@ -41,7 +41,7 @@ extension CrawlerTests {
                 #expect(image.etag != nil && image.etag == previous.etag)
                 #expect(try #require(image.fetchedAt) >= #require(previous.fetchedAt))
             }
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func aFailedRefetchKeepsTheEarlierCopy() async throws {
@@ -73,7 +73,7 @@ extension CrawlerTests {
                 #expect(image.fetchedAt == previous.fetchedAt)
             }
             #expect(CrawlFixture.cacheFiles(out.path) == files)
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
 
             // The kept copy and its validators serve the next run: a 304 each.
             broken.isOn = false
@@ -116,7 +116,7 @@ extension CrawlerTests {
             let files = CrawlFixture.cacheFiles(out.path)
             #expect(files == Set(after.items.compactMap { $0.soleImage?.file }))
             #expect(files.isDisjoint(with: oldFiles))
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
 
             // The new validators are used next time.
             let (third, _) = try await CrawlFixture.run(configuration)
@@ -150,7 +150,7 @@ extension CrawlerTests {
             let distinct = Dictionary(images.map { ($0.file ?? "", $0.bytes ?? 0) }, uniquingKeysWith: { a, _ in a })
             #expect(report.bytesDownloaded == distinct.values.reduce(0, +))
             #expect(report.imageCounts[.downloaded] == images.count)
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func waitingRequestsStayWithinTheBound() async throws {

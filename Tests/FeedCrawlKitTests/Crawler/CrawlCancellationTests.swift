@@ -41,7 +41,7 @@ extension CrawlerTests {
             #expect(!launches.isEmpty)
             #expect(launches.allSatisfy { $0.status == .downloaded || $0.status == .noImage })
             #expect(CrawlFixture.partFiles(out.path).isEmpty)
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func aFailingSourceLeavesTheImagesItSharesToTheOtherSource() async throws {
@@ -68,7 +68,7 @@ extension CrawlerTests {
             let report = try await Crawler(configuration: configuration) { event in
                 if case .sourceFailed = event { gate.open() }
             }.run()
-            let manifest = try ManifestStore.load(outDirectory: out.path)
+            let manifest = try await archivedManifest(out.path)
             #expect(report.sources.first { $0.name == "doomed" }?.failure != nil)
             #expect(report.sources.first { $0.name == "pixabay" }?.failure == nil)
             let lost = manifest.items.filter { $0.source == "doomed" }
@@ -78,7 +78,7 @@ extension CrawlerTests {
             #expect(kept.allSatisfy { $0.status == .downloaded })
             #expect(Set(kept.compactMap { $0.soleImage?.url }) == Set(lost.compactMap { $0.soleImage?.url }))
             #expect(CrawlFixture.partFiles(out.path).isEmpty)
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func deadlineCancelsWhatIsInFlightAndStillWritesTheManifest() async throws {
@@ -130,7 +130,7 @@ extension CrawlerTests {
             crawl.cancel()
             let report = try await crawl.value
             #expect(report.cancelled)
-            let manifest = try ManifestStore.load(outDirectory: out.path)
+            let manifest = try await archivedManifest(out.path)
             let withImage = manifest.items.filter { !$0.images.isEmpty }
             #expect(!withImage.isEmpty)
             #expect(withImage.allSatisfy { $0.status == .cancelled })
@@ -167,7 +167,7 @@ extension CrawlerTests {
                 #expect(image.fetchedAt == previous.fetchedAt)
             }
             #expect(CrawlFixture.cacheFiles(out.path) == files)
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
 
             // The kept validators still work: the next run revalidates with 304s.
             slow.isOn = false

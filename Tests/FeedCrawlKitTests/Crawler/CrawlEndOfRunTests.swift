@@ -4,10 +4,11 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlStorage
 
-/// The end of a run, streamed: this run's items merged with the archive's, carried-over items
-/// kept as they were or brought up to date with a file this run stored anew, a killed run's
-/// journal folded first.
+/// The end of a run: this run's groups committed into the archive, carried-over items kept as
+/// they were or brought up to date with a file this run stored anew, a killed run's journal
+/// adopted first, an earlier release's manifest and journal converted.
 extension CrawlerTests {
     @Suite("Crawler end of run", .serialized)
     struct CrawlEndOfRunTests {
@@ -19,16 +20,19 @@ extension CrawlerTests {
             return [.pixabay(pixabay), launchesSource(feed, pages: pages, variants: [.small, .large])]
         }
 
-        /// Moves every item's `lastSeen` in OUT's manifest three days back (runs a second apart
-        /// would otherwise look the same in a manifest, which keeps whole seconds); returns the
-        /// manifest as saved.
-        static func ageManifest(_ out: String) throws -> Manifest {
-            var manifest = try ManifestStore.load(outDirectory: out)
-            for index in manifest.items.indices {
-                manifest.items[index].lastSeen = manifest.items[index].lastSeen?.addingTimeInterval(-3 * 86_400)
-            }
-            try ManifestStore.save(manifest, outDirectory: out)
-            return try ManifestStore.load(outDirectory: out)
+        /// OUT's items as the archive holds them, once the wall clock is past the second the last
+        /// run started in (items keep whole seconds: a run in the same second would list them
+        /// at the same time).
+        static func archived(_ out: String) async throws -> Manifest {
+            let manifest = try await archivedManifest(out)
+            let started = try #require(manifest.run?.startedAt).timeIntervalSince1970.rounded(.down)
+            while Date().timeIntervalSince1970 < started + 1 { try await Task.sleep(for: .milliseconds(20)) }
+            return manifest
+        }
+
+        /// The journal files under OUT (`archive/journal/…`), relative to OUT.
+        static func journalFiles(_ out: String) -> [String] {
+            TestDirectory.list(out + "/archive/journal").filter { $0.hasSuffix(".ndjson") }.map { "archive/journal/" + $0 }
         }
 
         /// The file facts of an image (status and error set aside).
@@ -44,13 +48,13 @@ extension CrawlerTests {
             #expect(images.allSatisfy { $0.status == .downloaded })
             #expect(Set(first.items("pixabay").map { $0.images.map(\.variant) }) == [["preview", "webformat", "large"]])
 
-            let archived = try Self.ageManifest(out.path)
+            let archived = try await Self.archived(out.path)
             feed.resetStats()
             let rerun = try await runCrawl(Self.sources(feed), out: out.path)
             #expect(feed.stats().images == 0)
             #expect(rerun.report.imageCounts == [.fresh: images.count])
             #expect(rerun.report.bytesDownloaded == 0)
-            #expect(rerun.manifest.version == 2)
+            #expect(rerun.manifest.version == 3, "the root of the archive format 3")
             #expect(rerun.items.count == first.items.count)
             let before = archived.itemsByKey
             let started = try #require(rerun.manifest.run?.startedAt).wholeSeconds  // items keep whole seconds
@@ -62,7 +66,7 @@ extension CrawlerTests {
                 #expect(item.lastSeen == started)
                 #expect(try #require(item.lastSeen) > #require(old.lastSeen))
             }
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func itemsNotListedThisRunKeepTheirImagesAndLastSeen() async throws {
@@ -70,7 +74,7 @@ extension CrawlerTests {
             defer { feed.stop() }
             let out = CrawlDirectory()
             _ = try await runCrawl(Self.sources(feed), out: out.path)
-            let first = try Self.ageManifest(out.path)
+            let first = try await Self.archived(out.path)
             feed.resetStats()
             let second = try await runCrawl(Self.sources(feed, pages: 1), out: out.path)
             #expect(feed.stats().images == 0)
@@ -95,7 +99,7 @@ extension CrawlerTests {
                 }
             }
             #expect(carried == first.items.count - listed)
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func aCarriedItemSharingAURLThisRunStoredAnewTakesItsNewFile() async throws {
@@ -135,7 +139,7 @@ extension CrawlerTests {
             #expect(after.items.filter { $0.page == 2 }.count == before.items.filter { $0.page == 2 }.count)
             // The replaced files are gone.
             for old in sharing { #expect(!FileIO.exists(out.file(try #require(old.soleImage?.file)))) }
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func aJournalOverAManifestWithoutARunRecordIsFolded() async throws {
@@ -144,17 +148,17 @@ extension CrawlerTests {
             let out = TestDirectory()
             let seeded = try CrawlMaintenanceTests.seed(out, ages: [1, 2])
             #expect(try ManifestStore.load(outDirectory: out.path).run == nil)
-            let journal = try Journal(path: CacheLayout(outDirectory: out.path).journalPath)
+            // The journal of that release: one version-2 item line per finished item.
             var listed = seeded[0]
             listed.title = "listed again"
-            journal.append(listed)
-            journal.append(ManifestItem(source: "old", id: "9", page: 2, title: "no image", lastSeen: seeded[0].lastSeen))
-            try journal.flush()
+            let lines = [listed, ManifestItem(source: "old", id: "9", page: 2, title: "no image", lastSeen: seeded[0].lastSeen)]
+            try AtomicFile.write(lines.flatMap { ItemJSON.line($0) + [0x0A] }, to: CacheLayout(outDirectory: out.path).journalPath)
             let (report, manifest) = try await CrawlFixture.run(CrawlConfiguration(outDirectory: out.path))
             #expect(report.storageProblem == nil)
             #expect(manifest.items.map(\.id) == ["0", "1", "9"])
             #expect(manifest.itemsByKey[listed.key]?.title == "listed again")
-            #expect(try verifyCache(out.path).isClean)
+            #expect(!FileIO.exists(CacheLayout(outDirectory: out.path).journalPath), "the old journal is converted, then removed")
+            #expect(try await verifyCache(out.path).isClean)
         }
 
         @Test func aJournalAKilledRunLeftIsFoldedAndNotFetchedAgain() async throws {
@@ -162,27 +166,29 @@ extension CrawlerTests {
             defer { feed.stop() }
             let done = CrawlDirectory()
             let first = try await runCrawl(Self.sources(feed, pages: 1), out: done.path)
-            // A run killed after journaling every item: its cache files and journal, no manifest.
+            // A run killed after journaling every page: its cache files, its journal files (the
+            // finished run's, which no root names here), a staged body and its marker of a run in
+            // progress; no root.
             let killed = CrawlDirectory()
             let layout = CacheLayout(outDirectory: killed.path)
-            try LocalCacheStore(layout: layout).prepare()
-            for file in CrawlFixture.cacheFiles(done.path) {
-                try AtomicFile.write(try FileIO.read(done.path + "/" + file), to: layout.absolutePath(file))
+            for file in CrawlFixture.cacheFiles(done.path) + Self.journalFiles(done.path) {
+                try writeFile(try FileIO.read(done.path + "/" + file), to: layout.absolutePath(file))
             }
-            let stray = CacheLayout.relativePath(forKey: String(repeating: "ab", count: 32), format: .jpeg) + ".0123456789ab.part"
-            try AtomicFile.write([1, 2, 3], to: layout.absolutePath(stray))
-            let journal = try Journal(path: layout.journalPath)
-            for item in first.items { journal.append(item) }
-            try journal.flush()
+            #expect(!Self.journalFiles(killed.path).isEmpty)
+            let stray = "cache/ab/" + String(repeating: "ab", count: 32) + ".0123456789ab.part"
+            try writeFile([1, 2, 3], to: layout.absolutePath(stray))
+            try AtomicFile.write(Array("host x pid 1\n".utf8), to: killed.path + "/.unfinished")
 
             feed.resetStats()
             let rerun = try await runCrawl(Self.sources(feed, pages: 1), out: killed.path)
             #expect(feed.stats().images == 0)
             #expect(rerun.report.imageCounts == [.fresh: first.items.flatMap(\.images).count])
             #expect(rerun.items.count == first.items.count)
-            #expect(!FileIO.exists(layout.journalPath))
             #expect(!FileIO.exists(layout.absolutePath(stray)))
-            #expect(try verifyCache(killed.path).isClean)
+            #expect(!FileIO.exists(killed.path + "/.unfinished"))
+            // The adopted journal files are named by the new root: the next open adopts nothing.
+            #expect(try await Repository.open(Backends.folder(killed.path)).adopted == 0)
+            #expect(try await verifyCache(killed.path).isClean)
         }
     }
 }

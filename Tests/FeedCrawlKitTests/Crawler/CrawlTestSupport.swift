@@ -4,6 +4,8 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlHTTP
+import FeedCrawlStorage
 
 
 /// Paths of 40 distinct small PNG images that every feed made with `DemoFeedOptions.observing`
@@ -79,8 +81,20 @@ func runCrawl(
     configuration.retryBaseDelay = 0.01
     configure(&configuration)
     let report = try await Crawler(configuration: configuration).run()
-    let manifest = try ManifestStore.load(path: out + "/manifest.json")
-    return CrawlRun(report: report, manifest: manifest)
+    return CrawlRun(report: report, manifest: try await archivedManifest(out))
+}
+
+/// The items of OUT (or of shard `shard`'s part of it) as the archive holds them now, with its
+/// root's run record and time: the repository opened on the folder (`Backends.folder`), every
+/// item read with `forEachItem` in the manifest's order, as `feedcrawl manifest export` reads
+/// them (what an unfinished run journaled included). `version` is the root's format version.
+func archivedManifest(_ out: String, shard: Shard? = nil) async throws -> Manifest {
+    let repository = try await Repository.open(Backends.folder(out), state: shard.map { $0.directory + "/" } ?? "")
+    var items: [ManifestItem] = []
+    try await repository.forEachItem { items.append($0) }
+    var manifest = Manifest(generatedAt: repository.root.generatedAt, run: repository.root.run, items: items)
+    manifest.version = repository.root.version
+    return manifest
 }
 
 /// Pixabay source on a demo feed.
@@ -108,9 +122,9 @@ extension ManifestItem {
 
 /// `feedcrawl manifest --verify` of `out`: every referenced file present with its recorded
 /// size and SHA-256, no file unreferenced.
-func verifyCache(_ out: String) throws -> CacheVerification {
-    let snapshot = try ManifestSnapshot.load(outDirectory: out)
-    return try CacheVerifier.verify(snapshot, store: LocalCacheStore(layout: snapshot.layout))
+func verifyCache(_ out: String) async throws -> CacheVerification {
+    let reader = try await ArchiveReader.open(outDirectory: out, objectStore: nil, network: HTTPEngine.Configuration())
+    return try await reader.verify()
 }
 
 /// Feed bodies built the way the real services shape them (see the samples' notes).
@@ -177,4 +191,21 @@ final class CrawlDirectory {
     }
 
     deinit { TestDirectory.removeTree(path) }
+}
+
+/// Writes `bytes` to `path` atomically, making its folder (and the folders above) first: a file
+/// under OUT as a run would have left it.
+func writeFile(_ bytes: [UInt8], to path: String) throws {
+    try AtomicFile.createDirectories(FileIO.directoryName(of: path))
+    try AtomicFile.write(bytes, to: path)
+}
+
+extension ImageRecord.Outcome {
+    /// The file facts alone (status and error set aside), to compare two outcomes' files.
+    var facts: Self {
+        var facts = self
+        facts.status = .downloaded
+        facts.error = nil
+        return facts
+    }
 }

@@ -33,7 +33,7 @@ struct CrawlerPagingTests {
             #expect(stats.api == 3)
             #expect(stats.graphql == 3)
 
-            let manifest = try ManifestStore.load(path: report.manifestPath)
+            let manifest = try await archivedManifest(out.path)
             let pages = Set(manifest.items.filter { $0.source == "pixabay" }.map(\.page))
             #expect(pages == [1, 2, 3])
             let launchIDs = manifest.items.filter { $0.source == "launches" }.map(\.id)

@@ -66,7 +66,7 @@ extension CrawlerTests {
             #expect(Set(shared.map { $0.image("small")?.file }).count == 1)
             #expect(Set(shared.map { $0.image("large")?.file }).count == 1)
             #expect(shared.allSatisfy { $0.status == .downloaded })
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
 
             // A rerun within the TTL requests no patch again, large ones included.
             let before = log.all.count

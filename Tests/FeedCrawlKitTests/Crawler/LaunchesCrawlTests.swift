@@ -189,7 +189,7 @@ extension CrawlerTests {
             }
             // The listing asked both sizes in one query; no details query was made.
             #expect(log.count { $0.path == "/graphql" } == 1)
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
     }
 }

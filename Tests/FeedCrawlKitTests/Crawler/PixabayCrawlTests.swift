@@ -176,7 +176,7 @@ extension CrawlerTests {
             #expect(log.count { $0.path.hasPrefix("/img/") } == 24)
             #expect(run.manifest.run?.options["pixabay.images"] == "webformat,preview,large")
             #expect(run.manifest.run?.images == ["downloaded": 24])
-            #expect(try verifyCache(out.path).isClean)
+            #expect(try await verifyCache(out.path).isClean)
         }
     }
 }

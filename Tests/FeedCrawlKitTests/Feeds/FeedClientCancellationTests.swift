@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlStorage
 import FeedCrawlHTTP
 
 /// A cancelled crawl (a signal, the deadline) gets no feed page from anywhere: not from the
@@ -26,21 +27,24 @@ struct FeedClientCancellationTests {
     @Test(arguments: ["page cache", "replay"])
     func aCancelledTaskGetsNoStoredPage(from origin: String) async throws {
         let folder = TestDirectory()
-        let store = FeedExchangeStore(root: folder.file("pages"))
+        let store = FeedExchangeStore(root: folder.file("replay"))
+        let kept = KeptPages(backend: try Backends.folder(folder.path), maxFileBytes: 1 << 20)
         let redactor = SecretRedactor(secrets: [])
         // Port 9 (discard) on loopback: were the request sent, it would fail, not answer.
         let request = HTTPRequest(url: "http://127.0.0.1:9/api/?page=1")
         let identity = FeedRequestIdentity(request, redactor: redactor)
-        try store.save(FeedExchange(
+        let exchange = FeedExchange(
             source: "pixabay", request: identity,
             response: HTTPResponse(status: 200, headers: [HTTPHeader(name: "Content-Type", value: "application/json")],
                                    body: Array(#"{"total":0,"totalHits":0,"hits":[]}"#.utf8)),
-            redactor: redactor))
+            redactor: redactor)
+        try store.save(exchange)
+        try await kept.save(exchange)
         let engine = try HTTPEngine()
         defer { engine.shutdown() }
         let setup = origin == "replay"
             ? FeedClient.Setup(replay: store)
-            : FeedClient.Setup(pageTTL: 3600, pageCache: store)
+            : FeedClient.Setup(pageTTL: 3600, pageCache: kept)
         let client = FeedClient(source: "pixabay", engine: engine, limits: .init(), redactor: redactor, setup: setup)
         #expect(await Self.fetchCancelled(client, request, cancel: false) == "page")
         #expect(await Self.fetchCancelled(client, request, cancel: true) == "cancelled")

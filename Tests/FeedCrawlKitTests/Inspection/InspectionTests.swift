@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlStorage
 
 @Suite("Inspection: filter, summary, listing")
 struct InspectionTests {
@@ -56,7 +57,7 @@ struct InspectionTests {
         #expect(manifest.sortedItems.filter(ItemFilter().matches).count == 5)
     }
 
-    @Test func summaryCountsItemsFilesOnceAndErrorsPerImage() throws {
+    @Test func summaryCountsItemsFilesOnceAndErrorsPerImage() async throws {
         let f1 = ItemFixtures.file(1), f2 = ItemFixtures.file(2, ext: "png")
         let manifest = Manifest(generatedAt: Date(timeIntervalSince1970: 1_700_000_000), items: [
             Self.item("pixabay", "1", [Self.image("preview", .downloaded, file: f1, bytes: 100), Self.image("large", .downloaded, file: f2, bytes: 900)]),
@@ -67,7 +68,8 @@ struct InspectionTests {
             Self.item("pixabay", "6", error: "missing id", []),
             Self.item("launches", "7", []),
         ])
-        let summary = ManifestSummary(manifest)
+        let repository = try await ArchiveFixture.commit(Backends.memory(), items: manifest.items)
+        let summary = ManifestSummary(repository)
         #expect(summary.items == 7)
         #expect(summary.sources.map(\.source) == ["launches", "pixabay"])
         #expect(summary.sources[1].counts == ["downloaded": 1, "failed": 2, "rejected": 2])
@@ -79,7 +81,7 @@ struct InspectionTests {
             .init(error: "HTTP 404", count: 2), .init(error: "missing id", count: 1), .init(error: "wrong magic bytes", count: 1),
         ])
         #expect(summary.statusesPresent == [.downloaded, .fresh, .failed, .rejected, .noImage])
-        #expect(ManifestSummary(manifest, errorLimit: 1).commonErrors.count == 1)
+        #expect(ManifestSummary(repository, errorLimit: 1).commonErrors.count == 1)
 
         let table = summary.render(.table, manifestPath: "out/manifest.json")
         #expect(table.contains("pixabay"))

@@ -4,6 +4,7 @@ import Glibc
 import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlStorage
 import FeedCrawlSupport
 
 /// Version-1 manifests and journals (feedcrawl 0.1) are read and converted: each item's image
@@ -94,15 +95,18 @@ struct ManifestV1Tests {
             #expect(try ItemJSON.decode(text, v1: reader.variants) == item)
         }
         #expect(fileOrder == ["1", "81", "93", "94", "100000", "page1-index3", "100013", "5"])
-        // A stream of a version-1 file is sorted (and written anew: no line copied).
-        let stream = try ManifestItemStream(path: path, spill: Spill(directory: dir.path))
-        var streamed: [ManifestItem] = []
-        while let entry = try stream.next() {
-            #expect(entry.line == nil)
-            streamed.append(entry.item)
-        }
-        #expect(streamed == V1Fixtures.converted)
-        #expect(stream.header?.version == 1)
+    }
+
+    @Test func aVersion1ManifestIsConvertedInKeyOrder() async throws {
+        let backend = Backends.memory()
+        try await backend.save(Repository.rootHandle(state: ""), bytes: Self.bytes, options: SaveOptions())
+        let said = Locked<[String]>([])
+        let repository = try await Repository.openConverting(backend, state: "") { note in said.withLock { $0.append(note) } }
+        #expect(said.withLock { $0 }.first?.contains("converted the version-1 manifest") == true)
+        var converted: [ManifestItem] = []
+        try await repository.forEachItem { converted.append($0) }
+        #expect(converted == V1Fixtures.converted)
+        #expect(repository.root.run?.options["launches.details"] == "true")
     }
 
     @Test func convertedManifestsAreWrittenAsVersion2() throws {
@@ -118,20 +122,16 @@ struct ManifestV1Tests {
         let path = dir.file("manifest.journal")
         let text = V1Fixtures.journalLines.joined(separator: "\n") + "\n" + #"{"id":"9","imageURL":"http://h/9.jpg","page":1,"#
         try AtomicFile.write(Array(text.utf8), to: path)
-        var items: [ManifestItem] = []
-        let counts = try Journal.read(path: path, variants: V1Fixtures.variants) { item, _ in items.append(item) }
-        #expect(counts.items == 4)
-        #expect(counts.skipped == 1)  // the torn last line
+        let read = ItemJSON.journalLines(try FileIO.read(path), v1: V1Fixtures.variants)
+        let items = read.items
+        #expect(items.count == 4)
+        #expect(read.skipped == 1)  // the torn last line
         #expect(items[0] == V1Fixtures.converted[4])
         #expect(items[1] == ManifestItem(source: "launches", id: "94", page: 1, title: "Beach-94", lastSeen: V1Fixtures.seen))
         #expect(items[2] == ManifestItem(source: "spacex", id: "7", page: 1, title: "t", images: [
             ImageRecord(variant: "large", url: "http://127.0.0.1:36421/img/patch/7-large.png", status: .cancelled, error: "run stopped"),
         ]))
         #expect(items[3] == ManifestItem(source: "pixabay", id: "page2-index0", page: 2, title: "", error: "hit is null, not an object"))
-        // The same through ItemJSON.journalLines.
-        let lines = ItemJSON.journalLines(Array(text.utf8), v1: V1Fixtures.variants)
-        #expect(lines.items == items)
-        #expect(lines.skipped == 1)
     }
 
     @Test func version1ItemsWithTheirOwnLargeVariantKeepIt() throws {

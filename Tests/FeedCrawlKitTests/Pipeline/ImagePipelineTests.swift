@@ -4,6 +4,7 @@ import Glibc
 import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
+import FeedCrawlStorage
 
 /// The image pipeline on its own, over real loopback HTTP: sharing, limits, order, records.
 @Suite("ImagePipeline", .serialized)
@@ -165,7 +166,7 @@ struct ImagePipelineTests {
         _ = await harness.pipeline.submit((0..<4).map { harness.item(String($0), [("image", "/\($0).png")]) }, group: 0)
         #expect(await waitUntil { gate.waited == 1 })
         // A write elsewhere failed: the device is full. The waiting images are not fetched.
-        storage.noteWriteFailure(path: harness.out.path + "/cache/ab/x.part", code: ENOSPC)
+        storage.noteWriteFailure(BackendError.system("save", location: harness.out.path + "/cache/ab/x.part", code: ENOSPC))
         gate.open()
         let items = try await harness.finish()
         #expect(items["0"]?.status == .downloaded)

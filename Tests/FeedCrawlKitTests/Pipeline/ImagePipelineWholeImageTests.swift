@@ -130,7 +130,7 @@ struct ImagePipelineWholeImageTests {
         #expect(authorizations.withLock { $0 } == ["Basic dXNlcjpzM2NyM3Q="])
         // ... and nothing written holds them.
         #expect(items["p"]?.soleImage?.url == "http://127.0.0.1:\(harness.server.port)/private.png")
-        let journal = try FileIO.read(harness.layout.journalPath)
+        let journal = try await harness.journalBytes()
         #expect(!String(decoding: journal, as: UTF8.self).contains("s3cr3t"))
         for event in harness.events {
             if case .retrying(let url, _, _, _, _) = event { #expect(!url.contains("s3cr3t")) }

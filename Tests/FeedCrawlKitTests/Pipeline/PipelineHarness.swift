@@ -5,17 +5,21 @@ import Testing
 @testable import FeedCrawlKit
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import FeedCrawlStorage
 
-/// One `ImagePipeline` as `Crawler.run` builds it, over a real libcurl engine, a fresh OUT
-/// folder with its journal, and a loopback `HTTPServer` that the test scripts; nothing faked.
+/// One `ImagePipeline` as `Crawler.run` builds it, over a real libcurl engine, a backend (a
+/// fresh OUT folder by default, or the one given, e.g. `Backends.memory()`), a `PageRecorder`
+/// journaling the run's pages into a `RunJournal` on it, and a loopback `HTTPServer` that the
+/// test scripts; nothing faked.
 final class PipelineHarness: @unchecked Sendable {
     let out = CrawlDirectory()
-    let layout: CacheLayout
+    /// Where the images and the journal go: the folder `out` unless another backend was given.
+    let backend: any Backend
     let engine: HTTPEngine
-    let journal: Journal
-    let recorder: RunItems
+    let journal: RunJournal
+    let recorder: PageRecorder
     let pipeline: ImagePipeline
-    /// The run's `CrawlStorage` (a manifest reserve in OUT), when asked for.
+    /// The run's `CrawlStorage` (a reserve in OUT, on a store that can fill up), when asked for.
     let storage: CrawlStorage?
     let server: HTTPServer
     let requests = RequestLog()
@@ -31,23 +35,26 @@ final class PipelineHarness: @unchecked Sendable {
     }
 
     /// `answer` serves every request (it runs on the server's connection thread and may block).
-    /// `store` is where images go: the local directory of OUT when nil.
+    /// `backend` is where images and the journal go: the folder `out` when nil. `archive` is what
+    /// earlier runs stored (nil: nothing).
     init(
-        settings: ImagePipeline.Settings = PipelineHarness.settings, archive: ArchiveIndex = ArchiveIndex(),
-        withStorage: Bool = false, store: (any CacheStore)? = nil,
+        settings: ImagePipeline.Settings = PipelineHarness.settings, archive: Repository? = nil,
+        withStorage: Bool = false, backend: (any Backend)? = nil,
         _ answer: @escaping @Sendable (ServerRequest) -> ServerResponse
     ) throws {
-        layout = CacheLayout(outDirectory: out.path)
-        let store = store ?? LocalCacheStore(layout: layout)
-        try store.prepare()
-        storage = withStorage ? try CrawlStorage(layout: layout, previousManifestBytes: 0) { _ in } : nil
+        let backend = try backend ?? Backends.folder(out.path)
+        self.backend = backend
+        storage = withStorage ? try CrawlStorage(backend: backend) { _ in } : nil
         engine = try HTTPEngine(configuration: .init(maxConcurrentTransfers: settings.limits.concurrency))
-        journal = try Journal(path: layout.journalPath)
+        let started = Date()
+        journal = RunJournal(
+            backend: backend, started: Int64((started.timeIntervalSince1970 * 1000).rounded()),
+            firstNumber: archive?.root.nextGroup ?? 1)
         let eventList = self.eventList
         let events: @Sendable (CrawlEvent) -> Void = { event in eventList.withLock { $0.append(event) } }
-        recorder = RunItems(journal: journal, spill: Spill(directory: out.path), runStarted: Date(), events: events)
+        recorder = PageRecorder(journal: journal, runStarted: started, events: events)
         pipeline = ImagePipeline(
-            engine: engine, store: store, settings: settings,
+            engine: engine, backend: backend, settings: settings,
             archive: archive, recorder: recorder, storage: storage, events: events)
         let requests = self.requests
         server = try HTTPServer { request in
@@ -70,18 +77,41 @@ final class PipelineHarness: @unchecked Sendable {
                  images: images.map { FeedImage(variant: $0.0, url: url($0.1)) })
     }
 
-    /// Waits for every image, records what is pending, and returns the journal's items by id
-    /// (each id must be recorded once).
+    /// Waits for every image, records what is pending, journals every page, and returns the
+    /// journal's items by id, read back from the journal files as saved (each id must be
+    /// recorded once).
     func finish() async throws -> [String: ManifestItem] {
         await pipeline.drain()
-        pipeline.finish()
-        try journal.flush()
+        await pipeline.finish()
+        try await journal.flush()
         var items: [String: ManifestItem] = [:]
-        try Journal.read(path: layout.journalPath) { item, _ in
+        for item in try await journaledItems() {
             #expect(items[item.id] == nil, "item \(item.id) recorded twice")
             items[item.id] = item
         }
         return items
+    }
+
+    /// Every item of every group the journal saved, in journal order, read back from the files.
+    func journaledItems() async throws -> [ManifestItem] {
+        var items: [ManifestItem] = []
+        for group in journal.groups {
+            let entry = group.entry
+            let handle = try #require(FileHandle(.archive, entry.segment))
+            let bytes = try await backend.load(handle, range: entry.offset..<(entry.offset + entry.length), maxBytes: entry.length)
+            items += try GroupCodec.decode(bytes).items
+        }
+        return items
+    }
+
+    /// The bytes of every journal file saved so far, one after the other.
+    func journalBytes() async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        for segment in journal.segments {
+            let handle = try #require(FileHandle(.archive, segment.name))
+            bytes += try await backend.load(handle, range: nil, maxBytes: 1 << 30)
+        }
+        return bytes
     }
 
     /// Every event so far.
@@ -97,6 +127,16 @@ final class PipelineHarness: @unchecked Sendable {
 
     /// Requests the server saw for `path`.
     func count(_ path: String) -> Int { requests.count(path: path) }
+}
+
+extension ImagePipeline {
+    /// Registers `page` as one feed page (its listing: the first item's source and page, no
+    /// digest or recipe), as a source does (`submit(_:group:listing:awaitingDetails:)`).
+    @discardableResult
+    func submit(_ page: [FeedItem], group: Int, awaitingDetails: Bool = false) async -> [Int?] {
+        let listing = PageListing(source: page.first?.source ?? "s", page: page.first?.page ?? 1, digest: nil, recipe: nil)
+        return await submit(page, group: group, listing: listing, awaitingDetails: awaitingDetails)
+    }
 }
 
 /// A door a server thread waits at until the test opens it (at most 30 s, so a failing test

@@ -30,6 +30,14 @@ import Testing
         return ManifestItem(source: source, id: id, page: page, title: "t\(id)", images: [image])
     }
 
+    /// An item of pixabay (`item("pixabay", id, …)`): Swift gives a lone unlabelled argument to
+    /// the first parameter, `source`, so `item("2", page: 1)` needs this overload to mean the id.
+    static func item(_ id: String, page: Int, status: ItemStatus = .downloaded, fetched: Int64 = run1, url: String? = nil)
+        -> ManifestItem
+    {
+        item("pixabay", id, page: page, status: status, fetched: fetched, url: url)
+    }
+
     /// Journals `pages` (number → items) as one run started at `run` and commits it.
     @discardableResult
     static func crawl(

@@ -28,26 +28,26 @@ struct CrawlHarness {
         try await Crawler(configuration: configuration).run()
     }
 
-    /// The manifest on disk, decoded by the library.
-    func manifest() throws -> Manifest {
-        try ManifestStore.load(outDirectory: out)
+    /// The archive in OUT, read by the library (`archivedManifest`).
+    func manifest() async throws -> Manifest {
+        try await archivedManifest(out)
     }
 
     /// The items of `manifest()` by id.
-    func itemsByID() throws -> [String: ManifestItem] {
-        Dictionary(try manifest().items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    func itemsByID() async throws -> [String: ManifestItem] {
+        Dictionary(try await manifest().items.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 }
 
 /// Checks an output folder independently of `CacheVerifier`: every image that says it has a
 /// file has one, at a valid cache path, with the recorded size and SHA-256. Returns the problems.
 enum CacheCheck {
-    static func problems(out: String) -> [String] {
+    static func problems(out: String) async -> [String] {
         let manifest: Manifest
         do {
-            manifest = try ManifestStore.load(outDirectory: out)
+            manifest = try await archivedManifest(out)
         } catch {
-            return ["manifest does not load: \(error)"]
+            return ["the archive does not load: \(error)"]
         }
         let layout = CacheLayout(outDirectory: out)
         var problems: [String] = []
@@ -78,12 +78,14 @@ enum CacheCheck {
     }
 
     /// Files an interrupted or failed run may leave and a finished one must not: `.part` files
-    /// anywhere under OUT, the manifest reserve, the journal.
+    /// anywhere under OUT, the reserve, an earlier release's journal, the marker of a run in
+    /// progress.
     static func leftovers(out: String) -> [String] {
         var found: [String] = []
         walk(out) { path in
             let name = FileIO.fileName(of: path)
-            if name.hasSuffix(".part") || name == ManifestReserve.fileName || name == CacheLayout.journalFileName {
+            if name.hasSuffix(".part") || name == CrawlStorage.reserveName
+                || name == CacheLayout.journalFileName || name == ".unfinished" {
                 found.append(String(path.dropFirst(out.count + 1)))
             }
         }

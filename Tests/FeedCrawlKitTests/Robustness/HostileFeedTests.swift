@@ -118,7 +118,7 @@ struct HostileFeedTests {
         configuration.lowSpeedTimeSeconds = 2
         let report = try await Crawler(configuration: configuration).run()
         #expect(report.sources.first?.failure == nil)
-        let items = try ManifestStore.load(outDirectory: out).items
+        let items = try await archivedManifest(out).items
         #expect(items.count == good + 2 + hostile.count + 1)
 
         // The good items, including the one with a traversal id and the one with escapes in its title.
@@ -173,8 +173,9 @@ struct HostileFeedTests {
                         "control character in \(text.debugDescription)")
             }
         }
-        // Nothing outside OUT was written; inside OUT only feedcrawl's own names: the manifest,
-        // the lock, the contact sheet, kept feed pages (named by a hash) and cache entries.
+        // Nothing outside OUT was written; inside OUT only feedcrawl's own names: the root, the
+        // lock, the contact sheet, the archive's files (named by the run or by a hash), kept feed
+        // pages (named by a hash) and cache entries.
         #expect(TestDirectory.list(parent.path) == ["out", "secret.txt"])
         #expect(!fileExists("/tmp/" + Self.secret))
         var cacheFiles = 0
@@ -186,6 +187,10 @@ struct HostileFeedTests {
             #expect(!text.contains("root:x:0:0"), "\(relative) holds /etc/passwd")
             if ["manifest.json", ".lock", "index.html"].contains(relative) { return }
             let parts = relative.split(separator: "/")
+            if parts.first == "archive" {
+                #expect(Self.isArchiveName(parts.dropFirst().joined(separator: "/")), "unexpected file \(relative)")
+                return
+            }
             if parts.count == 3, parts[0] == "pages", parts[2].hasSuffix(".json"),
                parts[2].count == 69, parts[2].prefix(64).allSatisfy({ "0123456789abcdef".contains($0) }) { return }
             cacheFiles += 1
@@ -194,6 +199,31 @@ struct HostileFeedTests {
         #expect(cacheFiles == good + 2)
         let manifestText = String(decoding: readWholeFile(out + "/manifest.json") ?? [], as: UTF8.self)
         #expect(!manifestText.contains(Self.secretContent), "the secret's content is not in the manifest")
-        #expect(CacheCheck.problems(out: out).isEmpty)
+        #expect(await CacheCheck.problems(out: out).isEmpty)
+    }
+
+    /// Whether `name` (under `OUT/archive/`) is one the repository makes: `roots/<20 digits>.json`,
+    /// `tables/<sha256>.groups|items|files`, `segments/<sha256>.ndjson`,
+    /// `journal/<17 digits>-<hex>-<n>.ndjson`.
+    static func isArchiveName(_ name: String) -> Bool {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return false }
+        let file = parts[1]
+        func hex(_ text: Substring) -> Bool { !text.isEmpty && text.allSatisfy { "0123456789abcdef".contains($0) } }
+        func digits(_ text: Substring) -> Bool { !text.isEmpty && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) }
+        switch parts[0] {
+        case "roots":
+            return file.hasSuffix(".json") && file.count == 25 && digits(file.dropLast(5))
+        case "tables":
+            let dot = file.split(separator: ".")
+            return dot.count == 2 && dot[0].count == 64 && hex(dot[0]) && ["groups", "items", "files"].contains(dot[1])
+        case "segments":
+            return file.hasSuffix(".ndjson") && file.count == 71 && hex(file.dropLast(7))
+        case "journal":
+            let pieces = file.dropLast(".ndjson".count).split(separator: "-")
+            return file.hasSuffix(".ndjson") && pieces.count == 3 && digits(pieces[0]) && hex(pieces[1]) && digits(pieces[2])
+        default:
+            return false
+        }
     }
 }

@@ -61,7 +61,7 @@ struct ServerFaultTests {
         configuration.retries = 1
         configuration.lowSpeedTimeSeconds = 1
         let report = try await Crawler(configuration: configuration).run()
-        let items = try ManifestStore.load(outDirectory: dir.path).items
+        let items = try await archivedManifest(dir.path).items
         #expect(items.count == perPage)
         for path in feed.paths {
             let fault = Fault(rawValue: feed.indexOfPath[path]! % Fault.allCases.count)!
@@ -91,7 +91,8 @@ struct ServerFaultTests {
         // The origin served the page and the images once while the test set up, then the two
         // images redirected to it.
         #expect(feed.origin.requestCount == 1 + perPage + 2)
-        #expect(CacheCheck.problems(out: dir.path).isEmpty, "\(CacheCheck.problems(out: dir.path))")
+        let cacheProblems = await CacheCheck.problems(out: dir.path)
+        #expect(cacheProblems.isEmpty, "\(cacheProblems)")
         #expect(CacheCheck.leftovers(out: dir.path).isEmpty, "\(CacheCheck.leftovers(out: dir.path))")
     }
 
@@ -110,7 +111,7 @@ struct ServerFaultTests {
         let report = try await Crawler(configuration: feed.configuration(out: dir.path, perPage: 5)).run()
         #expect(report.sources.first?.failure == nil, "\(report.sources)")
         #expect(report.count(.downloaded) == 5)
-        #expect(CacheCheck.problems(out: dir.path).isEmpty)
+        #expect(await CacheCheck.problems(out: dir.path).isEmpty)
     }
 
     @Test func aBusyPageIsRetriedAfterRetryAfter() async throws {

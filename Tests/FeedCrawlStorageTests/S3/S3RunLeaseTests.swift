@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import FeedCrawlKit
 import FeedCrawlSupport
 import FeedCrawlHTTP
 @testable import FeedCrawlStorage

@@ -1,5 +1,4 @@
 import Testing
-@testable import FeedCrawlKit
 import FeedCrawlHTTP
 @testable import FeedCrawlStorage
 

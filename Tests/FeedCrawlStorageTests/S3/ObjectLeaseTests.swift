@@ -1,5 +1,4 @@
 import Testing
-@testable import FeedCrawlKit
 @testable import FeedCrawlStorage
 
 @Suite("ObjectLease")
