@@ -1,5 +1,6 @@
 import DemoFeed
 import Foundation
+import Testing
 
 /// Helpers for the end-to-end tests: reading what a run left in OUT.
 enum Output {
@@ -18,14 +19,14 @@ enum Output {
         return object
     }
 
-    static func manifestItems(_ out: String) throws -> [[String: Any]] {
-        try json(out + "/manifest.json")["items"] as? [[String: Any]] ?? []
+    /// The archive's items as JSON objects (`ArchiveExport`: `feedcrawl manifest export`).
+    static func manifestItems(_ out: String) async throws -> [[String: Any]] {
+        try await ArchiveExport.read(out).jsonItems()
     }
 
-    /// Items by status, counted from the manifest's items seen by the last run.
-    static func manifestRunCounts(_ out: String) throws -> [String: Int] {
-        let manifest = try json(out + "/manifest.json")
-        let run = manifest["run"] as? [String: Any]
+    /// Items by status, counted from the archive's items seen by the last run (its run record).
+    static func manifestRunCounts(_ out: String) async throws -> [String: Int] {
+        let run = try await ArchiveExport.read(out).json()["run"] as? [String: Any]
         return run?["counts"] as? [String: Int] ?? [:]
     }
 
@@ -53,5 +54,21 @@ extension DemoFeedOptions {
         options.launches = launches
         options.imageBytes = 600
         return options
+    }
+}
+
+/// Checks of the contact sheet (`OUT/index.html`) outside `ContactSheetEndToEndTests`: the
+/// sheet is being rewritten on its own branch and this build writes none, so their failures are
+/// known issues until it lands; then `withKnownIssue` reports that the issue is gone, and these
+/// wrappers go.
+enum ContactSheetPending {
+    static let reason: Comment = "the contact sheet is rewritten on the sheet branch; this build writes no OUT/index.html"
+
+    /// Runs `body` as a known issue (when `pending`, default true), else as is.
+    static func check(
+        _ pending: Bool = true, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+    ) rethrows {
+        guard pending else { return try body() }
+        withKnownIssue(reason, sourceLocation: sourceLocation) { try body() }
     }
 }
