@@ -140,8 +140,12 @@ enum ManifestCommand {
     private static func verify(_ reader: ArchiveReader, format: InspectionFormat, repair: Bool) async -> Never {
         do {
             try await reader.lock()
-        } catch Crawler.SetupError.locked(let holder) {
-            await leave(.locked, error: "\(TerminalText.sanitize(holder)); verify when it has finished")
+        } catch Crawler.SetupError.locked(let path) {
+            let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
+            let out = FileIO.directoryName(of: path)
+            await leave(.locked, error: "a feedcrawl run is using \(TerminalText.sanitize(out))\(pid); verify when it has finished")
+        } catch Crawler.SetupError.leaseHeld(let message) {
+            await leave(.locked, error: TerminalText.sanitize(message))
         } catch {
             await leave(.itemsFailed, error: TerminalText.sanitize("\(error)"))
         }

@@ -20,7 +20,9 @@ extension Crawler {
     }
 
     /// Takes OUT's lock: a whole run (or a merge) exclusively; a shard shares OUT's lock with the
-    /// other shards and holds its own part's exclusively. Another holder: `.locked` saying who.
+    /// other shards and holds its own part's exclusively. Another holder: `.locked` with the lock
+    /// file's path (a folder's: the command reads the holder's pid from it), or `.leaseHeld`
+    /// with what the store says of the holder (object storage's lease).
     static func lock(_ backend: any Backend, shard: Shard?) async throws(SetupError) -> [any BackendLock] {
         let holder = leaseHolder()
         var taken: [any BackendLock] = []
@@ -30,7 +32,8 @@ extension Crawler {
                 taken.append(try await backend.lock(handle, mode: mode, holder: holder))
             } catch {
                 for lock in taken { await lock.release() }
-                throw error.kind == .lockHeld ? .locked(error.reason) : .output(error.description)
+                guard error.kind == .lockHeld else { throw .output(error.description) }
+                throw FileIO.exists(error.location) ? .locked(error.location) : .leaseHeld("\(error.location) is \(error.reason)")
             }
         }
         guard let shard else {

@@ -99,7 +99,8 @@ public final class ArchiveReader: @unchecked Sendable {
     public var adoptedPages: Int { repository.adopted }
 
     /// Takes the archive's run lock, so no run changes it while it is verified or repaired.
-    /// Throws `Crawler.SetupError.locked` when another run holds it (saying who).
+    /// Throws `Crawler.SetupError.locked` (the lock file's path) or `.leaseHeld` (what the
+    /// lease says of its holder) when another run holds it.
     public func lock() async throws {
         let taken = try await Crawler.lock(backend, shard: nil)
         held.withLock { $0 += taken }
