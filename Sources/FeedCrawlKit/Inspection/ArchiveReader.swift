@@ -43,6 +43,11 @@ public final class ArchiveReader: @unchecked Sendable {
     public static func open(
         outDirectory: String, objectStore: ObjectStoreTarget?, network: HTTPEngine.Configuration
     ) async throws(OpenError) -> ArchiveReader {
+        // Reading never makes OUT: a folder that is not there holds no archive (the folder store
+        // would make it).
+        if objectStore == nil, !FileIO.exists(outDirectory) {
+            throw .empty(path: CacheLayout(outDirectory: outDirectory).manifestPath)
+        }
         let backend: any Backend
         do {
             backend = try Backends.open(out: outDirectory, objectStore: objectStore, network: network, policy: RequestPolicy())
