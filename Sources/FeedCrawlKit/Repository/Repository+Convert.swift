@@ -14,7 +14,17 @@ extension Repository {
         do {
             return try await open(backend, state: state)
         } catch let older as OlderManifest {
-            let converted = try await convert(backend, state: state, version: older.version)
+            let converted: String
+            do {
+                converted = try await convert(backend, state: state, version: older.version)
+            } catch let error as ManifestStore.Error {
+                // The old manifest does not parse: damaged, like a root that does not (nothing
+                // was written: its items are all read before the first group is saved).
+                if case .corrupt(_, let reason) = error, !reason.hasPrefix("unsupported manifest version") {
+                    throw DamagedRoot(reason: reason)
+                }
+                throw error
+            }
             note(converted)
             return try await open(backend, state: state)
         }
