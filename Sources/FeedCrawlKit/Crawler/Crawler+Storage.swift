@@ -19,6 +19,31 @@ extension Crawler {
         }
     }
 
+    /// A run's backend (`PhasedBackend`): OUT's store (`Backends.folder`, or `Backends.s3` for
+    /// `objectStore`, its own requests without `--deadline`) wrapped in the run's request policy
+    /// for the crawl (retries, pacing, `--deadline`: `Backends.wrapped`), and wrapped again
+    /// without the deadline for the end of the run.
+    static func openRunBackend(_ configuration: CrawlConfiguration, policy: RequestPolicy) throws(SetupError) -> PhasedBackend {
+        var closing = policy
+        closing.retry.deadline = nil
+        do {
+            let store: any Backend
+            if let objectStore = configuration.objectStore {
+                var s3 = objectStore.configuration
+                s3.policy = closing
+                let network = HTTPEngine.Configuration(
+                    userAgent: configuration.userAgent, caInfo: configuration.caInfo, proxy: configuration.proxy,
+                    noProxy: configuration.noProxy)
+                store = try Backends.s3(location: objectStore.location, configuration: s3, network: network)
+            } else {
+                store = try Backends.folder(configuration.outDirectory)
+            }
+            return PhasedBackend(crawl: Backends.wrapped(store, policy: policy), closing: Backends.wrapped(store, policy: closing))
+        } catch {
+            throw .output("\(error)")
+        }
+    }
+
     /// Takes OUT's lock: a whole run (or a merge) exclusively; a shard shares OUT's lock with the
     /// other shards and holds its own part's exclusively. Another holder: `.locked` with the lock
     /// file's path (a folder's: the command reads the holder's pid from it), or `.leaseHeld`

@@ -71,13 +71,16 @@ public final class Crawler: Sendable {
     /// what it no longer names is removed, and the contact sheet is written. A lock lost while
     /// the run goes on stops it.
     public func run() async throws -> CrawlReport {
-        let backend = try Self.openBackend(configuration, policy: policy)
+        let backend = try Self.openRunBackend(configuration, policy: policy)
         let locks = try await Self.lock(backend, shard: configuration.shard)
-        let crawl = Task { try await self.run(on: backend) }
+        // Cancelling the run (a signal) or losing the lock stops the crawl, not the run: its end
+        // commits the archive (but not after a lost lock).
+        let stop = RunStop()
+        let crawl = Task { try await self.run(on: backend, stop: stop, locks: locks) }
         for lock in locks {
             lock.keepHolding { [events = self.events] message in
                 events(.warning(source: "", message: message))
-                crawl.cancel()
+                stop.stop()
             }
         }
         let report: CrawlReport
@@ -85,7 +88,7 @@ public final class Crawler: Sendable {
             report = try await withTaskCancellationHandler {
                 try await crawl.value
             } onCancel: {
-                crawl.cancel()
+                stop.stop()
             }
         } catch {
             for lock in locks { await lock.release() }
@@ -95,8 +98,9 @@ public final class Crawler: Sendable {
         return report
     }
 
-    /// The run on `backend`, its locks held.
-    private func run(on backend: any Backend) async throws -> CrawlReport {
+    /// The run on `backend`, its `locks` held; `stop` stops its crawl (then the end commits the
+    /// archive, through `backend`'s closing stack: `PhasedBackend.end`).
+    private func run(on backend: PhasedBackend, stop: RunStop, locks: [any BackendLock]) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
         let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
         let state = configuration.shard.map { $0.directory + "/" } ?? ""
@@ -137,14 +141,23 @@ public final class Crawler: Sendable {
             deadlineReached.withLock { $0 = true }
             pipeline.cancelAll(reason: "cancelled: deadline reached")
         }
-        let reports: [SourceReport] = await withTaskCancellationHandler {
-            await Self.withDeadline(
-                policy.retry.deadline.map { RetryPolicy.seconds($0 - .now) }, onExpiry: expire, crawl) ?? []
-        } onCancel: {
-            pipeline.cancelAll()
+        // The crawl in a task of its own, which `stop` cancels: the rest of the run is not
+        // cancelled (a cancelled task's store operations fail at once, and the archive must be
+        // committed whatever stopped the crawl).
+        let crawlPhase = Task {
+            await withTaskCancellationHandler {
+                await Self.withDeadline(
+                    policy.retry.deadline.map { RetryPolicy.seconds($0 - .now) }, onExpiry: expire, crawl) ?? []
+            } onCancel: {
+                pipeline.cancelAll()
+            }
         }
-        let cancelled = Task.isCancelled
+        stop.onStop { crawlPhase.cancel() }
+        let reports = await crawlPhase.value
+        let cancelled = stop.isStopped
         let deadline = deadlineReached.withLock { $0 }
+        // From here on past `--deadline`: the end goes through the stack without it.
+        backend.end()
         storage.releaseForFinalWrite()
         await pipeline.finish()
 
@@ -161,6 +174,11 @@ public final class Crawler: Sendable {
         var committed: Repository.Committed?
         var commitProblem: String?
         do {
+            // A lock lost (another run may hold OUT now): nothing more is written.
+            if locks.contains(where: { !$0.isHeld }) {
+                throw BackendError(.lockHeld, "commit", location: backend.location(Repository.rootHandle(state: state)),
+                                   reason: "the run's lock was lost; its pages stay in its journal for the next run")
+            }
             // `--cache-max` is planned only when the archive and this run's downloads together
             // could exceed it, and never in a shard (the merge evicts: another shard may use the files).
             let cap = shard == nil && repository.root.totals.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
