@@ -93,10 +93,15 @@ extension Crawler {
         try? await backend.remove(unfinishedHandle(state: state))
     }
 
-    /// After a run that did not finish: removes the staged bodies it left and the images no group
-    /// names (stored, then never journaled). One listing of the images; returns how many went.
+    /// After a run that did not finish: removes the staged bodies it left, of every kind (a cache
+    /// download, an archive file, a kept page, the root or the marker at OUT's top, a sheet page),
+    /// and the images no group names (stored, then never journaled). One listing of each kind;
+    /// returns how many files went.
     static func sweep(_ backend: any Backend, repository: Repository) async -> Int {
         var listed: [FileHandle] = []
+        for kind in [FileKind.state, .archive, .page, .sheet] {
+            try? await backend.list(kind, prefix: "") { page in listed += page.map(\.handle).filter(\.isPartial) }
+        }
         try? await backend.list(.image, prefix: "") { page in listed += page.map(\.handle) }
         var removed = 0
         for handle in listed {
