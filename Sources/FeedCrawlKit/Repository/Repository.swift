@@ -415,7 +415,11 @@ final class Repository: @unchecked Sendable {
         // What the old root named and the new one does not is retired now; a retired file is
         // removed once no kept copy of a root can name it (nor a shard's root).
         var retired = next.retired
-        for name in root.archiveFiles.subtracting(next.archiveFiles) { retired[name] = next.generation }
+        // So is a segment this work wrote or adopted none of whose groups lives on (listed again
+        // meanwhile, or a killed run's empty journal file): unnamed, it would be adopted again by
+        // every run, its stale groups shadowing newer listings.
+        let born = Set((adoptedSegments + (journal?.segments ?? [])).map(\.name)).subtracting(root.archiveFiles)
+        for name in root.archiveFiles.union(born).subtracting(next.archiveFiles) { retired[name] = next.generation }
         let shardFiles = try await shardNames()
         let doomed = retired.filter { next.generation - $0.value >= UInt64(Self.keptRoots) && !shardFiles.contains($0.key) }
         for name in doomed.keys { retired.removeValue(forKey: name) }
@@ -436,6 +440,7 @@ final class Repository: @unchecked Sendable {
         try? await removeOldCopies()
         // Evicted images: the new root names none of them.
         for handle in evicted { try? await backend.remove(handle) }
+
         var committed = Committed(root: next, listed: listed, removed: removed)
         committed.evictedFiles = committedEviction.files
         committed.evictedBytes = committedEviction.bytes
