@@ -193,6 +193,7 @@ public final class Crawler: Sendable {
         if committed != nil {
             // Earlier copies of URLs saved under another name: the new root no longer names them.
             for handle in pipeline.replacedFiles where (try? await backend.remove(handle)) != nil { removed += 1 }
+            removed += committed?.unnamedFiles ?? 0
             if unfinished, shard == nil { removed += await Self.sweep(backend, repository: repository) }
             await Self.markFinished(backend, state: state)
         }

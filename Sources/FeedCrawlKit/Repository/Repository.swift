@@ -333,6 +333,9 @@ final class Repository: @unchecked Sendable {
         var evictedBytes: Int64 = 0
         /// Whether what this work listed alone is over `capBytes`.
         var overCap = false
+        /// Images whose newest record was in a group that died with this commit (every item of
+        /// it listed again by a newer group, without them), removed: the root names them no more.
+        var unnamedFiles = 0
     }
 
     /// Ends a run: the groups `journal` wrote join the table (shadowing the earlier copies of
@@ -357,7 +360,7 @@ final class Repository: @unchecked Sendable {
             newItemKeys += group.itemKeys
             newFileKeys += group.fileKeys
         }
-        _ = lock.withLock { groupTable.removeDead() }
+        let dead = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
         let mine = numbers.union(lock.withLock { relisted })
         for entry in table.entries where mine.contains(entry.number) {
@@ -440,11 +443,23 @@ final class Repository: @unchecked Sendable {
         try? await removeOldCopies()
         // Evicted images: the new root names none of them.
         for handle in evicted { try? await backend.remove(handle) }
-
+        // Images whose newest record died with its group: unnamed now. Only in OUT's own archive
+        // with no shard (a shard's archive, or a shard's root, may still name them).
+        var unnamed = 0
+        if state.isEmpty, shardFiles.isEmpty {
+            for entry in dead {
+                guard let items = try? await rawItems(entry) else { continue }
+                for file in Set(items.flatMap { $0.images.compactMap { $0.file.flatMap(FileHandle.image(file:)) } })
+                where !((try? await names(file)) ?? true) {
+                    if (try? await backend.remove(file)) != nil { unnamed += 1 }
+                }
+            }
+        }
         var committed = Committed(root: next, listed: listed, removed: removed)
         committed.evictedFiles = committedEviction.files
         committed.evictedBytes = committedEviction.bytes
         committed.overCap = committedEviction.overCap
+        committed.unnamedFiles = unnamed
         return committed
     }
 
