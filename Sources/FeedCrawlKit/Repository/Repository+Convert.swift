@@ -132,8 +132,11 @@ extension Repository {
             try await backend.save(keptHandle, staged: staged, options: SaveOptions())
         }
         for handle in journalHandles { try? await backend.remove(handle) }
+        // The journal taken in is said, as that release's `manifest` said it included one.
+        let journalNote = latest.isEmpty ? "" : " with the \(latest.count) items of the journal an unfinished run left"
         return "converted the version-\(version) manifest \(backend.location(rootHandle)) (\(lines + extra.count) items, "
-            + "\(ByteSize.format(size))) to the archive format 3; the old manifest is kept as \(backend.location(FileHandle(.state, kept) ?? rootHandle))"
+            + "\(ByteSize.format(size)))\(journalNote) to the archive format 3; the old manifest is kept as "
+            + "\(backend.location(FileHandle(.state, kept) ?? rootHandle))"
     }
 
     /// Whether `item` (from a journal) comes before `entry` in page order.
