@@ -21,6 +21,9 @@ final class Repository: @unchecked Sendable {
     private(set) var notes: [String] = []
     /// Groups adopted from an unfinished run's journal.
     private(set) var adopted = 0
+    /// Journal files adopted (an unfinished run's, or a running one's for a reader); what a run
+    /// says of them is its own (`Crawler.openRepository`), a reader's its own.
+    private(set) var adoptedJournalFiles = 0
     /// Journal files adopted, and segments of groups absorbed from shards (named by the next root).
     private var adoptedSegments: [RepositoryRoot.Segment] = []
     /// For a shard: OUT's own archive, which lookups and settled pages also consult (what plain
@@ -160,7 +163,7 @@ final class Repository: @unchecked Sendable {
         }
         guard !names.isEmpty else { return }
         for name in names.sorted() { try await adopt(segment: name) }
-        notes.append("adopted \(adopted) finished pages from \(names.count) journal files an unfinished run left")
+        adoptedJournalFiles = names.count
     }
 
     /// Reads every whole group of the segment `name` into the table (each as the newest listing
