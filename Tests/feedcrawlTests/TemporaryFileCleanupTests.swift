@@ -23,7 +23,7 @@ struct TemporaryFileCleanupTests {
         // What a killed run leaves: its marker, partial bodies of every kind, an image it stored
         // and never journaled, and a journal file (here empty) no root names.
         let leftovers = [
-            try plant("cache/aa/" + String(repeating: "a", count: 64) + ".jpg.0123456789ab.part", in: out),
+            try plant("cache/aa/" + String(repeating: "a", count: 64) + ".0123456789ab.part", in: out),
             try plant("manifest.json.0123456789ab.part", in: out),
             try plant("archive/journal/20260101000000000-1a2b3c4d-0.ndjson.0123456789ab.part", in: out),
             try plant("archive/tables/" + String(repeating: "c", count: 64) + ".groups.0123456789ab.part", in: out),
