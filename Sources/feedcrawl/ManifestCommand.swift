@@ -178,10 +178,16 @@ enum ManifestCommand {
         // What `--verify` (and `--repair`) found.
         Console.write(result.render(format))
         if repair {
-            let (removed, notRemoved) = await reader.repair(result)
+            let (removed, notRemoved, _) = await reader.repair(result)
             if format == .table {
-                Console.write(removed.isEmpty ? "Repair: nothing to remove.\n"
-                    : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again.\n")
+                let missing = result.count(.missing)
+                var text = removed.isEmpty ? "Repair: nothing to remove"
+                    : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again"
+                if missing > 0 {
+                    text += removed.isEmpty ? "; the next run fetches the images of \(missing) missing file\(missing == 1 ? "" : "s") again"
+                        : ", and those of \(missing) missing file\(missing == 1 ? "" : "s")"
+                }
+                Console.write(text + ".\n")
             }
             for file in notRemoved {
                 Console.err("feedcrawl: error: --repair could not remove \(TerminalText.sanitize(file))")

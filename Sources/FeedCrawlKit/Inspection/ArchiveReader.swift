@@ -147,9 +147,20 @@ public final class ArchiveReader: @unchecked Sendable {
         try await CacheVerifier.verify(repository, backend: backend)
     }
 
-    /// `CacheVerifier.repair` of the archive's files.
-    public func repair(_ result: CacheVerification) async -> (removed: [String], notRemoved: [String]) {
-        await CacheVerifier.repair(result, backend: backend)
+    /// `CacheVerifier.repair` of the archive's files, then the pages that named what is gone
+    /// now (missing, or removed here) marked for the next run to read again and fetch them
+    /// (`Repository.markForWork`: a settled page's files are not looked at). `refetched`: the
+    /// files the next run fetches again. Call it under the lock (`lock()`).
+    public func repair(_ result: CacheVerification) async -> (removed: [String], notRemoved: [String], refetched: Int) {
+        let (removed, notRemoved) = await CacheVerifier.repair(result, backend: backend)
+        let gone = Set(removed).union(result.problems.filter { $0.kind == .missing }.map(\.file))
+            .subtracting(result.problems.filter { $0.kind == .orphaned }.map(\.file))
+        do {
+            _ = try await repository.markForWork(files: gone.sorted())
+        } catch {
+            return (removed, notRemoved + ["the archive's table (\(error)): the next run may not fetch them again"], 0)
+        }
+        return (removed, notRemoved, gone.count)
     }
 
     /// Releases the lock, if taken. Idempotent.

@@ -548,6 +548,40 @@ final class Repository: @unchecked Sendable {
 }
 
 extension Repository {
+    /// Marks the groups that hold the newest records of `files` (cache paths: files `--verify`
+    /// found missing, or `--repair` removed) as needing work (`retry`), so that the next run
+    /// reads their pages again instead of settling them (a settled page's files are not looked
+    /// at), finds the files gone and fetches them. Saves the group table, then a copy of the new
+    /// root and the root (the same run record); the old table is retired. Returns how many
+    /// groups were marked (none: nothing is saved). Call it under the lock.
+    func markForWork(files: [String]) async throws -> Int {
+        let index = try await loadedIndex(.files)
+        var numbers = Set<UInt32>()
+        for file in files {
+            guard let key = CacheKey(file: file), let hit = index.lookup(key.prefix) else { continue }
+            numbers.insert(hit.group)
+        }
+        let marked = lock.withLock { () -> Int in
+            var marked = 0
+            for number in numbers where groupTable.entry(number)?.retry == false {
+                groupTable.update(number) { $0.retry = true }
+                marked += 1
+            }
+            return marked
+        }
+        guard marked > 0 else { return 0 }
+        var next = root
+        next.generation += 1
+        next.generatedAt = Date()
+        next.groups = try await saveArchiveFile(try table.encoded(), extension: "groups")
+        if let old = root.groups, old != next.groups { next.retired[old] = next.generation }
+        try await saveRoot(next)
+        root = next
+        return marked
+    }
+}
+
+extension Repository {
     /// For a merge: takes a shard's groups into this archive (OUT's own). A group this archive
     /// does not have joins the table, its items the indexes (as deltas: the shard's segments are
     /// named, not rewritten), shadowing the earlier copies of its items; one it has (listed again
