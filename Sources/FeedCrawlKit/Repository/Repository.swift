@@ -312,11 +312,28 @@ final class Repository: @unchecked Sendable {
     /// Takes out of the table's counts the earlier effective copies of `items` (now listed by
     /// a group in `except`): they are shadowed.
     func shadowEarlier(itemKeys: [IndexEntry], items: [ManifestItem], except: Set<UInt32>) async throws {
+        try await shadowEarlier(itemKeys: itemKeys, except: except) { items }
+    }
+
+    /// `shadowEarlier(itemKeys:items:except:)` reading the items (`items`) only when one of
+    /// them has an earlier copy: a run's first listing of its pages decodes none of its groups
+    /// again.
+    func shadowEarlier(
+        itemKeys: [IndexEntry], except: Set<UInt32>, items load: () async throws -> [ManifestItem]
+    ) async throws {
         guard !table.entries.isEmpty else { return }
         let index = try await loadedIndex(.items)
+        var loaded: [ManifestItem]?
         for (position, key) in itemKeys.enumerated() {
             guard let hit = index.lookup(key.key), !except.contains(hit.group),
                   let earlier = table.entry(hit.group) else { continue }
+            let items: [ManifestItem]
+            if let loaded {
+                items = loaded
+            } else {
+                items = try await load()
+                loaded = items
+            }
             guard let old = try await item(of: earlier, at: hit.item), old.source == items[position].source,
                   old.id == items[position].id else { continue }
             lock.withLock { groupTable.update(hit.group) { _ = $0.shadow(hit.item, item: old) } }
@@ -357,8 +374,7 @@ final class Repository: @unchecked Sendable {
         var newItemKeys = lock.withLock { adoptedKeys.items }
         var newFileKeys = lock.withLock { adoptedKeys.files }
         for group in written {
-            let items = try await rawItems(group.entry)
-            try await shadowEarlier(itemKeys: group.itemKeys, items: items, except: numbers)
+            try await shadowEarlier(itemKeys: group.itemKeys, except: numbers) { try await self.rawItems(group.entry) }
             lock.withLock { groupTable.put(group.entry) }
             newItemKeys += group.itemKeys
             newFileKeys += group.fileKeys

@@ -76,7 +76,9 @@ final class RunJournal: @unchecked Sendable {
                 header: header, segment: currentName, offset: Int64(buffer.count), length: Int64(bytes.count),
                 items: written)
             let keys = GroupEntry.keys(written, group: number)
-            buffer += bytes
+            // The group's bytes become the buffer when it is empty (no copy: a page of 20,000
+            // items is ten megabytes).
+            if buffer.isEmpty { buffer = bytes } else { buffer += bytes }
             pending.append(Written(entry: entry, itemKeys: keys.items, fileKeys: keys.files))
             return entry
         }
