@@ -340,6 +340,30 @@ final class Repository: @unchecked Sendable {
         }
     }
 
+    /// A feed page: its source and number.
+    private struct PageKey: Hashable {
+        var source: String
+        var page: Int
+    }
+
+    /// Shadows the placeholders (`FeedItem.isSyntheticID`, no image: a feed element without a
+    /// usable id) that the earlier groups of `source`'s `page` (not in `except`, this work's)
+    /// still hold: a placeholder is the listing's that saw it, and a later listing of its page
+    /// lists the element anew (under its id, or as a placeholder again), so an element the feed
+    /// fixed meanwhile leaves no rejected placeholder behind. Reads only earlier groups of the
+    /// page that still have live items.
+    private func shadowPlaceholders(source: String, page: Int, except: Set<UInt32>) async throws {
+        let earlier = lock.withLock { groupTable.groups(source: source, page: page) }
+            .filter { !except.contains($0.number) && $0.liveItems > 0 }
+        for entry in earlier {
+            let items = try await rawItems(entry)
+            for (position, item) in items.enumerated()
+            where item.images.isEmpty && FeedItem.isSyntheticID(item.id) && !entry.isShadowed(position) {
+                lock.withLock { groupTable.update(entry.number) { _ = $0.shadow(position, item: item) } }
+            }
+        }
+    }
+
     /// What a commit did.
     struct Committed: Sendable {
         var root: RepositoryRoot
@@ -378,6 +402,9 @@ final class Repository: @unchecked Sendable {
             lock.withLock { groupTable.put(group.entry) }
             newItemKeys += group.itemKeys
             newFileKeys += group.fileKeys
+        }
+        for key in Set(written.map { PageKey(source: $0.entry.source, page: $0.entry.page) }) {
+            try await shadowPlaceholders(source: key.source, page: key.page, except: numbers)
         }
         let dead = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
