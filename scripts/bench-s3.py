@@ -13,9 +13,10 @@ scripts/bench-results/latest-w7.json > scripts/bench-results/latest-w7.md`)
 - (a) direct: `feedcrawl ... --out s3://bench/w7-direct/rN`: feedcrawl uploads each image itself
   (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL).
 - (b) two steps, as operators do today: `feedcrawl ... --out DIR` on /dev/shm, then
-  `rclone copy DIR remote:bench/w7-rclone/rN --include /cache/** --include /manifest.json
-  --transfers 16 --checkers 16` (rclone from .build/rclone, configured by environment variables
-  only; no config file), timed together end to end.
+  `rclone copy DIR remote:bench/w7-rclone/rN --include /cache/** --include /archive/**
+  --include /manifest.json --transfers 16 --checkers 16` (the images, the archive's files and
+  its root: a whole archive in the bucket, as (a) leaves; rclone from .build/rclone, configured
+  by environment variables only; no config file), timed together end to end.
 - The ways alternate within each rep (a, b, a, b, ...), each rep under fresh prefixes (cold).
 - Every run: wall seconds end to end (perf_counter around the whole way), CPU (user+sys) and
   peak RSS of feedcrawl and of rclone separately (GNU time, as run.py), and a check that the
@@ -62,7 +63,8 @@ REGION = "us-east-1"
 RSS_TARGET_MIB = 64
 SAMPLE = 10
 RUN_TIMEOUT = 600  # seconds, each feedcrawl and each rclone run
-RCLONE_FLAGS = ["--include", "/cache/**", "--include", "/manifest.json", "--transfers", "16", "--checkers", "16"]
+RCLONE_FLAGS = ["--include", "/cache/**", "--include", "/archive/**", "--include", "/manifest.json",
+                "--transfers", "16", "--checkers", "16"]
 LOCAL = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 WAYS = ("direct", "rclone")
 

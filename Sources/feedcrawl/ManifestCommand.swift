@@ -57,8 +57,17 @@ enum ManifestCommand {
         }
         let reader = await open(options, help: command)
         if reader.adoptedPages > 0 {
-            Console.err("feedcrawl: note: including \(reader.adoptedPages) pages a run in progress or an unfinished run "
-                + "journaled (the next run names them in the archive)")
+            let pages = "\(reader.adoptedPages) page\(reader.adoptedPages == 1 ? "" : "s")"
+            if let pid = runningPID(options) {
+                Console.err("feedcrawl: note: a run is in progress (pid \(pid)): including the \(pages) it has journaled so far "
+                    + "(it commits the archive when it finishes)")
+            } else if options.outDirectory.lowercased().hasPrefix("s3:") {
+                Console.err("feedcrawl: note: including \(pages) a run in progress or an unfinished run journaled "
+                    + "(the next run names them in the archive)")
+            } else {
+                Console.err("feedcrawl: note: including \(pages) from the journal of an unfinished run "
+                    + "(the next run names them in the archive)")
+            }
         }
         if exporting { await export(reader) }
         if options.verify { await verify(reader, format: options.format, repair: options.repair) }
@@ -111,6 +120,10 @@ enum ManifestCommand {
         } catch .damaged(let damage) {
             await leave(.damagedManifest, error: TerminalText.sanitize(damage.description))
         } catch .empty(let path) {
+            if let pid = runningPID(options) {
+                await leave(.usage, error: "no archive at \(TerminalText.sanitize(path)) yet: the first run (pid \(pid)) is in "
+                    + "progress and has finished no page; look again later")
+            }
             await leave(.usage, error: "no archive at \(TerminalText.sanitize(path)) (has feedcrawl run with this --out?)")
         } catch {
             await leave(.itemsFailed, error: "cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
@@ -119,6 +132,13 @@ enum ManifestCommand {
         if let conversion = reader.conversion { Console.err("feedcrawl: \(TerminalText.sanitize(conversion))") }
         for note in reader.notes { Console.err("feedcrawl: warning: \(TerminalText.sanitize(note))") }
         return reader
+    }
+
+    /// The pid of the run holding a folder OUT's lock (its lock file records it while it runs),
+    /// or nil: none, or OUT in object storage (its lease names a host, not a pid here).
+    static func runningPID(_ options: Options) -> Int32? {
+        guard !options.outDirectory.lowercased().hasPrefix("s3:") else { return nil }
+        return RunLock.livePID(path: CacheLayout(outDirectory: options.outDirectory).lockPath)
     }
 
     /// `feedcrawl manifest export`: the whole archive as one version-2 manifest document on
@@ -142,7 +162,8 @@ enum ManifestCommand {
             try await reader.lock()
         } catch Crawler.SetupError.locked(let path) {
             let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
-            await leave(.locked, error: TerminalText.sanitize("\(path) is held by another feedcrawl run\(pid); verify when it has finished"))
+            let out = FileIO.directoryName(of: path)
+            await leave(.locked, error: "a feedcrawl run is using \(TerminalText.sanitize(out))\(pid); verify when it has finished")
         } catch Crawler.SetupError.leaseHeld(let message) {
             await leave(.locked, error: TerminalText.sanitize(message))
         } catch {
@@ -157,10 +178,16 @@ enum ManifestCommand {
         // What `--verify` (and `--repair`) found.
         Console.write(result.render(format))
         if repair {
-            let (removed, notRemoved) = await reader.repair(result)
+            let (removed, notRemoved, _) = await reader.repair(result)
             if format == .table {
-                Console.write(removed.isEmpty ? "Repair: nothing to remove.\n"
-                    : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again.\n")
+                let missing = result.count(.missing)
+                var text = removed.isEmpty ? "Repair: nothing to remove"
+                    : "Repair: removed \(removed.count) file\(removed.count == 1 ? "" : "s"); the next run fetches their images again"
+                if missing > 0 {
+                    text += removed.isEmpty ? "; the next run fetches the images of \(missing) missing file\(missing == 1 ? "" : "s") again"
+                        : ", and those of \(missing) missing file\(missing == 1 ? "" : "s")"
+                }
+                Console.write(text + ".\n")
             }
             for file in notRemoved {
                 Console.err("feedcrawl: error: --repair could not remove \(TerminalText.sanitize(file))")

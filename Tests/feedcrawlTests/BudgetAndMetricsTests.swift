@@ -30,7 +30,7 @@ struct BudgetAndMetricsTests {
             #expect(stats.rateLimited <= 2, "\(stats.rateLimited) answers 429")
             #expect(stats.api >= 100)
             // Every page of every source was read.
-            let manifest = try Output.json(out + "/manifest.json")
+            let manifest = try await ArchiveExport.read(out).json()
             let summaries = (manifest["run"] as? [String: Any])?["sources"] as? [[String: Any]] ?? []
             #expect(summaries.count == 20)
             for summary in summaries {

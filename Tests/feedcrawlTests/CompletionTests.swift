@@ -50,11 +50,13 @@ struct CompletionTests {
             #expect(manifest.contains(option), "\(option) in \(manifest)")
         }
         #expect(!manifest.contains("--pages"), "manifest does not take --pages: \(manifest)")
-        #expect(try await Self.bash(script, ["feedcrawl", "manifest", ""]) == ["merge"])
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", ""]) == ["export", "merge"])
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", "export", "--"]).contains("--out"))
+        #expect(!(try await Self.bash(script, ["feedcrawl", "manifest", "export", "--"]).contains("--status")))
         #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--status", "fa"]) == ["failed"])
         #expect(Set(try await Self.bash(script, ["feedcrawl", "manifest", "--status", "failed,re"]))
             == ["failed,rejected", "failed,revalidated"])
-        #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--format", ""]) == ["table", "json", "csv"])
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--format", ""]) == ["table", "json", "csv", "ndjson"])
         // merge takes the crawl's options.
         #expect(try await Self.bash(script, ["feedcrawl", "manifest", "merge", "--cache-m"]) == ["--cache-max"])
         #expect(try await Self.bash(script, ["feedcrawl", "help", ""]) == ["config", "demo-feed", "manifest", "merge"])
@@ -72,10 +74,11 @@ struct CompletionTests {
         let manifest = try await Self.fish(script, "feedcrawl manifest --")
         #expect(manifest["--verify"] != nil && manifest["--status"] != nil && manifest["--repair"] != nil, "\(manifest)")
         #expect(manifest["--pages"] == nil, "\(manifest)")
-        #expect(Set(try await Self.fish(script, "feedcrawl manifest --format ").keys) == ["table", "json", "csv"])
+        #expect(Set(try await Self.fish(script, "feedcrawl manifest --format ").keys) == ["table", "json", "csv", "ndjson"])
         #expect(Set(try await Self.fish(script, "feedcrawl help ").keys) == ["config", "demo-feed", "manifest", "merge"])
         #expect(Set(try await Self.fish(script, "feedcrawl completion ").keys) == ["bash", "zsh", "fish"])
         #expect(try await Self.fish(script, "feedcrawl manifest ")["merge"] != nil)
+        #expect(try await Self.fish(script, "feedcrawl manifest ")["export"] != nil)
         // The whole help, not cut at its first full stop ("Stop after DURATION (e.g").
         let deadline = try #require(try await Self.fish(script, "feedcrawl --deadl")["--deadline"])
         #expect(deadline.hasPrefix("Stop after DURATION (e.g. 10m): stop scheduling"), "\(deadline)")
@@ -141,7 +144,7 @@ struct CompletionTests {
                                 "Summarise, list or verify what a crawl left in OUT"]),
                 ("feedcrawl manifest --status ", ["downloaded", "failed", "no-image", "cancelled"]),
                 ("feedcrawl help ", ["config", "demo-feed", "manifest", "merge"]),
-                ("feedcrawl manifest --format ", ["table", "json", "csv"]),
+                ("feedcrawl manifest --format ", ["table", "json", "csv", "ndjson"]),
                 ("feedcrawl manifest --re", ["--repair"]),
             ]
             for (line, expected) in cases {

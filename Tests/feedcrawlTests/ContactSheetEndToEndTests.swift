@@ -11,14 +11,6 @@ extension BinaryTests {
             images(item).first { ["downloaded", "fresh", "revalidated"].contains($0["status"] as? String ?? "") && $0["file"] != nil }
         }
 
-        /// The archive's items as `feedcrawl manifest export` writes them (one version-2 document).
-        static func exported(_ out: String) async throws -> [[String: Any]] {
-            let result = try await BinaryRunner.run(["manifest", "export", "--out", out])
-            #expect(result.status == 0, "stderr: \(result.stderr)")
-            let document = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-            return document?["items"] as? [[String: Any]] ?? []
-        }
-
         /// The sheet's pages in `out` (`index.html` and every feed page's parts), by name.
         static func sheetPages(_ out: String) throws -> [String: String] {
             let names = try FileManager.default.contentsOfDirectory(atPath: out).filter {
@@ -38,7 +30,7 @@ extension BinaryTests {
             // Every tile on the feed pages' pages (index.html repeats the first page's).
             let html = pages.filter { $0.key != "index.html" }.values.joined()
             let sources = Output.imageSources(html)
-            let items = try await Self.exported(out)
+            let items = try await Output.manifestItems(out)
             let tiles = items.compactMap(Self.tile)
             #expect(sources.count == tiles.count)
             #expect(Set(Output.imageSources(index)).isSubset(of: Set(sources)))
@@ -86,7 +78,7 @@ extension BinaryTests {
             let pages = try Self.sheetPages(out)
             let index = try #require(pages["index.html"])
             let html = pages.filter { $0.key != "index.html" }.values.joined()
-            let items = try await Self.exported(out)
+            let items = try await Output.manifestItems(out)
             #expect(!items.isEmpty)
             #expect(!(index + html).contains(" old\""))
             #expect(!index.contains("not listed by the last run"))
@@ -123,7 +115,7 @@ extension BinaryTests {
                              "--out", out, "--quiet"]
             let result = try await BinaryRunner.run(arguments, environment: ["PIXABAY_KEY": "demo"], timeout: 300)
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let items = try await Self.exported(out)
+            let items = try await Output.manifestItems(out)
             #expect(items.count == 440)
             let names = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("index") }.sorted()
             let expected = ["index-launches-p1.html", "index-launches-p2.html", "index-pixabay-p1.html", "index-pixabay-p2.html", "index.html"]

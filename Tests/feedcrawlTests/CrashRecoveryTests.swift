@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// SIGKILL at several points of a crawl, then a rerun: the cache always ends complete and
-/// consistent (`feedcrawl manifest --verify` clean), with no `.part` file left.
+/// consistent (`feedcrawl manifest --verify` clean), with no `.part` file left, the killed run's
+/// journal files adopted (named by the new root) and its `.unfinished` marker gone.
 @Suite("feedcrawl crash recovery")
 struct CrashRecoveryTests {
     /// Reruns the crawl at full speed and checks the result.
@@ -17,9 +18,11 @@ struct CrashRecoveryTests {
         #expect(verify.status == 0, "verify: \(verify.stdout)\(verify.stderr)", sourceLocation: sourceLocation)
         #expect(verify.stdout.contains("no problems"), sourceLocation: sourceLocation)
         #expect(out.partFiles().isEmpty, sourceLocation: sourceLocation)
-        #expect(!out.journalExists, sourceLocation: sourceLocation)
-        #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))", sourceLocation: sourceLocation)
-        let manifest = try out.manifest()
+        #expect(!out.hasUnnamedJournal, sourceLocation: sourceLocation)
+        #expect(OutputCheck.leftovers(out: out.path).isEmpty, "\(OutputCheck.leftovers(out: out.path))", sourceLocation: sourceLocation)
+        let manifest = try await out.manifest()
+        let problems = OutputCheck.problems(manifest, out: out.path)
+        #expect(problems.isEmpty, "\(problems.prefix(5))", sourceLocation: sourceLocation)
         #expect(manifest.version == 2, sourceLocation: sourceLocation)
         #expect(manifest.items.filter { $0.source == "pixabay" }.count == 40, sourceLocation: sourceLocation)
         #expect(manifest.items.filter { $0.source == "launches" }.count == 40, sourceLocation: sourceLocation)
@@ -83,8 +86,9 @@ struct CrashRecoveryTests {
                 // Each image takes 4 s to arrive: the kill caught some halfway.
                 #expect(!out.partFiles().isEmpty)
             }
-            // The journal of the second run holds what it finished; the rerun folds it in.
-            #expect(out.journalExists)
+            // The second run left its marker; the pages it finished (if any: a page is journaled
+            // once all its items are) are in journal files no root names, which the rerun adopts.
+            #expect(out.unfinishedMarkerExists)
             try await rerunAndCheck(feed, out, allVariants: true)
         }
     }
@@ -96,16 +100,25 @@ struct CrashRecoveryTests {
             let out = OutputFolder()
             defer { out.remove() }
             let killAt = feed.environment.merging(["FEEDCRAWL_TEST_KILL_AT": CrawlCheckpoint.outcomesJournaled.rawValue]) { $1 }
-            // The first run dies before writing a manifest: only its journal is left.
+            // The first run dies before writing a root: only its journal files are left.
             let first = try await BinaryProcess.run(feed.arguments(out: out.path), environment: killAt)
             #expect(first.signaled && first.status == SIGKILL, "stderr: \(first.stderr)")
-            #expect(!out.manifestExists && out.journalExists)
-            // The second folds that journal into a manifest with no run record yet, then dies the same way.
+            #expect(!out.manifestExists && out.hasUnnamedJournal)
+            let firstItems = Set((ArchiveFiles.journalItems(out.path)?.items ?? []).map(\.key))
+            #expect(firstItems.count == 80)
+            // The second adopts them, journals its own pages, then dies the same way: its own
+            // journal files are named by no root (the first run's may be, if the adoption was
+            // committed first), and the archive read now holds both runs' pages, consistent
+            // with the disk.
             let second = try await BinaryProcess.run(feed.arguments(out: out.path, allVariants: true), environment: killAt)
             #expect(second.signaled && second.status == SIGKILL, "stderr: \(second.stderr)")
-            #expect(out.manifestExists && out.journalExists)
-            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
-            // The third folds the second's journal into that manifest and finishes.
+            #expect(second.stderr.contains("adopted"), "stderr: \(second.stderr)")
+            #expect(out.hasUnnamedJournal)
+            let read = try await out.manifest()
+            #expect(Set(read.items.map(\.key)).isSuperset(of: firstItems))
+            let problems = OutputCheck.problems(read, out: out.path)
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
+            // The third adopts both and finishes.
             let imagesBefore = feed.images
             try await rerunAndCheck(feed, out, allVariants: true)
             #expect(feed.images == imagesBefore)
@@ -123,16 +136,19 @@ struct CrashRecoveryTests {
                 feed.arguments(out: out.path, allVariants: true),
                 environment: feed.environment.merging(["FEEDCRAWL_TEST_KILL_AT": checkpoint.rawValue]) { $1 })
             #expect(exit.signaled && exit.status == SIGKILL, "stderr: \(exit.stderr)")
-            #expect(out.journalExists)
+            // Killed before the root: its journal files are named by none; after it, by the new root.
+            #expect(out.hasUnnamedJournal == (checkpoint == .outcomesJournaled))
             #expect(out.manifestExists == (checkpoint == .manifestWritten))
-            // What a kill inside the atomic manifest write leaves behind.
+            #expect(out.unfinishedMarkerExists)
+            // What a kill inside the atomic save of the root leaves behind (the folder store stages
+            // a body next to its destination).
             try Data("{\"version\":".utf8).write(to: URL(fileURLWithPath: out.path + "/manifest.json.0123456789ab.part"))
 
             // Every outcome was journaled: the rerun finds every image fresh and requests none.
             let imagesBefore = feed.images
             try await rerunAndCheck(feed, out, allVariants: true)
             #expect(feed.images == imagesBefore)
-            let manifest = try out.manifest()
+            let manifest = try await out.manifest()
             #expect(manifest.images.allSatisfy { $0.image.status == .fresh })
             #expect(manifest.items.filter { !$0.images.isEmpty }.allSatisfy { $0.status == .fresh })
         }

@@ -103,8 +103,8 @@ extension BinaryTests {
             }
             // The runs fetched with the key: the feed answered them, and the manifests list items.
             #expect(feed.stats().api > 0)
-            #expect(try Output.manifestItems(dir + "/out").count == 10)
-            #expect(try Output.manifestItems(dir + "/data").count == 30)
+            #expect(try await Output.manifestItems(dir + "/out").count == 10)
+            #expect(try await Output.manifestItems(dir + "/data").count == 30)
             #expect(fm.fileExists(atPath: dir + "/state/last-run.json"))
             #expect(!(try String(contentsOfFile: dir + "/logs/feedcrawl.log", encoding: .utf8)).contains("cron-secret-4f2a"))
 

@@ -47,9 +47,10 @@ struct DiskFullMountTests {
     cp -a "$out" "$WORK/snapshot2"
     """#
 
-    /// KiB left free on the 4 MiB device: 600 and 200 fill up mid-run; 40 is too little for the
-    /// manifest reserve, so the run refuses to start.
-    @Test(arguments: [600, 200, 40])
+    /// KiB left free on the 4 MiB device: 300 and 200 fill up mid-run (the whole run needs about
+    /// 460 KiB: 113 files of a page or two each); 40 is too little for the reserve of the
+    /// archive's final writes, so the run refuses to start.
+    @Test(arguments: [300, 200, 40])
     func outputDeviceFillingUp(freeKiB: Int) async throws {
         try await BinaryTestGate.run { try await fillUp(freeKiB: freeKiB) }
     }
@@ -73,24 +74,30 @@ struct DiskFullMountTests {
             (try? String(contentsOfFile: work + "/" + name, encoding: .utf8)) ?? ""
         }
 
-        // Run 1: a clear error, a non-zero exit, a manifest that matches the disk.
+        // Run 1: a clear error, a non-zero exit, an archive that matches the disk.
         let status1 = Int32(text("run1.status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         let stderr1 = text("run1.err")
         #expect(status1 != 0, "stderr: \(stderr1)")
         #expect(stderr1.contains("no space left on device"), "stderr: \(stderr1)")
         #expect(stderr1.contains(mnt + "/out"), "the error names the path: \(stderr1)")
         let snapshot1 = work + "/snapshot1"
-        #expect(OutputCheck.problems(out: snapshot1).isEmpty, "\(OutputCheck.problems(out: snapshot1))")
+        // What the reserve for the final writes guarantees (room for the journal, the tables and
+        // the root once images filled the device; a device too full for it refuses the run).
+        // No store implements `Backend.reserve` yet (nor do the wrappers pass it on), so the
+        // run holds no reserve: the end may fail for room, or may not.
         if freeKiB >= 64 {
+            let problems1 = await OutputCheck.problems(out: snapshot1)
+            #expect(problems1.isEmpty, "\(problems1)")
             let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", snapshot1])
             #expect(verify.status == 0, "manifest --verify after the full disk: \(verify.stdout)\(verify.stderr)")
         }
         #expect(OutputCheck.leftovers(out: snapshot1).isEmpty, "\(OutputCheck.leftovers(out: snapshot1))")
         if freeKiB < 64 {
-            #expect(stderr1.contains("cannot reserve room for the manifest"), "\(stderr1)")
+            #expect(stderr1.contains("cannot reserve room for the archive"), "\(stderr1)")
             #expect(!FileManager.default.fileExists(atPath: snapshot1 + "/manifest.json"), "nothing was written")
+            #expect(!FileManager.default.fileExists(atPath: snapshot1 + "/archive"), "nothing was written")
         } else {
-            let items1 = try #require(OutputCheck.items(out: snapshot1), "run 1 left a manifest that loads")
+            let items1 = try #require(await OutputCheck.items(out: snapshot1), "run 1 left an archive that exports")
             #expect(items1.contains { $0.status == .failed }, "some images did not fit")
             #expect(items1.allSatisfy { [.downloaded, .failed, .noImage].contains($0.status) })
             #expect(items1.flatMap(\.images).allSatisfy { [.downloaded, .failed].contains($0.status) })
@@ -101,11 +108,12 @@ struct DiskFullMountTests {
         let status2 = Int32(text("run2.status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         #expect(status2 == 0, "stderr: \(text("run2.err"))")
         let snapshot2 = work + "/snapshot2"
-        #expect(OutputCheck.problems(out: snapshot2).isEmpty, "\(OutputCheck.problems(out: snapshot2))")
+        let problems2 = await OutputCheck.problems(out: snapshot2)
+        #expect(problems2.isEmpty, "\(problems2)")
         let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", snapshot2])
         #expect(verify.status == 0, "manifest --verify after the rerun: \(verify.stdout)\(verify.stderr)")
         #expect(OutputCheck.leftovers(out: snapshot2).isEmpty, "\(OutputCheck.leftovers(out: snapshot2))")
-        let items2 = OutputCheck.items(out: snapshot2) ?? []
+        let items2 = await OutputCheck.items(out: snapshot2) ?? []
         #expect(items2.count == 120)
         #expect(items2.allSatisfy { [.downloaded, .fresh, .noImage].contains($0.status) },
                 "\(items2.filter { ![.downloaded, .fresh, .noImage].contains($0.status) }.prefix(3).map { "\($0.id) \($0.status) \($0.images.compactMap(\.error))" })")

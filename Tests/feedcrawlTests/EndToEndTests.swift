@@ -39,8 +39,14 @@ struct EndToEndTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("demo feed"))
         #expect(result.stdout.isEmpty)
-        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
-        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        // OUT/manifest.json is the archive's small root (format 3), naming what holds the items.
+        let root = try Output.json(out + "/manifest.json")
+        #expect(root["format"] as? String == "feedcrawl-archive")
+        #expect(root["version"] as? Int == 3)
+        #expect(root["items"] == nil)
+        #expect(root["groups"] is String)
+        // Read whole, it is one version-2 document.
+        let manifest = try await ArchiveExport.read(out).json()
         #expect(manifest["version"] as? Int == 2)
         let items = try #require(manifest["items"] as? [[String: Any]])
         let pixabay = items.filter { $0["source"] as? String == "pixabay" }
@@ -66,9 +72,7 @@ struct EndToEndTests {
         // A rerun within the TTL requests no image again.
         let rerun = try await BinaryRunner.run(["--pages", "2", "--per-page", "20", "--out", out])
         #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
-        let again = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))) as? [String: Any]
-        let rerunItems = again?["items"] as? [[String: Any]] ?? []
+        let rerunItems = try await Output.manifestItems(out)
         let statuses = rerunItems.compactMap { $0["status"] as? String }
         #expect(!statuses.contains("downloaded"))
         #expect(statuses.contains("fresh"))

@@ -78,7 +78,7 @@ extension BinaryTests {
 
                 let result = try await runBinary(["--out", out.path], environment: ["K": feed.apiKey])
                 #expect(result.status == 0, "stderr: \(result.stderr)")
-                let manifest = try out.manifest()
+                let manifest = try await out.manifest()
                 #expect(manifest.items.count == 20)
                 for item in manifest.items {
                     let want = item.source == "pixabay" ? ["large", "webformat"] : item.images.isEmpty ? [] : ["large"]

@@ -30,7 +30,7 @@ struct InterruptionTests {
             #expect(!exit.signaled)
             #expect(exit.status == status, "stderr: \(exit.stderr)")
             #expect(exit.stderr.contains("cancelled"))
-            let manifest = try out.manifest()
+            let manifest = try await out.manifest()
             let withImage = manifest.items.filter { !$0.images.isEmpty }
             #expect(!withImage.isEmpty)
             #expect(withImage.contains { $0.status == .cancelled })
@@ -39,9 +39,11 @@ struct InterruptionTests {
             #expect(images.allSatisfy { $0.status == .cancelled || $0.status == .downloaded })
             #expect(images.filter { $0.status == .cancelled }.allSatisfy { $0.file == nil && $0.error?.hasPrefix("cancelled") == true })
             #expect(images.filter { $0.status == .downloaded }.allSatisfy { $0.file != nil })
-            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            #expect(OutputCheck.problems(manifest, out: out.path).isEmpty, "\(OutputCheck.problems(manifest, out: out.path).prefix(5))")
             #expect(out.partFiles().isEmpty)
-            #expect(!out.journalExists)
+            // The archive is committed: its journal named by the root, no marker of a run left.
+            #expect(out.manifestExists)
+            #expect(OutputCheck.leftovers(out: out.path).isEmpty, "\(OutputCheck.leftovers(out: out.path))")
             #expect(out.cacheFiles() == manifest.files)
         }
     }
@@ -63,8 +65,8 @@ struct InterruptionTests {
             let exit = await process.exit(timeout: 20)
             #expect(!exit.signaled && exit.status == 143, "stderr: \(exit.stderr)")
 
-            let manifest = try out.manifest()
-            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            let manifest = try await out.manifest()
+            #expect(OutputCheck.problems(manifest, out: out.path).isEmpty, "\(OutputCheck.problems(manifest, out: out.path).prefix(5))")
             let mixed = manifest.items.filter { item in
                 item.images.contains { $0.status == .downloaded } && item.images.contains { $0.status == .cancelled }
             }
@@ -80,13 +82,13 @@ struct InterruptionTests {
             let before = feed.images
             let rerun = try await BinaryProcess.run(arguments, environment: feed.environment)
             #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
-            let after = try out.manifest()
+            let after = try await out.manifest()
             #expect(feed.images - before == Set(after.images.map(\.image.url)).subtracting(stored).count)
             for (item, image) in after.images {
                 let want: ItemStatus = stored.contains(image.url) ? .fresh : .downloaded
                 #expect(image.status == want, "\(item.id) \(image.variant)")
             }
-            #expect(OutputCheck.problems(out: out.path).isEmpty)
+            #expect(OutputCheck.problems(after, out: out.path).isEmpty)
             #expect(OutputCheck.leftovers(out: out.path).isEmpty)
         }
     }
@@ -153,8 +155,8 @@ struct InterruptionTests {
             #expect(pages.allSatisfy { $0 < notice }, "a page listed after the notice:\n\(exit.stderr)")
             #expect(pages.map { lines[$0] }.sorted() == ["feedcrawl: launches: page 1: 20 items", "feedcrawl: pixabay: page 1: 20 items"],
                     "\(exit.stderr)")
-            // The manifest parses and holds the first pages' items only.
-            let manifest = try out.manifest()
+            // The archive holds the first pages' items only.
+            let manifest = try await out.manifest()
             #expect(manifest.items.count == 40, "\(manifest.items.count) items")
             #expect(Set(manifest.items.map(\.page)) == [1])
             #expect(feed.held.count == 3, "\(feed.held)")
@@ -179,23 +181,24 @@ struct InterruptionTests {
             #expect(!exit.signaled)
             #expect(exit.status == 143, "stderr: \(exit.stderr)")
             #expect(exit.stderr.contains("second signal"))
-            // No manifest was written, but the journal holds every outcome and parses.
+            // No root was written, but the journal files hold every outcome and parse.
             #expect(!out.manifestExists)
-            #expect(out.journalExists)
+            #expect(out.hasUnnamedJournal)
             let journaled = try #require(OutputCheck.journal(out: out.path))
             #expect(journaled.skipped == 0)
             #expect(journaled.items.count == 80)
             #expect(Set(journaled.items.map(\.key)).count == 80)
 
-            // The next run folds it in and finds everything fresh.
+            // The next run adopts them and finds everything fresh.
             feed.slow = false
             let imagesBefore = feed.images
             let rerun = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
             #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
             #expect(feed.images == imagesBefore)
-            let manifest = try out.manifest()
+            let manifest = try await out.manifest()
             #expect(manifest.images.allSatisfy { $0.image.status == .fresh })
             #expect(manifest.images.count > 70)
+            #expect(OutputCheck.leftovers(out: out.path).isEmpty, "\(OutputCheck.leftovers(out: out.path))")
         }
     }
 
@@ -215,7 +218,7 @@ struct InterruptionTests {
             #expect(elapsed >= 0.7)  // not before the deadline
             #expect(result.stderr.contains("deadline"))
             #expect(result.stdout.isEmpty)
-            let manifest = try out.manifest()
+            let manifest = try await out.manifest()
             #expect(manifest.run?.deadlineReached == true)
             let cancelled = manifest.items.filter { $0.status == .cancelled }
             #expect(!cancelled.isEmpty)
@@ -237,6 +240,7 @@ struct InterruptionTests {
             #expect(first.status == 0, "stderr: \(first.stderr)")
             let before = out.snapshot()
             let manifestBefore = try Data(contentsOf: URL(fileURLWithPath: out.path + "/manifest.json"))
+            let exportBefore = try await ArchiveExport.read(out.path).text
 
             // Another process (this one) holds the lock, as a running crawl would.
             let lock = try RunLock(outDirectory: out.path)
@@ -247,6 +251,7 @@ struct InterruptionTests {
             #expect(second.stderr.contains("held by another feedcrawl run"))
             #expect(out.snapshot() == before)
             #expect(try Data(contentsOf: URL(fileURLWithPath: out.path + "/manifest.json")) == manifestBefore)
+            #expect(try await ArchiveExport.read(out.path).text == exportBefore)
             #expect(feed.images == imagesBefore)
         }
     }

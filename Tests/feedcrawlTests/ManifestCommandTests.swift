@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import FeedCrawlSupport
 
-/// `feedcrawl manifest`: summary, listings in three formats, --verify, errors.
+/// `feedcrawl manifest`: summary, listings in four formats, `export`, --verify, --repair, errors.
 @Suite("feedcrawl manifest")
 struct ManifestCommandTests {
     /// A finished crawl of both sources (40 + 40 items) into a fresh folder.
@@ -37,7 +37,7 @@ struct ManifestCommandTests {
             #expect(object["items"] as? Int == 80)
             let totals = try #require(object["totals"] as? [String: Any])
             let counts = try #require(totals["counts"] as? [String: Int])
-            let stored = try out.manifest()
+            let stored = try await out.manifest()
             #expect(stored.version == 2)
             let storedCounts = Dictionary(grouping: stored.items, by: \.status.rawValue).mapValues(\.count)
             #expect(counts == storedCounts)
@@ -74,7 +74,7 @@ struct ManifestCommandTests {
         try await BinaryTestGate.run {
             let (feed, out) = try await crawled()
             defer { feed.stop(); out.remove() }
-            let stored = try out.manifest()
+            let stored = try await out.manifest()
             let some = try #require(stored.items.first { $0.source == "pixabay" && !$0.images.isEmpty })
 
             let one = try await manifest(["--out", out.path, "--id", some.id, "--format", "json"])
@@ -114,6 +114,59 @@ struct ManifestCommandTests {
         }
     }
 
+    /// `export` (the whole archive as one version-2 document) and `--format ndjson` (one item a
+    /// line, each as a version-2 manifest holds it) say the same of every item; reading changes
+    /// nothing, and reads the same twice.
+    @Test func exportAndNDJSONListings() async throws {
+        try await BinaryTestGate.run {
+            let (feed, out) = try await crawled()
+            defer { feed.stop(); out.remove() }
+            let before = out.snapshot()
+            let export = try await ArchiveExport.read(out.path)
+            #expect(export.stderr.isEmpty, "\(export.stderr)")
+            #expect(OutputCheck.layoutProblems(export.text).isEmpty, "\(OutputCheck.layoutProblems(export.text).prefix(3))")
+            let stored = export.manifest
+            #expect(stored.version == 2)
+            #expect(stored.items.count == 80)
+            #expect(Set(stored.items.map(\.key)).count == 80)
+            // The run record is the last run's, its counts those of the items it listed (all of them).
+            let run = try #require(try export.json()["run"] as? [String: Any])
+            let counts = try #require(run["counts"] as? [String: Int])
+            #expect(counts == Dictionary(grouping: stored.items, by: \.status.rawValue).mapValues(\.count))
+            #expect(OutputCheck.problems(stored, out: out.path).isEmpty)
+            #expect(out.cacheFiles() == stored.files)
+
+            let all = try await manifest(["--out", out.path, "--all", "--format", "ndjson"])
+            #expect(all.status == 0, "\(all.stderr)")
+            let lines = Output.lines(all.stdout)
+            #expect(lines.count == 80)
+            let listed = try lines.map { try ItemJSON.decode(Array($0.utf8)) }
+            #expect(listed == stored.items)
+            // Each line is the item's line in the export.
+            let exported = Set(Output.lines(export.text).filter { $0.hasPrefix("    {") }.map { line -> String in
+                let body = line.dropFirst(4)
+                return String(body.hasSuffix(",") ? body.dropLast() : body)
+            })
+            #expect(Set(lines) == exported)
+            let narrowed = try await manifest(["--out", out.path, "--source", "pixabay", "--format", "ndjson"])
+            #expect(Output.lines(narrowed.stdout).count == 40)
+            #expect(Output.lines(narrowed.stdout).allSatisfy { $0.hasPrefix(#"{"source":"pixabay","#) })
+            // The summary is one line.
+            let summary = try await manifest(["--out", out.path, "--format", "ndjson"])
+            #expect(Output.lines(summary.stdout).count == 1)
+            #expect(try Output.jsonLine(summary.stdout)["items"] as? Int == 80)
+
+            // Reading changed nothing; a second export is the same document.
+            #expect(try await ArchiveExport.read(out.path).text == export.text)
+            #expect(out.snapshot() == before)
+            // export takes no filter.
+            let refused = try await manifest(["export", "--status", "failed", "--out", out.path])
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("unknown option '--status' for 'feedcrawl manifest export'"), "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
+        }
+    }
+
     @Test func verifyFindsCorruptMissingAndOrphanedFiles() async throws {
         try await BinaryTestGate.run {
             let (feed, out) = try await crawled()
@@ -122,7 +175,7 @@ struct ManifestCommandTests {
             #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
             #expect(clean.stdout.contains("no problems"))
 
-            let files = try out.manifest().files.sorted()
+            let files = try await out.manifest().files.sorted()
             let corrupt = out.path + "/" + files[0]
             var bytes = try Data(contentsOf: URL(fileURLWithPath: corrupt))
             bytes[bytes.count - 1] ^= 0x01
@@ -130,6 +183,7 @@ struct ManifestCommandTests {
             let missing = files.last { $0 != files[0] } ?? files[0]
             try FileManager.default.removeItem(atPath: out.path + "/" + missing)
             let orphan = "cache/00/" + String(repeating: "0", count: 64) + ".jpg"
+            try FileManager.default.createDirectory(atPath: out.path + "/cache/00", withIntermediateDirectories: true)
             try Data([1, 2, 3]).write(to: URL(fileURLWithPath: out.path + "/" + orphan))
 
             let result = try await manifest(["--out", out.path, "--verify"])
@@ -142,17 +196,28 @@ struct ManifestCommandTests {
             let decoded = try ManifestCoding.decoder().decode(CacheVerification.self, from: Data(json.stdout.utf8))
             #expect(decoded.count(.corrupt) == 1 && decoded.count(.missing) == 1 && decoded.count(.orphaned) == 1)
 
-            // A crawl compares sizes, not hashes: the same-size corrupt file stays until someone
-            // deletes it, as the README says to. Then the next crawl refetches what is gone and
-            // removes the orphan.
-            let sameSize = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
-            #expect(sameSize.status == 0)
-            #expect(try await manifest(["--out", out.path, "--verify"]).stdout.contains("1 corrupt."))
-            try FileManager.default.removeItem(atPath: corrupt)
-            let repair = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
-            #expect(repair.status == 0, "stderr: \(repair.stderr)")
+            // A crawl within the TTL settles its unchanged pages without looking at their files
+            // (docs/repository.md): the three problems stay.
+            let settled = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+            #expect(settled.status == 0, "stderr: \(settled.stderr)")
+            let still = try await manifest(["--out", out.path, "--verify"]).stdout
+            #expect(still.contains("1 corrupt") && still.contains("1 missing") && still.contains("1 orphaned"), "\(still)")
+            // --repair removes the corrupt file and the orphan, and marks the pages that named
+            // what is gone now; the next crawl fetches exactly those two images again.
+            let repaired = try await manifest(["--out", out.path, "--verify", "--repair"])
+            #expect(repaired.status == 1)
+            #expect(repaired.stdout.contains("Repair: removed 2 files; the next run fetches their images again, "
+                + "and those of 1 missing file."), "\(repaired.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: corrupt))
+            #expect(!FileManager.default.fileExists(atPath: out.path + "/" + orphan))
+            #expect(try await manifest(["--out", out.path, "--verify"]).stdout.contains("2 missing."))
+            let before = feed.images
+            let refetch = try await BinaryProcess.run(feed.arguments(out: out.path), environment: feed.environment)
+            #expect(refetch.status == 0, "stderr: \(refetch.stderr)")
+            #expect(feed.images - before == 2)
             let after = try await manifest(["--out", out.path, "--verify"])
             #expect(after.status == 0, "\(after.stdout)")
+            #expect(OutputCheck.leftovers(out: out.path).isEmpty, "\(OutputCheck.leftovers(out: out.path))")
         }
     }
 
@@ -163,14 +228,17 @@ struct ManifestCommandTests {
         try await BinaryTestGate.run {
             let (feed, out) = try await crawled()
             defer { feed.stop(); out.remove() }
-            let file = try #require(try out.manifest().files.sorted().first { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") })
+            let export = try await ArchiveExport.read(out.path)
+            let file = try #require(export.manifest.files.sorted().first { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") })
             let path = out.path + "/" + file
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))
             let cut = whole.prefix(whole.count / 2)
             try cut.write(to: URL(fileURLWithPath: path))
-            // What the earlier release would have recorded for the cut file.
+            // What the earlier release would have left: its version-2 manifest (the archive as
+            // exported, recording the cut file's size and hash) and no archive/ folder. Read
+            // first, it is converted to format 3 as the next run would.
             let manifestURL = URL(fileURLWithPath: out.path + "/manifest.json")
-            var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+            var root = try export.json()
             var items = try #require(root["items"] as? [[String: Any]])
             for i in items.indices {
                 guard var images = items[i]["images"] as? [[String: Any]] else { continue }
@@ -181,6 +249,7 @@ struct ManifestCommandTests {
                 items[i]["images"] = images
             }
             root["items"] = items
+            try FileManager.default.removeItem(atPath: out.path + "/archive")
             try JSONSerialization.data(withJSONObject: root).write(to: manifestURL)
 
             let found = try await manifest(["--out", out.path, "--verify"])
@@ -243,9 +312,21 @@ struct ManifestCommandTests {
             let both = try await manifest(["--verify", "--status", "failed"])
             #expect(both.status == 2)
             let missing = try await manifest(["--out", "/nonexistent/feedcrawl-test"])
-            #expect(missing.status == 2)
-            #expect(missing.stderr.contains("no manifest"))
+            #expect(missing.status == 2, "\(missing.stderr)")
+            #expect(missing.stderr.contains("no archive at /nonexistent/feedcrawl-test/manifest.json"), "\(missing.stderr)")
             #expect(missing.stdout.isEmpty)
+            // Reading never makes OUT (nor anything in it).
+            #expect(!FileManager.default.fileExists(atPath: "/nonexistent/feedcrawl-test"))
+            let empty = OutputFolder()
+            defer { empty.remove() }
+            for arguments in [[], ["export"], ["--all"], ["--verify"]] {
+                let none = try await manifest(arguments + ["--out", empty.path])
+                #expect(none.status == 2, "\(arguments): \(none.stderr)")
+                #expect(none.stderr.contains("no archive at \(empty.path)/manifest.json"), "\(arguments): \(none.stderr)")
+                #expect(none.stdout.isEmpty, "\(arguments)")
+            }
+            let left = try FileManager.default.contentsOfDirectory(atPath: empty.path)
+            #expect(left.isEmpty, "\(left)")
         }
     }
 

@@ -172,8 +172,8 @@ extension InterruptionTests {
             // Before any run.
             let before = try await BinaryProcess.run(["manifest", "--out", out.path])
             #expect(before.status == 2)
-            #expect(before.stderr.contains("no manifest at"))
-            // The first run, parked after journaling its outcomes, before writing a manifest.
+            #expect(before.stderr.contains("no archive at"), "stderr: \(before.stderr)")
+            // The first run, parked after journaling its outcomes, before committing its archive.
             let running = try BinaryProcess(
                 feed.arguments(out: out.path),
                 environment: feed.environment.merging(["FEEDCRAWL_TEST_PAUSE_AT": "outcomes-journaled"]) { $1 })
@@ -189,7 +189,7 @@ extension InterruptionTests {
             #expect(second.status == 75)
             #expect(second.stderr.contains("held by another feedcrawl run; nothing was changed. It is pid \(running.pid)"),
                     "stderr: \(second.stderr)")
-            // Killed: the journal is an unfinished run's, no longer one in progress.
+            // Killed: the journal files are an unfinished run's, no longer one in progress.
             running.send(SIGKILL)
             _ = await running.exit()
             let after = try await BinaryProcess.run(["manifest", "--out", out.path])

@@ -49,9 +49,10 @@ struct MultiVariantEndToEndTests {
             let arguments = feed.arguments(out: out.path) + Self.variants
             let first = try await BinaryProcess.run(arguments, environment: feed.environment)
             #expect(first.status == 0, "stderr: \(first.stderr)")
-            #expect(OutputCheck.layoutProblems(out: out.path).isEmpty, "\(OutputCheck.layoutProblems(out: out.path).prefix(3))")
+            let export = try await ArchiveExport.read(out.path)
+            #expect(OutputCheck.layoutProblems(export.text).isEmpty, "\(OutputCheck.layoutProblems(export.text).prefix(3))")
 
-            let manifest = try out.manifest()
+            let manifest = export.manifest
             #expect(manifest.version == 2)
             let urls = Self.checkAllStored(manifest, pixabay: ["preview", "webformat"], launches: ["small", "large"])
             // Each distinct URL was requested once, also the patch the Starlink launches share.
@@ -69,8 +70,8 @@ struct MultiVariantEndToEndTests {
             // Every file holds what the server sends for its URL (fetched here, outside the binary).
             let hashes = try await ServerImages.sha256(of: urls)
             #expect(hashes.count == urls.count)
-            #expect(OutputCheck.problems(out: out.path, expected: hashes).isEmpty,
-                    "\(OutputCheck.problems(out: out.path, expected: hashes).prefix(5))")
+            let problems = OutputCheck.problems(manifest, out: out.path, expected: hashes)
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
             for (_, image) in manifest.images {
                 #expect(image.sha256 == hashes[image.url], "\(image.url)")
             }
@@ -81,7 +82,7 @@ struct MultiVariantEndToEndTests {
             #expect(warm.status == 0, "stderr: \(warm.stderr)")
             #expect(feed.server.stats().images == 0)
             #expect(feed.requests.isEmpty)
-            let rerun = try out.manifest()
+            let rerun = try await out.manifest()
             #expect(Self.checkAllStored(rerun, pixabay: ["preview", "webformat"], launches: ["small", "large"], status: .fresh) == urls)
             #expect(rerun.run?.images == ["fresh": manifest.images.count])
             let verify = try await BinaryProcess.run(["manifest", "--verify", "--out", out.path])
@@ -101,7 +102,8 @@ struct MultiVariantEndToEndTests {
             let result = try await BinaryProcess.run(
                 feed.arguments(out: out.path) + ["--details"], environment: feed.environment)
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            let manifest = try out.manifest()
+            let export = try await ArchiveExport.read(out.path)
+            let manifest = export.manifest
             let urls = Self.checkAllStored(manifest, pixabay: ["preview"], launches: ["small", "large"])
             let launches = manifest.items.filter { $0.source == "launches" }
             for launch in launches {
@@ -121,11 +123,16 @@ struct MultiVariantEndToEndTests {
             #expect(requests["/img/patch/7-large.png"] == 1)
             #expect(launches.filter { $0.image("large")?.url.hasSuffix("/img/patch/7-large.png") == true }.count >= 4)
             let hashes = try await ServerImages.sha256(of: urls)
-            #expect(OutputCheck.problems(out: out.path, expected: hashes).isEmpty)
-            // The old `details.largePatch*` fields are gone from the file.
-            let text = try String(contentsOfFile: out.path + "/manifest.json", encoding: .utf8)
-            #expect(!text.contains("largePatch"))
-            #expect(text.contains("\"details\":{\"rocketName\":"))
+            #expect(OutputCheck.problems(manifest, out: out.path, expected: hashes).isEmpty)
+            // The old `details.largePatch*` fields are gone from the export and from every file
+            // of the archive (its groups hold the item lines).
+            #expect(!export.text.contains("largePatch"))
+            #expect(export.text.contains("\"details\":{\"rocketName\":"))
+            let archived = try FileManager.default.subpathsOfDirectory(atPath: out.path + "/archive").compactMap {
+                FileManager.default.contents(atPath: out.path + "/archive/" + $0).map { String(decoding: $0, as: UTF8.self) }
+            }
+            #expect(archived.contains { $0.contains("\"details\":{\"rocketName\":") })
+            #expect(!archived.contains { $0.contains("largePatch") })
         }
     }
 
@@ -137,7 +144,7 @@ struct MultiVariantEndToEndTests {
             defer { out.remove() }
             let crawl = try await BinaryProcess.run(feed.arguments(out: out.path) + Self.variants, environment: feed.environment)
             #expect(crawl.status == 0, "stderr: \(crawl.stderr)")
-            let manifest = try out.manifest()
+            let manifest = try await out.manifest()
             let csv = try await BinaryProcess.run(
                 ["manifest", "--out", out.path, "--source", "pixabay", "--source", "launches", "--format", "csv"])
             #expect(csv.status == 0, "stderr: \(csv.stderr)")

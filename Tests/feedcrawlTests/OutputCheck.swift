@@ -3,20 +3,26 @@ import Foundation
 import FeedCrawlSupport
 
 /// Checks an output folder after a run of the binary: what `feedcrawl manifest --verify` does,
-/// done here independently of the binary, plus the shape of the manifest and the files a
-/// finished run must not leave behind.
+/// done here against the files themselves, plus the shape of the exported manifest and the
+/// files a finished run must not leave behind. The archive's items are read through
+/// `ArchiveExport` (`feedcrawl manifest export`), the one way these tests read them.
 enum OutputCheck {
-    /// Problems of the manifest against the disk: it must load; its items must be in stable
+    /// Problems of the archive against the disk: it must export; its items must be in stable
     /// order, each `(source, id)` once; every image with a stored status must name a file;
     /// every file an image names must be a valid cache path, exist, and have the recorded size
     /// and SHA-256 (and, when `expected` maps the image's URL to a SHA-256, that one).
-    static func problems(out: String, expected: [String: String] = [:]) -> [String] {
+    static func problems(out: String, expected: [String: String] = [:]) async -> [String] {
         let manifest: Manifest
         do {
-            manifest = try ManifestStore.load(outDirectory: out)
+            manifest = try await ArchiveExport.read(out).manifest
         } catch {
-            return ["manifest does not load: \(error)"]
+            return ["the archive does not export: \(error)"]
         }
+        return problems(manifest, out: out, expected: expected)
+    }
+
+    /// `problems(out:expected:)` for a manifest already exported.
+    static func problems(_ manifest: Manifest, out: String, expected: [String: String] = [:]) -> [String] {
         var problems: [String] = []
         for (previous, item) in zip(manifest.items, manifest.items.dropFirst())
         where !ManifestItem.stableOrder(previous, item) {
@@ -53,13 +59,16 @@ enum OutputCheck {
         return problems
     }
 
-    /// How `OUT/manifest.json` departs from the version-2 layout: `{`, `"version": 2`,
-    /// `"generatedAt"`, `"items": [`, one item per line (a JSON object whose first keys are
-    /// source, id, page, status, title), `],`, `"run"` last, `}`.
-    static func layoutProblems(out: String) -> [String] {
-        guard let text = try? String(contentsOfFile: out + "/manifest.json", encoding: .utf8) else {
-            return ["no manifest.json"]
-        }
+    /// How the archive's export (`feedcrawl manifest export`) departs from the version-2 layout:
+    /// `{`, `"version": 2`, `"generatedAt"`, `"items": [`, one item per line (a JSON object whose
+    /// first keys are source, id, page, status, title), `],`, `"run"` last, `}`.
+    static func layoutProblems(out: String) async -> [String] {
+        guard let text = try? await ArchiveExport.read(out).text else { return ["the archive does not export"] }
+        return layoutProblems(text)
+    }
+
+    /// `layoutProblems(out:)` of an exported document's text.
+    static func layoutProblems(_ text: String) -> [String] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= 7 else { return ["only \(lines.count) lines"] }
         var problems: [String] = []
@@ -93,30 +102,31 @@ enum OutputCheck {
         return problems
     }
 
-    /// Temporary files under OUT: `.part` files (cache downloads, manifest writes), the manifest
-    /// reserve, the journal.
+    /// Temporary files under OUT: `.part` files (staged cache downloads, archive files, roots),
+    /// the manifest reserve, the marker of a run in progress (`.unfinished`), journal files no
+    /// root names (an unfinished run's), and an earlier release's journal (`manifest.journal`).
     static func leftovers(out: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: out) else { return [] }
         var found: [String] = []
         for case let path as String in walker {
             let name = (path as NSString).lastPathComponent
-            if name.hasSuffix(".part") || name == ".manifest-reserve" || name == "manifest.journal" {
+            if name.hasSuffix(".part") || name == ".manifest-reserve" || name == ".unfinished" || name == "manifest.journal" {
                 found.append(path)
             }
         }
+        found += ArchiveFiles.unnamedJournal(out).map { "archive/" + $0 }
         return found.sorted()
     }
 
-    /// The manifest's items, or nil when it does not load.
-    static func items(out: String) -> [ManifestItem]? {
-        try? ManifestStore.load(outDirectory: out).items
+    /// The archive's items (exported), or nil when it does not export.
+    static func items(out: String) async -> [ManifestItem]? {
+        try? await ArchiveExport.read(out).manifest.items
     }
 
-    /// The items of `OUT/manifest.journal` (one per intact line, in file order; a key may
-    /// repeat) and the number of lines that did not decode; nil when there is no journal.
+    /// The items of the journal files no root names (`ArchiveFiles.journalItems`): what a run
+    /// that did not finish journaled; nil when there are none.
     static func journal(out: String) -> (items: [ManifestItem], skipped: Int)? {
-        guard let data = FileManager.default.contents(atPath: out + "/manifest.journal") else { return nil }
-        return ItemJSON.journalLines(Array(data))
+        ArchiveFiles.journalItems(out)
     }
 }
 

@@ -20,7 +20,7 @@ extension BinaryTests {
                                               environment: ["PIXABAY_KEY": "k"])
             #expect(Output.lines(result.stdout).count == 1)
             let summary = try Output.jsonLine(result.stdout)
-            let manifest = try Output.json(out + "/manifest.json")
+            let manifest = try await ArchiveExport.read(out).json()
             let run = try #require(manifest["run"] as? [String: Any])
             let manifestCounts = try #require(run["counts"] as? [String: Int])
             let counts = try #require(summary["counts"] as? [String: Int])

@@ -38,10 +38,10 @@ struct ShardingEndToEndTests {
 
     static let key = ["PIXABAY_KEY": "demo-key"]
 
-    /// (source, id, variant, sha256) of every image in OUT's manifest.
-    static func images(_ out: String) throws -> Set<String> {
+    /// (source, id, variant, sha256) of every image in OUT's archive.
+    static func images(_ out: String) async throws -> Set<String> {
         var set = Set<String>()
-        for item in try Output.manifestItems(out) {
+        for item in try await Output.manifestItems(out) {
             for image in item["images"] as? [[String: Any]] ?? [] {
                 set.insert("\(item["source"] ?? "")|\(item["id"] ?? "")|\(image["variant"] ?? "")|\(image["sha256"] ?? "-")")
             }
@@ -79,9 +79,9 @@ struct ShardingEndToEndTests {
             let shardRequests = log.all
             let merge = try await BinaryProcess.run(["manifest", "merge", "--out", sharded], timeout: 60)
             #expect(merge.status == 0, "merge: \(merge.stderr)")
-            let expected = try Self.images(plain)
+            let expected = try await Self.images(plain)
             #expect(!expected.isEmpty)
-            #expect(try Self.images(sharded) == expected)
+            #expect(try await Self.images(sharded) == expected)
 
             // Feed pages: each once, but Pixabay's page 1 up to once per shard (the page count).
             func pages(_ requests: [String]) -> [Int: Int] {
@@ -126,18 +126,18 @@ struct ShardingEndToEndTests {
             #expect(merge.status == 1)
             #expect(merge.stderr.contains("shard 2/4: missing"), "\(merge.stderr)")
             #expect(!merge.stderr.contains("shard 0/4") && !merge.stderr.contains("shard 1/4"))
-            let partial = try Self.images(out)
+            let partial = try await Self.images(out)
             #expect(!partial.isEmpty)
             // Merging again changes nothing and still says which shard is missing.
             merge = try await BinaryProcess.run(["manifest", "merge", "--out", out], timeout: 60)
             #expect(merge.status == 1)
-            #expect(try Self.images(out) == partial)
+            #expect(try await Self.images(out) == partial)
 
             // Shard 2 runs: the set is complete.
             #expect(try await Self.shards([2], of: 4, feed: feed, out: out) == [0])
             merge = try await BinaryProcess.run(["manifest", "merge", "--out", out], timeout: 60)
             #expect(merge.status == 0, "\(merge.stderr)")
-            let complete = try Self.images(out)
+            let complete = try await Self.images(out)
             #expect(complete.isSuperset(of: partial) && complete.count > partial.count)
             // A second crawl where shard 1 does not run: shard 1's part is older than the rest.
             #expect(try await Self.shards([0, 2, 3], of: 4, feed: feed, out: out) == [0, 0, 0])
@@ -147,7 +147,7 @@ struct ShardingEndToEndTests {
             #expect(try await Self.shards([1], of: 4, feed: feed, out: out) == [0])
             merge = try await BinaryProcess.run(["manifest", "merge", "--out", out], timeout: 60)
             #expect(merge.status == 0, "\(merge.stderr)")
-            #expect(try Self.images(out) == complete)
+            #expect(try await Self.images(out) == complete)
         }
     }
 
@@ -176,7 +176,7 @@ struct ShardingEndToEndTests {
             #expect(await shard.exit(timeout: 120).status == 0)
             // A plain run holds OUT: a shard is refused.
             let running = try BinaryProcess(args, environment: Self.key)
-            #expect(await waitUntil(seconds: 20) { FileManager.default.fileExists(atPath: out + "/manifest.journal") })
+            #expect(await waitUntil(seconds: 20) { FileManager.default.fileExists(atPath: out + "/.unfinished") })
             let refused = try await BinaryProcess.run(args + ["--shard", "1/2"], environment: Self.key, timeout: 60)
             #expect(refused.status == 75, "\(refused.stderr)")
             #expect(await running.exit(timeout: 120).status == 0)

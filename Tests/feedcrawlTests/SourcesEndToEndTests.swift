@@ -31,10 +31,9 @@ struct SourcesEndToEndTests {
         }
     }
 
-    static func items(_ out: String) throws -> [[String: Any]] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json"))
-        let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        return manifest?["items"] as? [[String: Any]] ?? []
+    /// The archive's items as JSON objects (`ArchiveExport`).
+    static func items(_ out: String) async throws -> [[String: Any]] {
+        try await Output.manifestItems(out)
     }
 
     @Test func theKeyIsInNoFileAndNoOutputAcrossRunsWithErrors() async throws {
@@ -89,7 +88,7 @@ struct SourcesEndToEndTests {
         results.append(replayed)
         #expect(replayed.status == 1, "stderr: \(replayed.stderr)")
         #expect(feed.stats().api == apiBefore)
-        #expect(try Self.items(replayOut).count == 15 + 22)
+        #expect(try await Self.items(replayOut).count == 15 + 22)
 
         for result in results {
             #expect(!Self.leaks(result.stdout))
@@ -135,7 +134,7 @@ struct SourcesEndToEndTests {
             "--launches-url", feed.launchesURL, "--patch-size", "large", "--pages", "1", "--out", out,
         ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let items = try Self.items(out)
+        let items = try await Self.items(out)
         let beers = items.filter { $0["source"] as? String == "beers" }
         #expect(beers.count == 5)
         #expect(Set(beers.compactMap { $0["id"] as? String }) == Set((1...5).map { "b\($0)" }))

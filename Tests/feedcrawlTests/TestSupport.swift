@@ -1,5 +1,6 @@
 import DemoFeed
 import Foundation
+import Testing
 
 /// Helpers for the end-to-end tests: reading what a run left in OUT.
 enum Output {
@@ -18,14 +19,14 @@ enum Output {
         return object
     }
 
-    static func manifestItems(_ out: String) throws -> [[String: Any]] {
-        try json(out + "/manifest.json")["items"] as? [[String: Any]] ?? []
+    /// The archive's items as JSON objects (`ArchiveExport`: `feedcrawl manifest export`).
+    static func manifestItems(_ out: String) async throws -> [[String: Any]] {
+        try await ArchiveExport.read(out).jsonItems()
     }
 
-    /// Items by status, counted from the manifest's items seen by the last run.
-    static func manifestRunCounts(_ out: String) throws -> [String: Int] {
-        let manifest = try json(out + "/manifest.json")
-        let run = manifest["run"] as? [String: Any]
+    /// Items by status, counted from the archive's items seen by the last run (its run record).
+    static func manifestRunCounts(_ out: String) async throws -> [String: Int] {
+        let run = try await ArchiveExport.read(out).json()["run"] as? [String: Any]
         return run?["counts"] as? [String: Int] ?? [:]
     }
 

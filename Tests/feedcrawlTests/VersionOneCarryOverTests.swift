@@ -2,10 +2,11 @@ import FeedCrawlKit
 import Foundation
 import Testing
 
-/// An output folder written by the previous release (version 1: one image per item,
-/// `details.largePatch*`) read by `feedcrawl manifest` as it is, and carried over by a new run of
-/// the built-in demo feed (which caches its images under a port-free name, so it finds the old
-/// files): exit 0, a version-2 manifest, nothing fetched again within the TTL, every old file
+/// An output folder written by an earlier release (version 1: one image per item,
+/// `details.largePatch*`) converted to the archive format 3 when first read, by `feedcrawl
+/// manifest` or by a new run of the built-in demo feed (which caches its images under a port-free
+/// name, so it finds the old files): exit 0, the old manifest kept as `manifest.v1.json`, an
+/// export that says what the old files said, nothing fetched again within the TTL, every old file
 /// kept where the old manifest put it, `--verify` clean, no journal left.
 @Suite("feedcrawl version-1 carry-over")
 struct VersionOneCarryOverTests {
@@ -22,11 +23,23 @@ struct VersionOneCarryOverTests {
             let imageCount = expected.values.reduce(0) { $0 + $1.count }
             #expect(expected.count == 23)
 
+            // The first reading converts the folder, as the next run would, and says so (and
+            // that it took the killed run's journal in).
             let summary = try await BinaryProcess.run(["manifest", "--out", out.path])
             #expect(summary.status == 0, "stderr: \(summary.stderr)")
             #expect(summary.stdout.contains("launches") && summary.stdout.contains("pixabay"))
             #expect(summary.stdout.contains("Cache: \(Set(expected.values.joined().map(\.file)).count) files"), "\(summary.stdout)")
+            #expect(summary.stderr.contains("converted the version-1 manifest"), "\(summary.stderr)")
             #expect(summary.stderr.contains("journal") == fixture.hasJournal, "\(summary.stderr)")
+            let converted = out.snapshot()
+            // The old manifest is kept as it was, the old journal is gone (its items are in the
+            // archive), the cache is untouched.
+            #expect(FileManager.default.contents(atPath: out.path + "/manifest.v1.json")
+                == FileManager.default.contents(atPath: fixture.path + "/manifest.json"))
+            #expect(!FileManager.default.fileExists(atPath: out.path + "/manifest.journal"))
+            #expect(converted.filter { $0.key.hasPrefix("cache/") } == before.filter { $0.key.hasPrefix("cache/") })
+            #expect(try Output.json(out.path + "/manifest.json")["format"] as? String == "feedcrawl-archive")
+            #expect(OutputCheck.leftovers(out: out.path).isEmpty, "\(OutputCheck.leftovers(out: out.path))")
 
             let json = try await BinaryProcess.run(["manifest", "--out", out.path, "--json"])
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
@@ -59,8 +72,8 @@ struct VersionOneCarryOverTests {
             let verify = try await BinaryProcess.run(["manifest", "--out", out.path, "--verify"])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             #expect(verify.stdout.contains("no problems"))
-            // Reading changed nothing.
-            #expect(out.snapshot() == before)
+            // Reading the converted archive changed nothing.
+            #expect(out.snapshot() == converted)
         }
     }
 
@@ -75,9 +88,12 @@ struct VersionOneCarryOverTests {
             let killed = try await BinaryProcess.run(
                 arguments, environment: ["FEEDCRAWL_QUIET": "1", "FEEDCRAWL_TEST_KILL_AT": checkpoint.rawValue])
             #expect(killed.signaled && killed.status == SIGKILL, "stderr: \(killed.stderr)")
-            // Whatever the killed run left is consistent: the old files, a manifest that matches them.
-            #expect(out.journalExists)
-            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            // Whatever the killed run left is consistent: the old files, the converted archive
+            // (committed before the crawl), and the run's journal files that match them.
+            #expect(out.hasUnnamedJournal == (checkpoint == .outcomesJournaled))
+            #expect(FileManager.default.fileExists(atPath: out.path + "/manifest.v1.json"))
+            let problems = await OutputCheck.problems(out: out.path)
+            #expect(problems.isEmpty, "\(problems.prefix(5))")
             let verify = try await BinaryProcess.run(["manifest", "--out", out.path, "--verify"])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
 
@@ -85,7 +101,7 @@ struct VersionOneCarryOverTests {
             #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
             let counts = (try Output.jsonLine(rerun.stdout))["counts"] as? [String: Int]
             #expect(counts?["fresh"] == 21 && counts?["downloaded"] == 0, "\(counts ?? [:])")
-            let manifest = try out.manifest()
+            let manifest = try await out.manifest()
             #expect(manifest.version == 2)
             for item in manifest.items {
                 #expect(item.images.map(\.file) == (old["\(item.source)/\(item.id)"] ?? []).map(\.file), "\(item.id)")
@@ -123,8 +139,9 @@ struct VersionOneCarryOverTests {
             #expect(counts["fresh"] == 21 && counts["no-image"] == 2, "\(counts)")
             #expect(summary["bytes"] as? Int == 0)
 
-            #expect(OutputCheck.layoutProblems(out: out.path).isEmpty, "\(OutputCheck.layoutProblems(out: out.path).prefix(3))")
-            let manifest = try out.manifest()
+            let export = try await ArchiveExport.read(out.path)
+            #expect(OutputCheck.layoutProblems(export.text).isEmpty, "\(OutputCheck.layoutProblems(export.text).prefix(3))")
+            let manifest = export.manifest
             #expect(manifest.version == 2)
             #expect(manifest.run?.bytes == 0)
             #expect(manifest.run?.images?.keys.sorted() == ["fresh"])
@@ -144,15 +161,17 @@ struct VersionOneCarryOverTests {
             #expect(manifest.images.contains { $0.image.variant == "large" } == patches.contains("large"))
             #expect(manifest.images.contains { $0.image.variant == "small" } == patches.contains("small"))
 
-            #expect(OutputCheck.problems(out: out.path).isEmpty, "\(OutputCheck.problems(out: out.path).prefix(5))")
+            #expect(OutputCheck.problems(manifest, out: out.path).isEmpty, "\(OutputCheck.problems(manifest, out: out.path).prefix(5))")
             #expect(OutputCheck.leftovers(out: out.path).isEmpty, "\(OutputCheck.leftovers(out: out.path))")
-            #expect(!out.journalExists)
+            #expect(FileManager.default.contents(atPath: out.path + "/manifest.v1.json")
+                == FileManager.default.contents(atPath: fixture.path + "/manifest.json"))
+            #expect(!FileManager.default.fileExists(atPath: out.path + "/manifest.journal"))
             #expect(out.cacheFiles() == manifest.files)
             let verify = try await BinaryProcess.run(["manifest", "--out", out.path, "--verify"])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             #expect(verify.stdout.contains("no problems"))
 
-            // The next run reads its own version-2 manifest the same way.
+            // The next run reads its own archive the same way (nothing is converted again).
             let again = try await BinaryProcess.run(
                 Self.crawl + options + ["--out", out.path], environment: ["FEEDCRAWL_QUIET": "1"])
             #expect(again.status == 0, "stderr: \(again.stderr)")
@@ -161,7 +180,7 @@ struct VersionOneCarryOverTests {
             func withoutURLs(_ manifest: Manifest) -> [[ImageRecord]] {
                 manifest.items.map { $0.images.map { image in var image = image; image.url = ""; return image } }
             }
-            #expect(withoutURLs(try out.manifest()) == withoutURLs(manifest))
+            #expect(withoutURLs(try await out.manifest()) == withoutURLs(manifest))
         }
     }
 }

@@ -112,6 +112,10 @@ extension Crawler {
                 events(.warning(source: "", message: note))
             }
             for note in repository.notes { events(.warning(source: "", message: note)) }
+            if repository.adoptedJournalFiles > 0 {
+                events(.warning(source: "", message: "adopted \(repository.adopted) finished pages from "
+                    + "\(repository.adoptedJournalFiles) journal files an unfinished run left"))
+            }
             return repository
         } catch let damage as DamagedRoot {
             throw .damagedManifest(DamagedManifest(

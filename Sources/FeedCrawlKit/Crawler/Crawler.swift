@@ -80,7 +80,7 @@ public final class Crawler: Sendable {
             events(.storage(message: message, detail: detail))
         }
         let locks = try await Self.lock(archive, shard: configuration.shard)
-        let crawl = Task { try await self.run(on: backend, archive: archive) }
+        let crawl = Task { try await self.run(on: backend, archive: archive, locks: locks) }
         for lock in locks {
             lock.keepHolding { [events = self.events] message in
                 events(.warning(source: "", message: message))
@@ -103,8 +103,9 @@ public final class Crawler: Sendable {
     }
 
     /// The run on `backend` (images, kept pages: bounded by `--deadline`) and `archive` (the
-    /// archive's own files, without `--deadline`), its locks held.
-    private func run(on backend: any Backend, archive: any Backend) async throws -> CrawlReport {
+    /// archive's own files, without `--deadline`), its `locks` held (one lost: nothing is
+    /// committed, another run may hold OUT now).
+    private func run(on backend: any Backend, archive: any Backend, locks: [any BackendLock]) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
         let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
         let state = configuration.shard.map { $0.directory + "/" } ?? ""
@@ -180,6 +181,12 @@ public final class Crawler: Sendable {
             var committed: Repository.Committed?
             var commitProblem: String?
             do {
+                // A lock lost (another run may hold OUT now): nothing more is written.
+                if locks.contains(where: { !$0.isHeld }) {
+                    throw BackendError(
+                        .lockHeld, "commit", location: archive.location(Repository.rootHandle(state: state)),
+                        reason: "the run's lock was lost; its pages stay in its journal for the next run")
+                }
                 // `--cache-max` is planned only when the archive and this run's downloads together
                 // could exceed it, and never in a shard (the merge evicts: another shard may use the files).
                 let cap = shard == nil && repository.root.totals.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
@@ -194,6 +201,7 @@ public final class Crawler: Sendable {
             if committed != nil {
                 // Earlier copies of URLs saved under another name: the new root no longer names them.
                 for handle in pipeline.replacedFiles where (try? await archive.remove(handle)) != nil { removed += 1 }
+                removed += committed?.unnamedFiles ?? 0
                 if unfinished, shard == nil { removed += await Self.sweep(archive, repository: repository) }
                 await Self.markFinished(archive, state: state)
             }

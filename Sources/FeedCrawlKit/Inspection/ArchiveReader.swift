@@ -43,6 +43,11 @@ public final class ArchiveReader: @unchecked Sendable {
     public static func open(
         outDirectory: String, objectStore: ObjectStoreTarget?, network: HTTPEngine.Configuration
     ) async throws(OpenError) -> ArchiveReader {
+        // Reading never makes OUT: a folder that is not there holds no archive (the folder store
+        // would make it).
+        if objectStore == nil, !FileIO.exists(outDirectory) {
+            throw .empty(path: CacheLayout(outDirectory: outDirectory).manifestPath)
+        }
         let backend: any Backend
         do {
             backend = try Backends.open(out: outDirectory, objectStore: objectStore, network: network, policy: RequestPolicy())
@@ -99,7 +104,8 @@ public final class ArchiveReader: @unchecked Sendable {
     public var adoptedPages: Int { repository.adopted }
 
     /// Takes the archive's run lock, so no run changes it while it is verified or repaired.
-    /// Throws `Crawler.SetupError.locked` when another run holds it (saying who).
+    /// Throws `Crawler.SetupError.locked` (the lock file's path) or `.leaseHeld` (what the
+    /// lease says of its holder) when another run holds it.
     public func lock() async throws {
         let taken = try await Crawler.lock(backend, shard: nil)
         held.withLock { $0 += taken }
@@ -161,20 +167,22 @@ public final class ArchiveReader: @unchecked Sendable {
     /// `CacheVerifier.repair` of the archive's files; then the pages whose items name a file
     /// removed or missing are marked as needing work (`Repository.markForRetry`, committed), so
     /// that the next run lists them anew and fetches those images again (a page it would settle
-    /// is not even read). A commit that fails is said in `notRemoved`.
-    public func repair(_ result: CacheVerification) async -> (removed: [String], notRemoved: [String]) {
+    /// is not even read). `refetched`: how many files the next run fetches again. A commit that
+    /// fails is said in `notRemoved`. Call it under the lock (`lock()`).
+    public func repair(_ result: CacheVerification) async -> (removed: [String], notRemoved: [String], refetched: Int) {
         var outcome = await CacheVerifier.repair(result, backend: backend)
         let gone = result.problems.filter { [.missing, .corrupt, .incomplete].contains($0.kind) }
             .compactMap { FileHandle.image(file: $0.file) }
-        guard !gone.isEmpty else { return outcome }
+        guard !gone.isEmpty else { return (outcome.removed, outcome.notRemoved, 0) }
         do {
             if try await repository.markForRetry(gone) > 0 {
                 _ = try await repository.commit(journal: nil, run: nil, generatedAt: Date())
             }
         } catch {
             outcome.notRemoved.append("\(manifestPath) (cannot mark the pages of those files to be fetched again: \(error))")
+            return (outcome.removed, outcome.notRemoved, 0)
         }
-        return outcome
+        return (outcome.removed, outcome.notRemoved, gone.count)
     }
 
     /// Releases the lock, if taken. Idempotent.

@@ -7,7 +7,7 @@ import FoundationEssentials
 extension ContactSheet {
     /// The version of what `render` makes: a release that renders pages differently raises it,
     /// so that its first run rewrites every page (it is part of every fingerprint).
-    static let rendererVersion = 1
+    static let rendererVersion = 2
 
     /// Where the fingerprints of the pages are kept: `OUT/.sheet.json` (kind `.state`).
     static let stateHandle = FileHandle(.state, ".sheet.json")!
@@ -66,14 +66,16 @@ extension ContactSheet {
 
     /// The fingerprint of the sheet page of `page` between `previous` and `next`: everything its
     /// parts show that can change while the page's groups' lines do not (a group's lines never
-    /// change once written, so its number stands for them): each group's number, whether it was
-    /// listed again since it was written (its images then read `fresh`), whether the last run
-    /// listed it (faded or not) and which of its items a newer listing took (shadowed); the
-    /// neighbours' source and page (the links at the top and bottom); the link base, whether the
-    /// source is credited as Pixabay's, the page bounds and `rendererVersion`.
+    /// change once written, so its number stands for them): each group's number, whether the
+    /// last run listed it (faded or not), which of its items a newer listing took (shadowed) and
+    /// whether a newer record of one of its files exists (stale); the neighbours' source and page
+    /// (the links at the top and bottom); the link base, whether the source is credited as
+    /// Pixabay's, the page bounds and `rendererVersion`.
     ///
-    /// A group's `lastListed` itself is not part of it: a warm rerun lists every settled group
-    /// again, and the page shows only the two facts above that depend on it.
+    /// A group's `lastListed` itself is not part of it, nor whether it was listed again since it
+    /// was written: a tile shows the outcome the run that recorded the item gave it
+    /// (`downloaded`, not the `fresh` a relisting reads), so a warm rerun that lists every
+    /// settled group again changes no page but the one whose groups last listed changed.
     func fingerprint(_ page: FeedPage, previous: FeedPage?, next: FeedPage?) -> String {
         func key(_ page: FeedPage?) -> String {
             guard let page else { return "-" }
@@ -85,7 +87,7 @@ extension ContactSheet {
         text += "bounds \(pageItems) \(pageBytes)\n"
         text += "page " + key(page) + "\nprevious " + key(previous) + "\nnext " + key(next) + "\n"
         for entry in page.groups {
-            text += "group \(entry.number) relisted \(entry.relisted ? 1 : 0) faded \(isFaded(entry) ? 1 : 0) shadowed"
+            text += "group \(entry.number) stale \(entry.stale == true ? 1 : 0) faded \(isFaded(entry) ? 1 : 0) shadowed"
             for position in entry.shadowed ?? [] { text += " \(position)" }
             text += "\n"
         }
@@ -214,7 +216,7 @@ extension ContactSheet {
     static func items(of page: FeedPage, in repository: Repository) async throws -> [[ManifestItem]] {
         var items: [[ManifestItem]] = []
         for entry in page.groups {
-            items.append(try await repository.items(of: entry).sorted { ManifestItem.compareIDs($0.id, $1.id) < 0 })
+            items.append(try await repository.items(of: entry, asRecorded: true).sorted { ManifestItem.compareIDs($0.id, $1.id) < 0 })
         }
         return items
     }

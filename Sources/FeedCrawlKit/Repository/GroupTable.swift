@@ -196,6 +196,22 @@ struct GroupTable: Sendable, Equatable {
         byNumber[number].map { entries[$0] }
     }
 
+    /// Every group of `source`'s `page`, newest first.
+    func groups(source: String, page: Int) -> [GroupEntry] {
+        var low = 0, high = entries.count
+        while low < high {
+            let mid = (low + high) / 2
+            let e = entries[mid]
+            if Self.before(e.source, e.page, source, page) { low = mid + 1 } else { high = mid }
+        }
+        var found: [GroupEntry] = []
+        while low < entries.count, entries[low].source == source, entries[low].page == page {
+            found.append(entries[low])
+            low += 1
+        }
+        return found
+    }
+
     /// The newest group of `source`'s `page`.
     func newest(source: String, page: Int) -> GroupEntry? {
         var low = 0, high = entries.count

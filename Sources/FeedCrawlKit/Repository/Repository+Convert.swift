@@ -14,7 +14,17 @@ extension Repository {
         do {
             return try await open(backend, state: state)
         } catch let older as OlderManifest {
-            let converted = try await convert(backend, state: state, version: older.version)
+            let converted: String
+            do {
+                converted = try await convert(backend, state: state, version: older.version)
+            } catch let error as ManifestStore.Error {
+                // The old manifest does not parse: damaged, like a root that does not (nothing
+                // was written: its items are all read before the first group is saved).
+                if case .corrupt(_, let reason) = error, !reason.hasPrefix("unsupported manifest version") {
+                    throw DamagedRoot(reason: reason)
+                }
+                throw error
+            }
             note(converted)
             return try await open(backend, state: state)
         }
@@ -122,8 +132,11 @@ extension Repository {
             try await backend.save(keptHandle, staged: staged, options: SaveOptions())
         }
         for handle in journalHandles { try? await backend.remove(handle) }
+        // The journal taken in is said, as that release's `manifest` said it included one.
+        let journalNote = latest.isEmpty ? "" : " with the \(latest.count) items of the journal an unfinished run left"
         return "converted the version-\(version) manifest \(backend.location(rootHandle)) (\(lines + extra.count) items, "
-            + "\(ByteSize.format(size))) to the archive format 3; the old manifest is kept as \(backend.location(FileHandle(.state, kept) ?? rootHandle))"
+            + "\(ByteSize.format(size)))\(journalNote) to the archive format 3; the old manifest is kept as "
+            + "\(backend.location(FileHandle(.state, kept) ?? rootHandle))"
     }
 
     /// Whether `item` (from a journal) comes before `entry` in page order.

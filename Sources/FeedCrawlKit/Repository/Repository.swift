@@ -21,6 +21,9 @@ final class Repository: @unchecked Sendable {
     private(set) var notes: [String] = []
     /// Groups adopted from an unfinished run's journal.
     private(set) var adopted = 0
+    /// Journal files adopted (an unfinished run's, or a running one's for a reader); what a run
+    /// says of them is its own (`Crawler.openRepository`), a reader's its own.
+    private(set) var adoptedJournalFiles = 0
     /// Journal files adopted, and segments of groups absorbed from shards (named by the next root).
     private var adoptedSegments: [RepositoryRoot.Segment] = []
     /// For a shard: OUT's own archive, which lookups and settled pages also consult (what plain
@@ -168,7 +171,7 @@ final class Repository: @unchecked Sendable {
         }
         guard !names.isEmpty else { return }
         for name in names.sorted() { try await adopt(segment: name) }
-        notes.append("adopted \(adopted) finished pages from \(names.count) journal files an unfinished run left")
+        adoptedJournalFiles = names.count
     }
 
     /// Reads every whole group of the segment `name` into the table (each as the newest listing
@@ -205,8 +208,9 @@ final class Repository: @unchecked Sendable {
     /// without one: listed at 0), `downloaded`/`revalidated` read as `fresh` once it was listed
     /// again, an image whose URL a later group stored anew with that record's file facts
     /// (`GroupEntry.stale`). Shadowed items (a newer group lists them) are left out unless
-    /// `shadowed`.
-    func items(of entry: GroupEntry, shadowed: Bool = false) async throws -> [ManifestItem] {
+    /// `shadowed`. With `asRecorded` (default false) images keep the status the run that wrote
+    /// the group gave them (the contact sheet's tiles: a relisting then changes none of them).
+    func items(of entry: GroupEntry, shadowed: Bool = false, asRecorded: Bool = false) async throws -> [ManifestItem] {
         var raw = try await rawItems(entry)
         if entry.stale == true { raw = try await newestFacts(raw, of: entry) }
         let seen = entry.lastListed > 0 ? Date(timeIntervalSince1970: Double(entry.lastListed / 1000)) : nil
@@ -216,7 +220,7 @@ final class Repository: @unchecked Sendable {
             if !shadowed, entry.isShadowed(position) { continue }
             item.page = entry.page
             item.lastSeen = seen
-            if entry.relisted {
+            if entry.relisted, !asRecorded {
                 for index in item.images.indices where item.images[index].status == .downloaded
                     || item.images[index].status == .revalidated {
                     item.images[index].status = .fresh
@@ -470,18 +474,20 @@ final class Repository: @unchecked Sendable {
     /// now (the element whole, under its id, or a placeholder again). Reads only the earlier
     /// groups of those pages that hold a rejected item (a placeholder is one).
     func supersedePlaceholders(_ written: [GroupEntry], except: Set<UInt32>) async throws {
-        let pages = Set(written.map { $0.source + "\u{1F}" + String($0.page) })
-        guard !pages.isEmpty else { return }
-        for entry in table.entries where !except.contains(entry.number)
-            && (entry.counts[ItemStatus.rejected.rawValue] ?? 0) > 0
-            && pages.contains(entry.source + "\u{1F}" + String(entry.page)) {
-            let raw = try await rawItems(entry)
-            for (position, item) in raw.enumerated()
-            where item.images.isEmpty && FeedItem.isSyntheticID(item.id) && !entry.isShadowed(position) {
-                lock.withLock { groupTable.update(entry.number) { _ = $0.shadow(position, item: item) } }
+        var pages = Set<String>()
+        for page in written where pages.insert(page.source + "\u{1F}" + String(page.page)).inserted {
+            let earlier = lock.withLock { groupTable.groups(source: page.source, page: page.page) }
+                .filter { !except.contains($0.number) && $0.liveItems > 0 && ($0.counts[ItemStatus.rejected.rawValue] ?? 0) > 0 }
+            for entry in earlier {
+                let raw = try await rawItems(entry)
+                for (position, item) in raw.enumerated()
+                where item.images.isEmpty && FeedItem.isSyntheticID(item.id) && !entry.isShadowed(position) {
+                    lock.withLock { groupTable.update(entry.number) { _ = $0.shadow(position, item: item) } }
+                }
             }
         }
     }
+
 
     /// What a commit did.
     struct Committed: Sendable {
@@ -496,6 +502,9 @@ final class Repository: @unchecked Sendable {
         var evictedBytes: Int64 = 0
         /// Whether what this work listed alone is over `capBytes`.
         var overCap = false
+        /// Images whose newest record was in a group that died with this commit (every item of
+        /// it listed again by a newer group, without them), removed: the root names them no more.
+        var unnamedFiles = 0
     }
 
     /// Ends a run: the groups `journal` wrote join the table (shadowing the earlier copies of
@@ -520,7 +529,7 @@ final class Repository: @unchecked Sendable {
         let newFiles = (journal?.fileKeys.count ?? 0) + adoptedFiles.count
         try await shadow(try await shadowing(itemRuns, newCount: newItems, mine: mine))
         try await supersedePlaceholders(written.map(\.entry), except: Set(written.map(\.entry.number)))
-        _ = lock.withLock { groupTable.removeDead() }
+        let dead = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
         let listedHere = mine.union(lock.withLock { relisted })
         for entry in table.entries where listedHere.contains(entry.number) {
@@ -583,7 +592,11 @@ final class Repository: @unchecked Sendable {
         // What the old root named and the new one does not is retired now; a retired file is
         // removed once no kept copy of a root can name it (nor a shard's root).
         var retired = next.retired
-        for name in root.archiveFiles.subtracting(next.archiveFiles) { retired[name] = next.generation }
+        // So is a segment this work wrote or adopted none of whose groups lives on (listed again
+        // meanwhile, or a killed run's empty journal file): unnamed, it would be adopted again by
+        // every run, its stale groups shadowing newer listings.
+        let born = Set((adoptedSegments + (journal?.segments ?? [])).map(\.name)).subtracting(root.archiveFiles)
+        for name in root.archiveFiles.union(born).subtracting(next.archiveFiles) { retired[name] = next.generation }
         let shardFiles = try await shardNames()
         // Retired at generation r, a file was last named by r - 1; the kept copies are the last
         // `keptRoots` generations, so none names it once generation r - 1 + keptRoots is written.
@@ -607,10 +620,23 @@ final class Repository: @unchecked Sendable {
         try? await removeOldCopies()
         // Evicted images: the new root names none of them.
         for handle in evicted { try? await backend.remove(handle) }
+        // Images whose newest record died with its group: unnamed now. Only in OUT's own archive
+        // with no shard (a shard's archive, or a shard's root, may still name them).
+        var unnamed = 0
+        if state.isEmpty, shardFiles.isEmpty {
+            for entry in dead {
+                guard let items = try? await rawItems(entry) else { continue }
+                for file in Set(items.flatMap { $0.images.compactMap { $0.file.flatMap(FileHandle.image(file:)) } })
+                where !((try? await names(file)) ?? true) {
+                    if (try? await backend.remove(file)) != nil { unnamed += 1 }
+                }
+            }
+        }
         var committed = Committed(root: next, listed: listed, removed: removed)
         committed.evictedFiles = committedEviction.files
         committed.evictedBytes = committedEviction.bytes
         committed.overCap = committedEviction.overCap
+        committed.unnamedFiles = unnamed
         return committed
     }
 

@@ -92,7 +92,9 @@ final class RunJournal: @unchecked Sendable {
             let keys = GroupEntry.keys(written, group: number)
             itemKeys.append(keys.items)
             fileKeys.append(keys.files)
-            buffer += bytes
+            // The group's bytes become the buffer when it is empty (no copy: a page of 20,000
+            // items is ten megabytes).
+            if buffer.isEmpty { buffer = bytes } else { buffer += bytes }
             pending.append(Written(entry: entry))
             return entry
         }

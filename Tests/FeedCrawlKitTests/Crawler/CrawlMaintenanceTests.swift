@@ -218,11 +218,9 @@ extension CrawlerTests {
             #expect(!FileIO.exists(layout.absolutePath(orphan)))
             #expect(!FileIO.exists(layout.absolutePath(part)))
             #expect(!FileIO.exists(out.file("manifest.json.00000000abcd.part")))
-            withKnownIssue("FileHandle.classify does not take a staged sheet page (index.html.<12 hex>.part) for one: no store lists it, so nothing sweeps it") {
-                #expect(!FileIO.exists(out.file(sheetPart)))
-                #expect(!FileIO.exists(out.file(laterPagePart)))
-                #expect(report.orphansRemoved == 5)
-            }
+            #expect(!FileIO.exists(out.file(sheetPart)))
+            #expect(!FileIO.exists(out.file(laterPagePart)))
+            #expect(report.orphansRemoved == 5)
             #expect(FileIO.exists(layout.absolutePath(foreign)))
             for path in misplaced { #expect(FileIO.exists(layout.absolutePath(path)), "\(path)") }
             #expect(report.orphansRemoved >= 3, "the orphan, the image's and the root's staged bodies")

@@ -50,10 +50,16 @@ struct OutputFolder {
         return names
     }
 
+    /// Whether the archive's root (`manifest.json`) exists: a run has committed.
     var manifestExists: Bool { fm.fileExists(atPath: path + "/manifest.json") }
-    var journalExists: Bool { fm.fileExists(atPath: path + "/manifest.journal") }
+    /// Whether journal files no root names are left (`ArchiveFiles.unnamedJournal`): a run that
+    /// did not finish journaled pages, which the next run adopts.
+    var hasUnnamedJournal: Bool { !ArchiveFiles.unnamedJournal(path).isEmpty }
+    /// Whether the marker of a run in progress is there (a run that did not finish leaves it).
+    var unfinishedMarkerExists: Bool { fm.fileExists(atPath: path + "/.unfinished") }
 
-    func manifest() throws -> Manifest { try ManifestStore.load(outDirectory: path) }
+    /// The archive as one version-2 manifest (`ArchiveExport`: `feedcrawl manifest export`).
+    func manifest() async throws -> Manifest { try await ArchiveExport.read(path).manifest }
 
     func remove() { try? fm.removeItem(atPath: path) }
 }

@@ -174,7 +174,6 @@ struct ObjectStoreCrawlTests {
 
     /// Why the contact sheet's expectations are known to fail: no run or merge writes it on the
     /// repository yet (the sheet is being rewritten on it, `Report/ContactSheet*`).
-    static let noSheet: Comment = "the contact sheet is not written on the repository yet (being rewritten)"
 
     // MARK: Tests
 
@@ -192,11 +191,9 @@ struct ObjectStoreCrawlTests {
         #expect(local.status == 0, "\(local.stderr)")
         try await expectSameArchive(prefix, asDisk: disk)
         // The contact sheet's links are relative: it works served from the bucket.
-        await withKnownIssue(Self.noSheet) {
-            let sheet = String(decoding: try await client().get(key: prefix + "/index.html"), as: UTF8.self)
-            #expect(sheet.contains("<img src=\"cache/"))
-            #expect(sheet.contains("href=\"manifest.json\""))
-        }
+        let sheet = String(decoding: try await client().get(key: prefix + "/index.html"), as: UTF8.self)
+        #expect(sheet.contains("<img src=\"cache/"))
+        #expect(sheet.contains("href=\"manifest.json\""))
 
         let warm = try await run(["--pages", "2", "--out", "s3://\(server.bucket)/\(prefix)", "--json", "--no-progress",
                                   "--public-url", "https://cdn.example.org/mirror/"], tmp: tmp)
@@ -206,10 +203,8 @@ struct ObjectStoreCrawlTests {
         let counts = again["counts"] as! [String: Int]
         #expect(counts["downloaded"] == 0)
         #expect((counts["fresh"] ?? 0) > 0)
-        await withKnownIssue(Self.noSheet) {
-            let absolute = String(decoding: try await client().get(key: prefix + "/index.html"), as: UTF8.self)
-            #expect(absolute.contains("<img src=\"https://cdn.example.org/mirror/cache/"))
-        }
+        let absolute = String(decoding: try await client().get(key: prefix + "/index.html"), as: UTF8.self)
+        #expect(absolute.contains("<img src=\"https://cdn.example.org/mirror/cache/"))
 
         // The manifest reads back, and every object checks out.
         let listing = try await run(["manifest", "--out", "s3://\(server.bucket)/\(prefix)"], tmp: tmp)
@@ -331,7 +326,7 @@ struct ObjectStoreCrawlTests {
         let local = try await run(["--pages", "3", "--out", disk, "--quiet"], tmp: tmp)
         #expect(local.status == 0, "\(local.stderr)")
         let objects = try await keys("sharded")
-        withKnownIssue(Self.noSheet) { #expect(objects["index.html"] != nil) }
+        #expect(objects["index.html"] != nil)
         for k in 0..<4 {
             #expect(objects["shards/4/\(k)/manifest.json"] != nil)
             #expect(objects["shards/4/\(k)/.lock"] == nil)
