@@ -85,7 +85,7 @@ extension BinaryTests {
             let main = try await BinaryRunner.run(["help"])
             #expect(main.status == 0)
             #expect(main.stdout.contains("EXIT STATUS:"))
-            #expect(main.stdout.contains("65       OUT/manifest.json is damaged"))
+            #expect(main.stdout.contains("65       OUT/manifest.json (the archive's root) is damaged"))
         }
 
         @Test func failuresRetriesAndFeedErrorsSayWhereAndWhatNext() async throws {

@@ -118,11 +118,12 @@ struct MetricsPushTests {
                     #expect(samples["push_time_seconds{\(group)}"] != nil)
                 }
                 // Between them the shards listed every item once.
-                let shardItems = samples.filter {
+                let shardSamples = samples.filter {
                     $0.key.hasPrefix(#"feedcrawl_run_items{instance="",job="feedcrawl",shard="#)
                         && $0.key.contains(#"source="pixabay""#)
-                }.values.reduce(0, +)
-                #expect(shardItems == 60)
+                }
+                let shardItems = shardSamples.values.reduce(0, +)
+                #expect(shardItems == 60, "\(shardSamples)")
 
                 // The merge replaces the job's own group.
                 let merge = try await BinaryProcess.run(

@@ -203,7 +203,6 @@ public final class Crawler: Sendable {
                 for handle in pipeline.replacedFiles where (try? await archive.remove(handle)) != nil { removed += 1 }
                 removed += committed?.unnamedFiles ?? 0
                 if unfinished, shard == nil { removed += await Self.sweep(archive, repository: repository) }
-                await Self.markFinished(archive, state: state)
             }
             // The contact sheet of the committed archive (a shard writes none: the merge does).
             var sheetProblem: String?
@@ -213,6 +212,9 @@ public final class Crawler: Sendable {
                     repository: repository, run: committed.root.run, backend: archive,
                     linkBase: configuration.publicURL ?? "", pagesSaved: { checkpoint?(.sheetPagesSaved) })
             }
+            // Finished once the sheet is written too: a run killed while writing it leaves the
+            // marker, and the next run sweeps what it staged.
+            if committed != nil { await Self.markFinished(archive, state: state) }
             let problems = [storage.problem, commitProblem].compactMap { $0 }
             let listed = committed?.listed ?? [:]
             var report = CrawlReport(
@@ -290,6 +292,7 @@ public final class Crawler: Sendable {
                         ttl: self.configuration.ttlSeconds, identity: self.configuration.pageIdentity)
                     pages.pageTTL = source.pageTTL
                     pages.refresh = self.configuration.refreshPages
+                    pages.recording = self.configuration.recordDirectory != nil
                     let report = await Self.crawl(
                         source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
                         pipeline: pipeline, pages: pages)

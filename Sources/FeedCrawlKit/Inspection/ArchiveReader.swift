@@ -88,6 +88,11 @@ public final class ArchiveReader: @unchecked Sendable {
             throw .unreadable("cannot read the archive at \(path): \(error)")
         }
         guard repository.root.generation > 0 || !repository.table.entries.isEmpty else { throw .empty(path: path) }
+        do {
+            try await repository.shadowAdopted()
+        } catch {
+            throw .unreadable("cannot read the archive at \(path): \(error)")
+        }
         return ArchiveReader(
             backend: backend, repository: repository, manifestPath: path, notes: repository.notes, conversion: conversion)
     }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import FeedCrawlSupport
 
-/// An anonymous scratch file in OUT for data a run writes once and reads back (sorted runs of
+/// An anonymous scratch file (under `$TMPDIR`, or a folder given) for data a run writes once and reads back (sorted runs of
 /// item keys), so memory stays flat however many items there are. It is made with `O_TMPFILE`
 /// (no name, gone when the process ends, also when it is killed), else as a file that is removed
 /// at once after it is created. Not thread-safe: one owner.

@@ -153,16 +153,16 @@ final class IndexSpill: @unchecked Sendable {
     static let chunkEntries = 65_536
 
     private let lock = Lock()
-    private let scratch: ScratchFolder?
     private let spill: Spill?
     private let runsFile: Spill?
     private var memory: [IndexEntry] = []
     private var written: Int64 = 0
 
+    /// Its two files are anonymous (`Spill`): nothing is left under `$TMPDIR` when the process
+    /// ends, however it ends.
     init() {
-        scratch = try? ScratchFolder()
-        spill = scratch.flatMap { Spill(directory: $0.path) }
-        runsFile = scratch.flatMap { Spill(directory: $0.path) }
+        spill = Spill(directory: ScratchFolder.temporaryDirectory)
+        runsFile = Spill(directory: ScratchFolder.temporaryDirectory)
     }
 
     /// Entries added.

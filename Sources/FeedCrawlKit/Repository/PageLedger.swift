@@ -23,6 +23,9 @@ struct PageLedger: Sendable {
     /// `--page-ttl` in seconds, and whether kept pages are ignored (`--refresh`).
     var pageTTL: Double = 0
     var refresh = false
+    /// Whether every page used is recorded (`--record DIR`): a page is then read, never settled
+    /// unread, so that the recording holds it (default false).
+    var recording = false
 
     /// The listing of `page` (number) answered by `reply`, and whether it is settled (then the
     /// caller submits nothing and counts the group's items as listed). `paging` is what the
@@ -39,11 +42,13 @@ struct PageLedger: Sendable {
     }
 
     /// The archive's group of `page` when the page would come from the page cache and is
-    /// settled (`Repository.settleKeptPage`): listed again without being read. Nil when pages are
-    /// not kept, or `--refresh`.
-    func settledKeptPage(_ page: Int, request: FeedRequestIdentity) -> GroupEntry? {
-        guard pageTTL > 0, !refresh, let archive else { return nil }
+    /// settled (`Repository.settleKeptPage`): listed again without being read (not listed when
+    /// not `listing`, default true: a page another shard lists, read for its paging alone). Nil
+    /// when pages are not kept, `--refresh` or `--record`.
+    func settledKeptPage(_ page: Int, request: FeedRequestIdentity, listing: Bool = true) -> GroupEntry? {
+        guard pageTTL > 0, !refresh, !recording, let archive else { return nil }
         return archive.settleKeptPage(
-            source: source, page: page, request: request.hash, pageTTL: pageTTL, recipe: recipe, run: runStarted, ttl: ttl)
+            source: source, page: page, request: request.hash, pageTTL: pageTTL, recipe: recipe, run: runStarted, ttl: ttl,
+            settle: listing)
     }
 }

@@ -168,10 +168,14 @@ extension Repository {
 final class ScratchFolder: @unchecked Sendable {
     let path: String
 
+    /// `$TMPDIR`, or `/tmp` without it: where anonymous scratch files (`Spill`) are made.
+    static var temporaryDirectory: String {
+        getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    }
+
     init() throws {
-        let tmp = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var random = SystemRandomNumberGenerator()
-        path = tmp + "/feedcrawl-scratch-\(getpid())-" + String(random.next() & 0xFFFF_FFFF, radix: 16)
+        path = Self.temporaryDirectory + "/feedcrawl-scratch-\(getpid())-" + String(random.next() & 0xFFFF_FFFF, radix: 16)
         try AtomicFile.createDirectories(path, permissions: 0o700)
     }
 

@@ -8,16 +8,16 @@ extension Repository {
     /// read one after the other and the items sorted in bounded memory (`ItemSorter`, their lines
     /// in a scratch file under `$TMPDIR`), so an archive of any size is read in flat memory.
     func forEachItem(_ body: (ManifestItem) throws -> Void) async throws {
-        let scratch = try ScratchFolder()
-        guard let lines = Spill(directory: scratch.path) else {
-            throw BackendError(.refused, "read", location: scratch.path, reason: "cannot make a scratch file")
+        let scratch = ScratchFolder.temporaryDirectory
+        guard let lines = Spill(directory: scratch) else {
+            throw BackendError(.refused, "read", location: scratch, reason: "cannot make a scratch file")
         }
-        let sorter = ItemSorter(order: .key, spill: Spill(directory: scratch.path))
+        let sorter = ItemSorter(order: .key, spill: Spill(directory: scratch))
         for entry in table.entries {
             for item in try await items(of: entry) {
                 let line = ItemJSON.line(item)
                 guard let offset = lines.append(line) else {
-                    throw BackendError(.full, "write", location: scratch.path, reason: "cannot write the scratch file")
+                    throw BackendError(.full, "write", location: scratch, reason: "cannot write the scratch file")
                 }
                 sorter.add(source: item.source, id: item.id, page: item.page, location: ItemLocation(offset: offset, length: line.count))
             }
@@ -84,11 +84,40 @@ extension Repository {
 
     /// Whether the file index names `handle` (an image) as some live group's item's file: its
     /// key and its extension (a copy under another extension is an earlier one, replaced).
+    /// Files the adopted groups name (an unfinished or running run's journal, not in the tables
+    /// until a commit) count too.
     func names(_ handle: FileHandle) async throws -> Bool {
         guard let key = CacheKey(file: handle.file) else { return false }
+        if let hit = try await adoptedFile(key.prefix), table.entry(hit.group) != nil {
+            return hit.fileExtension.map { handle.name.hasSuffix("." + $0) } ?? true
+        }
         guard let hit = try await lookup(.files, key.prefix), table.entry(hit.group) != nil else {
             return try await base?.names(handle) ?? false
         }
         return hit.fileExtension.map { handle.name.hasSuffix("." + $0) } ?? true
+    }
+
+    /// The newest file entry of `key` among the adopted groups' (kept sorted in memory once asked
+    /// for: 24 bytes a file of the journal adopted).
+    private func adoptedFile(_ key: UInt64) async throws -> IndexEntry? {
+        guard adoptedFiles.count > 0 else { return nil }
+        let sorted: [IndexEntry]
+        if let known = lock.withLock({ adoptedFileList }) {
+            sorted = known
+        } else {
+            var merge = EntryMerge(adoptedFiles.sortedRuns())
+            var list: [IndexEntry] = []
+            while let (entry, _) = try await merge.pop() {
+                if list.last?.key != entry.key { list.append(entry) }
+            }
+            lock.withLock { adoptedFileList = list }
+            sorted = list
+        }
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid].key < key { low = mid + 1 } else { high = mid }
+        }
+        return low < sorted.count && sorted[low].key == key ? sorted[low] : nil
     }
 }

@@ -34,6 +34,8 @@ final class Repository: @unchecked Sendable {
     /// Index entries of groups this work adopted or absorbed (not in the tables yet).
     let adoptedItems = IndexSpill()
     let adoptedFiles = IndexSpill()
+    /// `adoptedFiles` sorted, newest entry of each key (`names`), made when first asked for.
+    var adoptedFileList: [IndexEntry]?
     // Guarded by `lock`.
     /// The index tables' readers, newest first.
     private var readers: [IndexTable.Kind: [IndexFile.Reader]] = [:]
@@ -188,6 +190,7 @@ final class Repository: @unchecked Sendable {
             adoptedItems.append(itemKeys)
             adoptedFiles.append(fileKeys)
             lock.withLock {
+                adoptedFileList = nil
                 groupTable.put(entry)
                 joined.insert(header.number)
             }
@@ -259,6 +262,15 @@ final class Repository: @unchecked Sendable {
             }
         }
         return items
+    }
+
+    /// For a reader: the earlier copies of the items the adopted groups (an unfinished or running
+    /// run's journal) list again are shadowed in memory, as the next commit shadows them, so
+    /// that counts and listings read what that run listed. Nothing is saved.
+    func shadowAdopted() async throws {
+        guard adoptedItems.count > 0 else { return }
+        let mine = lock.withLock { joined }
+        try await shadow(try await shadowing(adoptedItems.sortedRuns(), newCount: adoptedItems.count, mine: mine))
     }
 
     /// The group's item lines as written (a few groups are cached).
@@ -363,10 +375,11 @@ final class Repository: @unchecked Sendable {
     /// table's newest group of it was listed from the body `request` fetched less than
     /// `pageTTL` seconds before `run`) and that group is settled (`settleIfUnchanged` without a
     /// digest: the kept body is the one it was listed from), lists it again and returns it: the
-    /// page is not even read. Thread-safe.
-    func settleKeptPage(source: String, page: Int, request: String, pageTTL: Double, recipe: String, run: Int64, ttl: Double)
-        -> GroupEntry?
-    {
+    /// page is not even read. Without `settle` (default true) it is returned and not listed: a
+    /// shard reads what paging needs of a page another shard lists. Thread-safe.
+    func settleKeptPage(
+        source: String, page: Int, request: String, pageTTL: Double, recipe: String, run: Int64, ttl: Double, settle: Bool = true
+    ) -> GroupEntry? {
         let now = Double(run) / 1000
         let inBase = base.flatMap { base in base.lock.withLock { base.groupTable.newest(source: source, page: page) } }
         let candidate: GroupEntry? = lock.withLock {
@@ -374,6 +387,7 @@ final class Repository: @unchecked Sendable {
         }
         guard let entry = candidate, entry.request == request, let fetched = entry.fetched, now - fetched < pageTTL,
               fetched <= now + 60, let digest = entry.digest else { return nil }
+        guard settle else { return entry }
         return settleIfUnchanged(source: source, page: page, digest: digest, recipe: recipe, run: run, ttl: ttl)
     }
 
@@ -611,6 +625,7 @@ final class Repository: @unchecked Sendable {
         }
         adoptedItems.clear()
         adoptedFiles.clear()
+        lock.withLock { adoptedFileList = nil }
         adoptedSegments = []
         var removed = 0
         for name in doomed.keys {
@@ -779,6 +794,7 @@ extension Repository {
             let (itemKeys, fileKeys) = GroupEntry.keys(items, group: copy.number)
             adoptedItems.append(itemKeys)
             adoptedFiles.append(fileKeys)
+            lock.withLock { adoptedFileList = nil }
             places[place] = copy.number
             copy.shadowed = nil
             copy.counts = [:]

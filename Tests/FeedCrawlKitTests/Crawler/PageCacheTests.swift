@@ -74,22 +74,22 @@ extension CrawlerTests {
             #expect(first.report("pixabay")?.failedPages == 1)
             #expect(TestDirectory.list(out.path + "/pages/pixabay").count == 2)  // the bad page is not kept
 
-            // Page 1's entry is two hours old.
-            let redactor = SecretRedactor(secrets: [Self.key])
-            let config = PixabaySourceConfiguration(url: feed.pixabayURL, key: Self.key, perPage: 5)
-            let identity = FeedRequestIdentity(HTTPRequest(url: config.pageURL(1)), redactor: redactor)
-            let store = FeedExchangeStore(root: out.path + "/pages")
-            var old = try #require(store.load(source: "pixabay", request: identity))
-            old.fetchedAt -= 7200
-            try store.save(old)
-
-            let before = log.count(path: "/api/")
+            // A second run within the TTL reads the kept pages (settled: not even read) and asks
+            // for the bad one alone.
+            var before = log.count(path: "/api/")
             let second = try await runCrawl([Self.source(feed)], out: out.path)
-            let asked = log.all.filter { $0.path == "/api/" }.dropFirst(before)
-            #expect(Set(asked.compactMap { $0.query["page"] }) == ["1", "3"])
-            #expect(second.report("pixabay")?.cachedPages == 1)
+            #expect(log.all.filter { $0.path == "/api/" }.dropFirst(before).compactMap { $0.query["page"] } == ["3"])
+            #expect(second.report("pixabay")?.cachedPages == 2)
             #expect(second.report("pixabay")?.failedPages == 0)
-            #expect(second.items("pixabay").count == 15)
+
+            // Past the TTL (a run whose TTL is shorter than the pages' age): every page is asked for.
+            try await Task.sleep(for: .milliseconds(1100))
+            before = log.count(path: "/api/")
+            let third = try await runCrawl([Self.source(feed, ttl: 1)], out: out.path)
+            #expect(Set(log.all.filter { $0.path == "/api/" }.dropFirst(before).compactMap { $0.query["page"] }) == ["1", "2", "3"])
+            #expect(third.report("pixabay")?.cachedPages == 0)
+            #expect(third.report("pixabay")?.failedPages == 0)
+            #expect(third.items("pixabay").count == 15)
         }
 
         @Test func aZeroTTLKeepsNothingAndClearsOldPages() async throws {

@@ -29,7 +29,7 @@ import Testing
         #expect(journal.groups.count == 1 && journal.segments.count == 1)
     }
 
-    @Test func aFailedFlushKeepsItsGroupsReadableAndIsSavedOnceWhenTriedAgain() async throws {
+    @Test func aFailedFlushKeepsItsGroupsReadableAndSavesThemOnceWhenTriedAgain() async throws {
         let memory = MemoryBackend()
         let journal = RunJournal(backend: memory, started: RepositoryTests.run1, firstNumber: 1)
         let first = try journal.append(source: "pixabay", page: 1, digest: nil, recipe: nil, items: [Self.item("1")])
@@ -38,16 +38,22 @@ import Testing
         #expect(journal.problem?.kind == .full)
         #expect(journal.groups.isEmpty, "nothing saved")
         #expect(try await journal.item(group: first.number, position: 0)?.id == "1", "still readable, from memory")
-        // Appended meanwhile, then saved with it: one file, each group once.
+        // Appended meanwhile: the file that failed is saved as it was, then the new one; each
+        // group once, in order.
         let second = try journal.append(source: "pixabay", page: 2, digest: nil, recipe: nil, items: [Self.item("2", page: 2)])
         try await journal.flush()
         #expect(journal.groups.map(\.entry.number) == [first.number, second.number])
-        #expect(journal.segments.count == 1)
+        #expect(journal.segments.count == 2)
+        var numbers: [UInt32] = []
+        for segment in journal.segments {
+            let handle = try #require(FileHandle(.archive, segment.name))
+            let bytes = try await memory.load(handle, range: nil, maxBytes: 1 << 20)
+            numbers += GroupCodec.scan(bytes).map(\.header.number)
+        }
+        #expect(numbers == [first.number, second.number])
         var files: [FileHandle] = []
         try await memory.list(.archive, prefix: "journal/") { files += $0.map(\.handle) }
-        #expect(files.count == 1)
-        let bytes = try await memory.load(files[0], range: nil, maxBytes: 1 << 20)
-        #expect(GroupCodec.scan(bytes).map(\.header.number) == [first.number, second.number])
+        #expect(files.count == 2)
         #expect(try await journal.item(group: second.number, position: 0)?.id == "2", "read back from the file")
     }
 

@@ -185,7 +185,12 @@ struct HostileFeedTests {
             let text = String(decoding: readWholeFile(path) ?? [], as: UTF8.self)
             #expect(!text.contains(Self.secretContent), "\(relative) holds the secret's content")
             #expect(!text.contains("root:x:0:0"), "\(relative) holds /etc/passwd")
-            if ["manifest.json", ".lock", "index.html"].contains(relative) { return }
+            if ["manifest.json", ".lock", "index.html", ".sheet.json"].contains(relative) { return }
+            // The sheet's pages are named by the source's configured name and the page number.
+            if !relative.contains("/"), relative.hasPrefix("index-"), relative.hasSuffix(".html"),
+               relative.dropFirst("index-".count).dropLast(".html".count).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) {
+                return
+            }
             let parts = relative.split(separator: "/")
             if parts.first == "archive" {
                 #expect(Self.isArchiveName(parts.dropFirst().joined(separator: "/")), "unexpected file \(relative)")

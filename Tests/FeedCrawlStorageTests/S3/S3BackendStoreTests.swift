@@ -316,7 +316,8 @@ struct S3BackendRcloneTests {
 
     @Test func conformance() async throws {
         let store = self.store
-        try await BackendConformance.check(sharesLocks: false) { try store.backend() }
+        // rclone writes an object in place: a GET during a PUT may be cut short (the client says so).
+        try await BackendConformance.check(sharesLocks: false, replacesAtomically: false) { try store.backend() }
     }
 
     /// rclone answers conditional writes 200 and overwrites: the lock is the lock objects under

@@ -111,7 +111,7 @@ struct PixabayCrawl: FeedCrawl {
 
     private func fetchPage(_ number: Int) async throws -> PageResult {
         let request = HTTPRequest(url: config.pageURL(number))
-        if let group = pages.settledKeptPage(number, request: client.identity(request)) {
+        if let group = pages.settledKeptPage(number, request: client.identity(request), listing: owns(number)) {
             return .settled(items: group.items, totalHits: Self.totalHits(group.paging))
         }
         let reply = try await client.fetch(request)
