@@ -10,6 +10,12 @@
 /// `maxRunLength`, so a look-up reads a few runs and a merge copies at most a few MiB. (A hash
 /// table of a million URLs held 32 MiB, and 48 MiB while it grew.) Newer places win: `recent`
 /// first, then the runs from the newest.
+///
+/// The runs hold at most `maxPlaces` places (default 524,288: 8 MiB): past that the oldest run
+/// is forgotten, so a run of any size holds a bounded set. A URL finished that long ago and
+/// met again is fetched again (its cache file is saved again under the same name); a feed
+/// lists a URL again mostly within a page or two (an item that moved pages while the run paged
+/// through the feed), far inside that window. Pending places are never forgotten.
 struct FinishedURLs {
     enum Place: Equatable, Sendable {
         case pending(token: Int, image: Int)
@@ -90,6 +96,8 @@ struct FinishedURLs {
     let runLength: Int
     /// Runs longer than this are not merged further; default 262144 (4 MiB).
     let maxRunLength: Int
+    /// Places the runs hold at most; the oldest run goes past it (default 524,288).
+    let maxPlaces: Int
     private var recent: [UInt64: UInt64] = [:]
     private var runs: [Run] = []
     /// `recent` moves its journaled places to a run when it holds this many.
@@ -98,9 +106,10 @@ struct FinishedURLs {
     /// A place no key has: a key set to nil.
     private static let removed = UInt64.max
 
-    init(runLength: Int = 32768, maxRunLength: Int = 262_144) {
+    init(runLength: Int = 32768, maxRunLength: Int = 262_144, maxPlaces: Int = 524_288) {
         self.runLength = max(1, runLength)
         self.maxRunLength = max(self.runLength, maxRunLength)
+        self.maxPlaces = max(self.maxRunLength, maxPlaces)
         flushAt = self.runLength
     }
 
@@ -157,5 +166,9 @@ struct FinishedURLs {
             run = Run.merged(runs.removeLast(), run)
         }
         runs.append(run)
+        var held = runs.reduce(0) { $0 + $1.count }
+        while runs.count > 1, held > maxPlaces {
+            held -= runs.removeFirst().count
+        }
     }
 }

@@ -26,8 +26,9 @@ final class RunJournal: @unchecked Sendable {
     let state: String
     /// Start of the run, milliseconds since 1970 (every group's `listed`).
     let started: Int64
-    /// Flushed when this many bytes wait; default 4 MiB (what a run holds of its journal).
-    var maxBuffered = 4 << 20
+    /// Flushed when this many bytes wait; default 2 MiB (what a run holds of its journal: this,
+    /// and as much again while a file is saved).
+    var maxBuffered = 2 << 20
     /// Flushed when lines have waited this long; default 1 s.
     var interval: Duration = .seconds(1)
 
@@ -93,8 +94,14 @@ final class RunJournal: @unchecked Sendable {
             itemKeys.append(keys.items)
             fileKeys.append(keys.files)
             // The group's bytes become the buffer when it is empty (no copy: a page of 20,000
-            // items is ten megabytes).
-            if buffer.isEmpty { buffer = bytes } else { buffer += bytes }
+            // items is ten megabytes); otherwise the buffer has room for a file's worth, so it
+            // does not grow by doubling past `maxBuffered`.
+            if buffer.isEmpty, bytes.count >= maxBuffered {
+                buffer = bytes
+            } else {
+                if buffer.isEmpty { buffer.reserveCapacity(maxBuffered + maxBuffered / 4) }
+                buffer += bytes
+            }
             pending.append(Written(entry: entry))
             return entry
         }

@@ -75,4 +75,17 @@ struct FinishedURLsTests {
         #expect(urls.runCount >= 1)
         for key in UInt64(0)..<12 { #expect(urls[key] == .recorded(page: Int(key), item: Int(key) * 100, image: 1)) }
     }
+
+    /// The runs hold at most `maxPlaces`: the oldest places are forgotten, the newest and the
+    /// pending ones are not.
+    @Test func theOldestPlacesAreForgottenPastTheBound() {
+        var urls = FinishedURLs(runLength: 4, maxRunLength: 8, maxPlaces: 16)
+        urls[1_000] = .pending(token: 1, image: 0)
+        for key in UInt64(0)..<100 { urls[key] = .recorded(page: Int(key), item: 0, image: 0) }
+        #expect(urls.inMemory <= 16 + 4 + 1, "\(urls.inMemory) places held")
+        #expect(urls[0] == nil, "the oldest is forgotten")
+        #expect(urls[99] == .recorded(page: 99, item: 0, image: 0))
+        #expect(urls[92] == .recorded(page: 92, item: 0, image: 0))
+        #expect(urls[1_000] == .pending(token: 1, image: 0))
+    }
 }
