@@ -18,7 +18,8 @@ final class CrawlStorage: @unchecked Sendable {
     static let margin: Int64 = 64 << 10
     /// The reserve grows in steps of this much beyond what is needed, to keep calls rare.
     static let step: Int64 = 256 << 10
-    /// The reservation's name: `OUT/.manifest-reserve`.
+    /// The reservation's name: `OUT/.manifest-reserve` (a shard's: `OUT/shards/N/K/.manifest-reserve`,
+    /// so that shards on one folder hold a reserve each).
     static let reserveName = ".manifest-reserve"
 
     private let lock = Lock()
@@ -28,15 +29,16 @@ final class CrawlStorage: @unchecked Sendable {
     private let location: String
     private let perItemExtra: Int64
 
-    /// Reserves room for `startBytes` plus the margin on `backend` (nothing on a store that
+    /// Reserves room for `startBytes` plus the margin on `backend`, under `state` (`""`, or a
+    /// shard's `shards/N/K/`; nothing on a store that
     /// cannot fill up). Throws the `BackendError` when the device is already too full for that;
     /// other reservation errors leave the crawl running without a reserve and are passed to
     /// `warn`. `perItemExtra` is added to every item's estimate (room for launch details when
     /// that source fetches them).
     init(
-        backend: any Backend, startBytes: Int64 = 0, perItemExtra: Int64 = 0, warn: (String) -> Void
+        backend: any Backend, state: String = "", startBytes: Int64 = 0, perItemExtra: Int64 = 0, warn: (String) -> Void
     ) throws(BackendError) {
-        let handle = FileHandle(.state, Self.reserveName)!
+        let handle = FileHandle(.state, state + Self.reserveName)!
         location = backend.location(handle)
         self.perItemExtra = max(perItemExtra, 0)
         needed = max(startBytes, 0) + Self.margin

@@ -6,11 +6,13 @@ import Glibc
 
 extension Crawler {
     /// The store `configuration` names (`Backends.store`: OUT as a folder, or the object store
-    /// of `objectStore`), wrapped twice in the run's request policy (retries, pacing): `archive`
-    /// for the archive's own files, whose closing writes must not be cut short, and `images` for
-    /// the images' saves, also bounded by `--deadline`.
+    /// of `objectStore`), wrapped in the run's request policy (retries, pacing, `--deadline`):
+    /// `images` for the images' saves and kept pages, and `archive` for the archive's own files
+    /// (the lock, the journal, the tables, the root), which honours the deadline until the crawl
+    /// ends and then goes on without it (`PhasedBackend.end`), so that the closing writes are not
+    /// cut short while a store that never answers still ends the run by the deadline.
     static func openBackend(_ configuration: CrawlConfiguration, policy: RequestPolicy, log: @escaping @Sendable (String, Bool) -> Void = { _, _ in })
-        throws(SetupError) -> (archive: any Backend, images: any Backend)
+        throws(SetupError) -> (archive: PhasedBackend, images: any Backend)
     {
         do {
             let network = HTTPEngine.Configuration(
@@ -21,7 +23,9 @@ extension Crawler {
                 log: log)
             var closing = policy
             closing.retry.deadline = nil
-            return (Backends.wrapped(store, policy: closing), Backends.wrapped(store, policy: policy))
+            let crawl = Backends.wrapped(store, policy: policy)
+            let end = policy.retry.deadline == nil ? crawl : Backends.wrapped(store, policy: closing)
+            return (PhasedBackend(crawl: crawl, closing: end), crawl)
         } catch {
             throw .output("\(error)")
         }
@@ -136,7 +140,7 @@ extension Crawler {
         do {
             // Room a source's items may need beyond the usual (launch details), reserved per item.
             return try CrawlStorage(
-                backend: backend, perItemExtra: configuration.sources.map(\.feed.manifestAllowance).max() ?? 0
+                backend: backend, state: configuration.shard.map { $0.directory + "/" } ?? "", perItemExtra: configuration.sources.map(\.feed.manifestAllowance).max() ?? 0
             ) { message in
                 events(.warning(source: "", message: message))
             }

@@ -4,14 +4,17 @@ import FeedCrawlSupport
 import FeedCrawlHTTP
 import FeedCrawlStorage
 
-/// Crawls the configured feeds into `OUT/cache/` and writes `OUT/manifest.json`.
+/// Crawls the configured feeds into `OUT/cache/` and commits what it listed to OUT's archive
+/// (`Repository`: `OUT/manifest.json`, the root, naming the files under `OUT/archive/`).
 ///
-/// One run at a time per output folder (an advisory lock on `OUT/.lock`). A journal a killed run
-/// left is folded into the manifest first. Then the sources page through their feeds, each
-/// page's items going to the `ImagePipeline`, which fetches their images into the cache and
-/// journals every finished item. At the end the journal and the previous manifest are merged
-/// into the new manifest (streamed, atomically), also when the run is cancelled; then files no
-/// item references (and `.part` files) are removed, and the contact sheet is written.
+/// One run at a time per output folder (`OUT/.lock`, or a lease in a bucket). The archive is
+/// opened first (a killed run's journal files adopted; an earlier release's manifest converted).
+/// Then the sources page through their feeds, each page's items going to the `ImagePipeline`,
+/// which fetches their images into the cache; each finished page is journaled as one group
+/// (`PageRecorder`, `RunJournal`), and a page that is unchanged and needs no work is settled
+/// without its items being touched. At the end, also when the run is cancelled, the archive is
+/// committed (`Repository.commit`: tables, then the root); then what a killed run left is swept
+/// and the contact sheet's changed pages are written.
 public final class Crawler: Sendable {
     public let configuration: CrawlConfiguration
     let events: @Sendable (CrawlEvent) -> Void
@@ -72,8 +75,8 @@ public final class Crawler: Sendable {
     /// the run goes on stops it.
     ///
     /// The archive's own files (the lock, the journal, the tables and the root) go through a
-    /// stack without `--deadline` (`openBackend`): the
-    /// deadline stops fetching, and a stack that honours it refuses every operation started
+    /// stack that honours `--deadline` until the crawl ends, then one without it (`openBackend`):
+    /// the deadline stops fetching, and a stack that honours it refuses every operation started
     /// after it, the closing writes included.
     public func run() async throws -> CrawlReport {
         let (archive, backend) = try Self.openBackend(configuration, policy: policy) { [events] message, detail in
@@ -105,7 +108,7 @@ public final class Crawler: Sendable {
     /// The run on `backend` (images, kept pages: bounded by `--deadline`) and `archive` (the
     /// archive's own files, without `--deadline`), its `locks` held (one lost: nothing is
     /// committed, another run may hold OUT now).
-    private func run(on backend: any Backend, archive: any Backend, locks: [any BackendLock]) async throws -> CrawlReport {
+    private func run(on backend: any Backend, archive: PhasedBackend, locks: [any BackendLock]) async throws -> CrawlReport {
         let started = Date().wholeMilliseconds  // as the run record writes it: see `RunRecord.listedSince`
         let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
         let state = configuration.shard.map { $0.directory + "/" } ?? ""
@@ -162,6 +165,8 @@ public final class Crawler: Sendable {
         }
         let cancelled = Task.isCancelled
         let deadline = deadlineReached.withLock { $0 }
+        // From here on past `--deadline`: the archive's writes go through the stack without it.
+        archive.end()
         // The end runs whole even when the run was cancelled (a signal): what was done is
         // committed. A task of its own does not inherit the cancellation.
         let end = Task { () async -> CrawlReport in

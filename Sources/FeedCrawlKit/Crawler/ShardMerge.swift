@@ -5,8 +5,10 @@ import FeedCrawlHTTP
 import FeedCrawlStorage
 
 /// `feedcrawl manifest merge`: joins the latest part of every shard of the last `--shard K/N`
-/// crawl into `OUT/manifest.json` (and `OUT/index.html`), atomically, then applies
-/// `--cache-max` and removes orphans, as a whole run would. Idempotent.
+/// crawl into OUT's archive (naming the shards' journal files and segments; `OUT/manifest.json`
+/// and `OUT/index.html` written anew), then applies `--cache-max` as a whole run would.
+/// Idempotent. It removes no orphans (`orphansRemoved` stays 0 while shards' archives name
+/// files): a shard's files stay its own until the next shard run replaces its root.
 ///
 /// The set is complete when every shard 0..<N has a part whose run started after the time the
 /// last complete merge recorded for that shard (or any part, the first time). A shard whose

@@ -85,16 +85,38 @@ extension Repository {
     /// Whether the file index names `handle` (an image) as some live group's item's file: its
     /// key and its extension (a copy under another extension is an earlier one, replaced).
     /// Files the adopted groups name (an unfinished or running run's journal, not in the tables
-    /// until a commit) count too.
+    /// until a commit) count too; so, for OUT's own archive, do the files its shards' archives
+    /// name (stored by a shard since the last merge: `--verify` and the sweep must not take them
+    /// for orphans).
     func names(_ handle: FileHandle) async throws -> Bool {
         guard let key = CacheKey(file: handle.file) else { return false }
         if let hit = try await adoptedFile(key.prefix), table.entry(hit.group) != nil {
             return hit.fileExtension.map { handle.name.hasSuffix("." + $0) } ?? true
         }
-        guard let hit = try await lookup(.files, key.prefix), table.entry(hit.group) != nil else {
-            return try await base?.names(handle) ?? false
+        if let hit = try await lookup(.files, key.prefix), table.entry(hit.group) != nil {
+            return hit.fileExtension.map { handle.name.hasSuffix("." + $0) } ?? true
         }
-        return hit.fileExtension.map { handle.name.hasSuffix("." + $0) } ?? true
+        if let base, try await base.names(handle) { return true }
+        for shard in try await shardArchives() where try await shard.names(handle) { return true }
+        return false
+    }
+
+    /// For OUT's own archive (state `""`): the archives of its shards (every
+    /// `shards/N/K/manifest.json`, with what a killed shard's journal holds), opened once when
+    /// first asked for. None for a shard's.
+    func shardArchives() async throws -> [Repository] {
+        guard state.isEmpty else { return [] }
+        if let opened = lock.withLock({ shardArchivesOpened }) { return opened }
+        var roots: [String] = []
+        try await backend.list(.state, prefix: "shards/") { page in
+            for info in page where !info.handle.isPartial && info.handle.name.hasSuffix("/" + CacheLayout.manifestFileName) {
+                roots.append(String(info.handle.name.dropLast(CacheLayout.manifestFileName.count)))
+            }
+        }
+        var opened: [Repository] = []
+        for state in roots.sorted() { opened.append(try await Repository.open(backend, state: state)) }
+        lock.withLock { shardArchivesOpened = opened }
+        return opened
     }
 
     /// The newest file entry of `key` among the adopted groups' (kept sorted in memory once asked

@@ -36,6 +36,8 @@ final class Repository: @unchecked Sendable {
     let adoptedFiles = IndexSpill()
     /// `adoptedFiles` sorted, newest entry of each key (`names`), made when first asked for.
     var adoptedFileList: [IndexEntry]?
+    /// The shards' archives (`shardArchives`), opened when first asked for.
+    var shardArchivesOpened: [Repository]?
     // Guarded by `lock`.
     /// The index tables' readers, newest first.
     private var readers: [IndexTable.Kind: [IndexFile.Reader]] = [:]
@@ -687,7 +689,7 @@ final class Repository: @unchecked Sendable {
     }
 
     /// Saves the index's delta for `adding` (sorted runs of `count` entries), or, when the
-    /// deltas have grown past a quarter of the base or number more than 8, one new base of
+    /// deltas have grown past a quarter of the base or number 8 or more, one new base of
     /// everything (entries of groups no longer live dropped), streamed from the tables; returns
     /// the index's table names.
     private func saveIndex(_ kind: IndexTable.Kind, current: [String], adding: [EntryStream], count: Int64) async throws
@@ -725,13 +727,21 @@ final class Repository: @unchecked Sendable {
         return name
     }
 
-    /// The files under `archive/` that the current roots of the shards of OUT name (a merge or a
-    /// whole run must not remove what a shard's next run reads).
+    /// The files under `archive/` that other archives of OUT name, which this one must not
+    /// remove: for OUT's own, what the current roots of its shards name (a shard's next run
+    /// reads them); for a shard's, what OUT's root and its kept copies name (a merge named the
+    /// shard's journal files and segments in OUT's archive).
     private func shardNames() async throws -> Set<String> {
-        guard state.isEmpty else { return [] }
         var roots: [FileHandle] = []
-        try await backend.list(.state, prefix: "shards/") { page in
-            roots += page.map(\.handle).filter { !$0.isPartial && $0.name.hasSuffix("/" + CacheLayout.manifestFileName) }
+        if state.isEmpty {
+            try await backend.list(.state, prefix: "shards/") { page in
+                roots += page.map(\.handle).filter { !$0.isPartial && $0.name.hasSuffix("/" + CacheLayout.manifestFileName) }
+            }
+        } else {
+            roots.append(Self.rootHandle(state: ""))
+            try await backend.list(.archive, prefix: "roots/") { page in
+                roots += page.map(\.handle).filter { !$0.isPartial && !$0.name.dropFirst("roots/".count).contains("/") }
+            }
         }
         var names = Set<String>()
         for handle in roots {

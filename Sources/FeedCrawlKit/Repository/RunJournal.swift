@@ -4,7 +4,7 @@ import FoundationEssentials
 
 /// A run's groups as it finishes them: each feed page whose items are all finished is appended
 /// (`append`) and saved, with the others finished since, as one journal file
-/// `archive/journal/<run>-<n>.ndjson` (`flush`: every second or 8 MiB, and at the end). A
+/// `archive/journal/<run>-<n>.ndjson` (`flush`: every second or 2 MiB, and at the end). A
 /// journal file is saved only after the images its items name (the pipeline commits images
 /// before it records items), and the root names it at the end of the run; one no root names is
 /// an unfinished run's, which the next run adopts. A shard's journal files are under
