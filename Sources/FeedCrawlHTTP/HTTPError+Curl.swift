@@ -18,6 +18,12 @@ extension HTTPError {
         maxBytes: Int64
     ) -> HTTPError {
         switch curlCode {
+        case CURLE_UNSUPPORTED_PROTOCOL.rawValue where message.contains("HTTP/0.9"):
+            // Not a scheme: the answer did not start with a status line. On a reused connection
+            // that is what a server that sent more than its Content-Length before (rclone serving
+            // an object while it is rewritten in place) leaves behind: a connection failure,
+            // tried again like one.
+            return .connectionFailed(message)
         case CURLE_UNSUPPORTED_PROTOCOL.rawValue:
             return .unsupportedScheme(message)
         case CURLE_URL_MALFORMAT.rawValue:

@@ -50,28 +50,3 @@ extension AtomicFile {
         }
     }
 }
-
-extension AtomicFile {
-    /// `stream(to:permissions:durable:_:)` for a `body` that may throw any error (a merge reading
-    /// other files while it writes): the temporary file is removed and the error passed on.
-    public static func streamThrowing(
-        to path: String, permissions: mode_t = 0o644, durable: Bool = true,
-        _ body: (inout AtomicFileStream) throws -> Void
-    ) throws {
-        var failure: (any Error)?
-        do {
-            try stream(to: path, permissions: permissions, durable: durable) { (out: inout AtomicFileStream) throws(FileSystemError) in
-                do {
-                    try body(&out)
-                } catch let error as FileSystemError {
-                    throw error
-                } catch {
-                    failure = error
-                    throw FileSystemError("write", path: path, code: ECANCELED)
-                }
-            }
-        } catch {
-            throw failure ?? error
-        }
-    }
-}

@@ -19,7 +19,9 @@ enum BackendConformance {
     /// shared request a lock that excludes nothing (`LockMode.shared`), so it passes false.
     /// `replacesAtomically` (default true): a load concurrent with a replacement returns one
     /// version whole; false for a store that writes in place (rclone's `serve s3`): a load may
-    /// then fail as cut short, never return part of a version.
+    /// then fail as cut short or see the version being overwritten (bytes of both), and a
+    /// request after it may fail on the connection the torn answer left (the retry wrapper
+    /// tries it again); most loads and saves still succeed whole.
     static func check(
         sharesLocks: Bool = true, replacesAtomically: Bool = true, _ make: () async throws -> any Backend
     ) async throws {
@@ -204,15 +206,21 @@ enum BackendConformance {
         try await backend.save(root, bytes: versions[0], options: SaveOptions(durable: false))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
+                var failed = 0
                 for index in 1...30 {
-                    if index % 2 == 0 {
-                        try await backend.save(root, bytes: versions[index % 2], options: SaveOptions(durable: false))
-                    } else {
-                        let staged = try backend.stage(root)
-                        try versions[index % 2].withUnsafeBytes { try staged.write($0) }
-                        try await backend.save(root, staged: staged, options: SaveOptions(durable: false))
+                    do {
+                        if index % 2 == 0 {
+                            try await backend.save(root, bytes: versions[index % 2], options: SaveOptions(durable: false))
+                        } else {
+                            let staged = try backend.stage(root)
+                            try versions[index % 2].withUnsafeBytes { try staged.write($0) }
+                            try await backend.save(root, staged: staged, options: SaveOptions(durable: false))
+                        }
+                    } catch let error as BackendError where !atomic && error.kind == .transient {
+                        failed += 1
                     }
                 }
+                #expect(failed < 10, "\(failed) of 30 saves failed")
             }
             group.addTask {
                 var failed = 0
@@ -224,7 +232,12 @@ enum BackendConformance {
                         failed += 1
                         continue
                     }
-                    #expect(seen == versions[0] || seen == versions[1], "a load saw \(seen.count) bytes, not a whole version")
+                    let whole = seen == versions[0] || seen == versions[1]
+                    if !atomic, !whole {
+                        failed += 1
+                        continue
+                    }
+                    #expect(whole, "a load saw \(seen.count) bytes, not a whole version")
                 }
                 #expect(failed < 30, "\(failed) of 60 loads failed")
             }

@@ -48,10 +48,6 @@ public struct CacheLayout: Sendable, Hashable {
     public var journalPath: String { statePath(Self.journalFileName) }
     /// `OUT/.lock`, or the shard's.
     public var lockPath: String { statePath(Self.lockFileName) }
-    /// `OUT/.lock`, the whole output folder's lock (shared by shards, exclusive for a run).
-    public var outLockPath: String { absolutePath(Self.lockFileName) }
-    /// `OUT/manifest.json`, the whole output folder's manifest (what a merge writes).
-    public var mergedManifestPath: String { absolutePath(Self.manifestFileName) }
 
     /// A file in the state directory.
     public func statePath(_ name: String) -> String {
@@ -119,13 +115,6 @@ public struct CacheLayout: Sendable, Hashable {
             guard let format = ImageFormat(fileExtension: ext) else { return false }
             return format.fileExtension == ext
         }
-    }
-
-    /// Whether a store may remove `name`: under `cache/`, with no empty, `.` or `..` component.
-    static func isRemovable(_ name: String) -> Bool {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count >= 2 && parts[0] == cacheDirectoryName[...]
-            && !parts.dropFirst().contains(where: { $0.isEmpty || $0 == "." || $0 == ".." })
     }
 
     private static func isLowerHex(_ c: UInt8) -> Bool {

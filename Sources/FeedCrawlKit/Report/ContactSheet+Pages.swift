@@ -99,8 +99,33 @@ extension ContactSheet {
             var entry: GroupEntry
             /// Whether this is an older listing (not the page's newest group).
             var earlier: Bool
-            /// Its effective items' tiles, in id order.
+            /// Its effective items' tiles, in id order; none when the feed page has more items
+            /// than a sheet page holds: then its `items` are kept instead and each tile is made
+            /// again when its part is written (a feed page of 20,000 items holds its items, not
+            /// also twenty megabytes of tiles).
             var tiles: [String]
+            /// Its effective items in id order, when `tiles` are not kept.
+            var items: [ManifestItem] = []
+            /// Each tile's size in bytes.
+            var sizes: [Int]
+
+            init(entry: GroupEntry, earlier: Bool, tiles: [String]) {
+                self.entry = entry
+                self.earlier = earlier
+                self.tiles = tiles
+                sizes = tiles.map(\.utf8.count)
+            }
+
+            init(entry: GroupEntry, earlier: Bool, items: [ManifestItem], sizes: [Int]) {
+                self.entry = entry
+                self.earlier = earlier
+                tiles = []
+                self.items = items
+                self.sizes = sizes
+            }
+
+            /// Its tiles.
+            var count: Int { sizes.count }
         }
 
         /// The feed page.
@@ -108,33 +133,42 @@ extension ContactSheet {
         /// Its groups' tiles, newest group first.
         var groups: [Group]
 
-        /// Every tile with its group's index, in page order.
-        var flat: [(group: Int, tile: String)] {
-            groups.indices.flatMap { index in groups[index].tiles.map { (index, $0) } }
+        /// Every tile as its group's index and its position there, in page order.
+        var flat: [(group: Int, position: Int)] {
+            groups.indices.flatMap { index in (0..<groups[index].count).map { (index, $0) } }
         }
 
         /// The size each tile counts as against a page's bytes: its own, and a heading's for the
         /// first of its group.
         var sizes: [Int] {
             groups.flatMap { group in
-                group.tiles.enumerated().map { $0.element.utf8.count + ($0.offset == 0 ? ContactSheet.headingBytes : 0) }
+                group.sizes.enumerated().map { $0.element + ($0.offset == 0 ? ContactSheet.headingBytes : 0) }
             }
         }
     }
 
     /// The tiles of `page`, its groups' items (`items`, one array per group of `page.groups`, in
-    /// id order) rendered.
+    /// id order) rendered; kept only when they fit one sheet page's item count (see
+    /// `Tiles.Group.tiles`).
     func tiles(of page: FeedPage, items: [[ManifestItem]]) -> Tiles {
+        let keep = items.reduce(0) { $0 + $1.count } <= pageItems
         var groups: [Tiles.Group] = []
         for (index, entry) in page.groups.enumerated() {
-            let rendered = (index < items.count ? items[index] : []).map { item -> String in
-                var out = ""
-                figure(item, into: &out)
-                return out
+            let group = index < items.count ? items[index] : []
+            if keep {
+                groups.append(Tiles.Group(entry: entry, earlier: index > 0, tiles: group.map(tile)))
+            } else {
+                groups.append(Tiles.Group(entry: entry, earlier: index > 0, items: group, sizes: group.map { tile($0).utf8.count }))
             }
-            groups.append(Tiles.Group(entry: entry, earlier: index > 0, tiles: rendered))
         }
         return Tiles(page: page, groups: groups)
+    }
+
+    /// The tile of `item`.
+    func tile(_ item: ManifestItem) -> String {
+        var out = ""
+        figure(item, into: &out)
+        return out
     }
 
     /// The parts of a feed page whose tiles are `tiles`: how many tiles each holds (at least one

@@ -180,10 +180,10 @@ extension ContactSheet {
     /// The tiles of `tiles` from `range` (positions in `tiles.flat`), each group headed: the
     /// newest listing with when it was first listed, an older one as "earlier listing"; a group
     /// that goes on from the part before says "(continued)".
-    private func body(_ tiles: Tiles, flat: [(group: Int, tile: String)], range: Range<Int>, into out: inout String) {
+    private func body(_ tiles: Tiles, flat: [(group: Int, position: Int)], range: Range<Int>, into out: inout String) {
         var group = -1
         for position in range {
-            let (index, tile) = flat[position]
+            let (index, at) = flat[position]
             if index != group {
                 if group >= 0 { out += "</div>\n" }
                 group = index
@@ -199,7 +199,8 @@ extension ContactSheet {
                 }
                 out += "<div class=\"grid\">\n"
             }
-            out += tile
+            let kept = tiles.groups[index]
+            out += kept.tiles.isEmpty ? tile(kept.items[at]) : kept.tiles[at]
         }
         if group >= 0 { out += "</div>\n" }
     }

@@ -216,7 +216,9 @@ extension ContactSheet {
     static func items(of page: FeedPage, in repository: Repository) async throws -> [[ManifestItem]] {
         var items: [[ManifestItem]] = []
         for entry in page.groups {
-            items.append(try await repository.items(of: entry, asRecorded: true).sorted { ManifestItem.compareIDs($0.id, $1.id) < 0 })
+            var group = try await repository.items(of: entry, asRecorded: true)
+            group.sort { ManifestItem.compareIDs($0.id, $1.id) < 0 }
+            items.append(group)
         }
         return items
     }

@@ -82,16 +82,61 @@ enum GroupCodec {
 
     /// The group in `bytes` (its header line and item lines, as `encode` wrote them).
     static func decode(_ bytes: [UInt8]) throws(Damaged) -> (header: GroupHeader, items: [ManifestItem]) {
-        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: true)[...]
-        guard let first = lines.popFirst(), let header = GroupHeader.parse(first) else {
-            throw Damaged(description: "no group header")
+        var decoder = Decoder()
+        try decoder.add(bytes[...])
+        return try decoder.finish()
+    }
+
+    /// Decodes a group from its bytes given in pieces (any split, in order): a large group is
+    /// read a piece at a time and its bytes are never held whole beside its items.
+    struct Decoder {
+        private var header: GroupHeader?
+        private var items: [ManifestItem] = []
+        /// The start of a line whose end has not come yet.
+        private var carry: [UInt8] = []
+
+        /// Decodes the whole lines `piece` completes.
+        mutating func add(_ piece: ArraySlice<UInt8>) throws(Damaged) {
+            var start = piece.startIndex
+            while let end = piece[start...].firstIndex(of: 0x0A) {
+                if carry.isEmpty {
+                    try line(piece[start..<end])
+                } else {
+                    carry += piece[start..<end]
+                    let whole = carry
+                    carry = []
+                    try line(whole[...])
+                }
+                start = end + 1
+            }
+            carry += piece[start...]
         }
-        guard lines.count == header.items else {
-            throw Damaged(description: "group \(header.number) has \(lines.count) item lines, its header says \(header.items)")
+
+        /// The group, once every piece was added.
+        mutating func finish() throws(Damaged) -> (header: GroupHeader, items: [ManifestItem]) {
+            if !carry.isEmpty {
+                let rest = carry
+                carry = []
+                try line(rest[...])
+            }
+            guard let header else { throw Damaged(description: "no group header") }
+            guard items.count == header.items else {
+                throw Damaged(description: "group \(header.number) has \(items.count) item lines, its header says \(header.items)")
+            }
+            return (header, items)
         }
-        var items: [ManifestItem] = []
-        items.reserveCapacity(lines.count)
-        for line in lines {
+
+        private mutating func line(_ line: ArraySlice<UInt8>) throws(Damaged) {
+            guard !line.isEmpty else { return }
+            guard let header else {
+                guard let parsed = GroupHeader.parse(line) else { throw Damaged(description: "no group header") }
+                header = parsed
+                items.reserveCapacity(min(parsed.items, 1 << 20))
+                return
+            }
+            guard items.count < header.items else {
+                throw Damaged(description: "group \(header.number) has more item lines than its header says (\(header.items))")
+            }
             do {
                 var item = try ItemJSON.decode(Array(line))
                 item.page = header.page
@@ -100,7 +145,6 @@ enum GroupCodec {
                 throw Damaged(description: "group \(header.number): \(error)")
             }
         }
-        return (header, items)
     }
 
     /// Every whole group in a segment's bytes, in order, with where it is; stops at the first

@@ -58,7 +58,11 @@ final class PageRecorder: @unchecked Sendable {
         lock.withLock {
             let token = nextToken
             nextToken += 1
-            pages[token] = Open(token: token, listing: listing, waiting: items)
+            // Room for every item at once: a page of 20,000 does not regrow its array a dozen
+            // times (each regrowth holds the old and the new array together).
+            var open = Open(token: token, listing: listing, waiting: items)
+            open.items.reserveCapacity(items)
+            pages[token] = open
             return token
         }
     }

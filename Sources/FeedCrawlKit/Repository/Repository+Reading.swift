@@ -40,15 +40,6 @@ extension Repository {
         if let held { try body(held) }
     }
 
-    /// Calls `body` with every live group's effective items, group by group in the contact
-    /// sheet's order (source, page, newest listing first), each group's items in id order.
-    func forEachGroup(_ body: (GroupEntry, [ManifestItem]) async throws -> Void) async throws {
-        for entry in table.entries {
-            let items = try await items(of: entry).sorted { ManifestItem.compareIDs($0.id, $1.id) < 0 }
-            try await body(entry, items)
-        }
-    }
-
     /// The most common error texts of the archive's items and images (the groups' own most
     /// common ones, summed), at most `limit`.
     func commonErrors(limit: Int) -> [(error: String, count: Int)] {

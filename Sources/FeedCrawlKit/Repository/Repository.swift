@@ -216,24 +216,26 @@ final class Repository: @unchecked Sendable {
     /// `shadowed`. With `asRecorded` (default false) images keep the status the run that wrote
     /// the group gave them (the contact sheet's tiles: a relisting then changes none of them).
     func items(of entry: GroupEntry, shadowed: Bool = false, asRecorded: Bool = false) async throws -> [ManifestItem] {
-        var raw = try await rawItems(entry)
-        if entry.stale == true { raw = try await newestFacts(raw, of: entry) }
+        var items = try await rawItems(entry)
+        if entry.stale == true { items = try await newestFacts(items, of: entry) }
         let seen = entry.lastListed > 0 ? Date(timeIntervalSince1970: Double(entry.lastListed / 1000)) : nil
-        var out: [ManifestItem] = []
-        out.reserveCapacity(raw.count)
-        for (position, var item) in raw.enumerated() {
+        // In place (one array, not two: a group of 20,000 items is ten megabytes of them).
+        var kept = 0
+        for position in items.indices {
             if !shadowed, entry.isShadowed(position) { continue }
-            item.page = entry.page
-            item.lastSeen = seen
+            items[position].page = entry.page
+            items[position].lastSeen = seen
             if entry.relisted, !asRecorded {
-                for index in item.images.indices where item.images[index].status == .downloaded
-                    || item.images[index].status == .revalidated {
-                    item.images[index].status = .fresh
+                for index in items[position].images.indices where items[position].images[index].status == .downloaded
+                    || items[position].images[index].status == .revalidated {
+                    items[position].images[index].status = .fresh
                 }
             }
-            out.append(item)
+            if kept != position { items.swapAt(kept, position) }
+            kept += 1
         }
-        return out
+        items.removeLast(items.count - kept)
+        return items
     }
 
     /// The item at `position` of group `entry`, as it reads now (shadowed or not).
@@ -275,12 +277,27 @@ final class Repository: @unchecked Sendable {
         try await shadow(try await shadowing(adoptedItems.sortedRuns(), newCount: adoptedItems.count, mine: mine))
     }
 
-    /// The group's item lines as written (a few groups are cached).
+    /// How much of a group `rawItems` reads at once (1 MiB).
+    static let groupReadBytes: Int64 = 1 << 20
+
+    /// The group's item lines as written (a few groups of up to 1,000 items are cached).
     func rawItems(_ entry: GroupEntry) async throws -> [ManifestItem] {
         if let cached = lock.withLock({ groupCache[entry.number] }) { return cached }
         guard let handle = FileHandle(.archive, entry.segment) else { return [] }
-        let bytes = try await backend.load(handle, range: entry.offset..<(entry.offset + entry.length), maxBytes: entry.length)
-        let (_, items) = try GroupCodec.decode(bytes)
+        // A mebibyte at a time: a group of 20,000 items (ten megabytes) is never held whole
+        // beside its items.
+        var decoder = GroupCodec.Decoder()
+        var offset = entry.offset
+        let end = entry.offset + entry.length
+        repeat {
+            let next = min(end, offset + Self.groupReadBytes)
+            try decoder.add(try await backend.load(handle, range: offset..<next, maxBytes: next - offset)[...])
+            offset = next
+        } while offset < end
+        let (_, items) = try decoder.finish()
+        // Groups of up to 1,000 items are kept (16 at most): a feed page of 20,000 would keep
+        // ten megabytes of items for the rest of the process.
+        guard items.count <= 1000 else { return items }
         lock.withLock {
             groupCache[entry.number] = items
             groupCacheOrder.append(entry.number)

@@ -81,3 +81,30 @@ import Testing
         #expect(journal.groups.count == 3)
     }
 }
+
+/// A group read in pieces (as `Repository.rawItems` reads a large one, a mebibyte at a time)
+/// decodes as the whole: any split, lines cut anywhere; a piece missing is an error.
+@Suite struct GroupDecoderTests {
+    @Test func aGroupSplitAnywhereDecodesAsTheWhole() throws {
+        let items = (1...7).map { RunJournalTests.item("id\($0)", page: 3) }
+        let header = GroupHeader(number: 5, source: "pixabay", page: 3, digest: nil, recipe: nil, listed: 1000, items: items.count)
+        let bytes = try GroupCodec.encode(header, items: items).bytes
+        let whole = try GroupCodec.decode(bytes)
+        #expect(whole.items.map(\.id) == items.map(\.id))
+        for size in [1, 2, 7, 64, 333, bytes.count] {
+            var decoder = GroupCodec.Decoder()
+            var offset = 0
+            while offset < bytes.count {
+                let next = min(bytes.count, offset + size)
+                try decoder.add(bytes[offset..<next])
+                offset = next
+            }
+            let pieces = try decoder.finish()
+            #expect(pieces.header == whole.header, "pieces of \(size)")
+            #expect(pieces.items == whole.items, "pieces of \(size)")
+        }
+        var short = GroupCodec.Decoder()
+        try short.add(bytes[0..<(bytes.count - 40)])
+        #expect(throws: GroupCodec.Damaged.self) { try short.finish() }
+    }
+}
