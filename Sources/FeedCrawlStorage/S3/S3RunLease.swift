@@ -148,10 +148,10 @@ public final class S3RunLease: @unchecked Sendable {
         } catch let error as S3Error where error.code == .preconditionFailed {
             honoured = true
         } catch {
-            try? await client.delete(key: probeKey)
+            await deleteTrying(client: client, key: probeKey)
             throw error
         }
-        try await client.delete(key: probeKey)
+        await deleteTrying(client: client, key: probeKey)
         return honoured
     }
 
@@ -289,31 +289,43 @@ public final class S3RunLease: @unchecked Sendable {
         case .listed:
             await deleteLockObject()
         case .conditional:
-            guard let info = try? await client.head(key: key) else { return }
+            let client = self.client, key = self.key
+            guard let found = await Self.trying({ try await client.head(key: key) }), let info = found else { return }
             if let etag = info.etag, !etag.isEmpty, !current.etag.isEmpty {
                 guard etag == current.etag else { return }
             } else {
-                guard let stored = try? await client.get(key: key, maxBytes: 4096), stored == body else { return }
+                guard let stored = await Self.trying({ try await client.get(key: key, maxBytes: 4096) }), stored == body
+                else { return }
             }
             await deleteLockObject()
         }
     }
 
-    /// DELETEs the lock object, trying three times when the store fails in a way that may pass
-    /// (0.2 s, then 0.5 s apart): nothing else retries a release, and a lock object left behind
-    /// keeps the next run out for `ObjectLease.ttl` (a single-attempt client's, `S3Backend`'s,
-    /// included; rclone answers 500 to a request on a key being written).
+    /// DELETEs the lock object (`deleteTrying`).
     private func deleteLockObject() async {
+        await Self.deleteTrying(client: client, key: key)
+    }
+
+    /// `request`'s answer, trying three times as `deleteTrying` does; nil when it failed.
+    static func trying<T: Sendable>(_ request: () async throws -> T) async -> T? {
         for pause in [0.2, 0.5, 0] {
             do {
-                try await client.delete(key: key)
-                return
+                return try await request()
             } catch let error as S3Error where error.isRetryable && pause > 0 {
                 try? await Task.sleep(for: .milliseconds(Int(pause * 1000)))
             } catch {
-                return
+                return nil
             }
         }
+        return nil
+    }
+
+    /// DELETEs `key`, trying three times when the store fails in a way that may pass (0.2 s,
+    /// then 0.5 s apart; a SlowDown, rclone's 500 for a key being written): nothing else retries
+    /// the lease's own objects (`S3Client` makes one attempt), and a lock object or probe left
+    /// behind keeps the next run out for `ObjectLease.ttl`, or stays until a run a minute later.
+    static func deleteTrying(client: S3Client, key: String) async {
+        _ = await trying { try await client.delete(key: key) }
     }
 
     // MARK: Helpers
