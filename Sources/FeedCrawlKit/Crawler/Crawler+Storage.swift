@@ -84,16 +84,20 @@ extension Crawler {
     /// the root's, the contact sheet's, journal files', kept pages'), and the images no group
     /// names (stored, then never journaled). One listing of each kind; returns how many went.
     static func sweep(_ backend: any Backend, repository: Repository) async -> Int {
-        var listed: [FileHandle] = []
-        try? await backend.list(.image, prefix: "") { page in listed += page.map(\.handle) }
-        for kind in [FileKind.state, .sheet, .archive, .page] {
-            try? await backend.list(kind, prefix: "") { page in listed += page.map(\.handle).filter(\.isPartial) }
-        }
         var removed = 0
-        for handle in listed {
-            let named = handle.isPartial ? false : ((try? await repository.names(handle)) ?? true)
-            if !named, (try? await backend.remove(handle)) != nil { removed += 1 }
+        func sweep(_ listed: [FileHandle]) async {
+            for handle in listed {
+                let named = handle.isPartial ? false : ((try? await repository.names(handle)) ?? true)
+                if !named, (try? await backend.remove(handle)) != nil { removed += 1 }
+            }
         }
+        // A cache folder at a time: flat memory at any archive size.
+        try? await backend.forEachImageFolder { await sweep($0) }
+        var partial: [FileHandle] = []
+        for kind in [FileKind.state, .sheet, .archive, .page] {
+            try? await backend.list(kind, prefix: "") { page in partial += page.map(\.handle).filter(\.isPartial) }
+        }
+        await sweep(partial)
         return removed
     }
 

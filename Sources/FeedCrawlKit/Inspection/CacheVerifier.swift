@@ -53,13 +53,14 @@ public enum CacheVerifier {
                 }
             }
         }
-        var listed: [FileHandle] = []
-        try await backend.list(.image, prefix: "") { page in listed += page.map(\.handle) }
-        for handle in listed {
-            if handle.isPartial {
-                result.problems.append(.init(kind: .orphaned, file: handle.path))
-            } else if try await !repository.names(handle) {
-                result.problems.append(.init(kind: .orphaned, file: handle.file))
+        // A cache folder at a time: flat memory at any archive size.
+        try await backend.forEachImageFolder { listed in
+            for handle in listed {
+                if handle.isPartial {
+                    result.problems.append(.init(kind: .orphaned, file: handle.path))
+                } else if try await !repository.names(handle) {
+                    result.problems.append(.init(kind: .orphaned, file: handle.file))
+                }
             }
         }
         let order = Dictionary(uniqueKeysWithValues: CacheVerification.Problem.Kind.allCases.enumerated().map { ($1, $0) })
