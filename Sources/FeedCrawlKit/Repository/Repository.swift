@@ -427,23 +427,24 @@ final class Repository: @unchecked Sendable {
         }
     }
 
-    /// The shadowing this work's new item entries (`runs`, sorted) cause: an earlier group's
-    /// entry of one of their keys (the index's newest), and an older new group's entry of a key
-    /// a newer new group lists. Point lookups when the new entries are few against the index, a
-    /// merge with the index's tables otherwise.
-    private func shadowing(_ runs: [EntryStream], newCount: Int64, mine: Set<UInt32>) async throws -> [UInt32: [Int]] {
-        var positions: [UInt32: [Int]] = [:]
-        let tables = try await tables(.items)
+    /// Walks this work's new entries of index `kind` (`runs`, sorted), each key's newest first:
+    /// `body` gets every new entry, whether an earlier new entry had its key (`repeated`), and
+    /// for the first one of a key the index's newest entry of it (`earlier`, nil when none).
+    /// Point lookups when the new entries are few against the index, a merge with the index's
+    /// tables otherwise.
+    private func forEachNewKey(
+        _ runs: [EntryStream], kind: IndexTable.Kind, newCount: Int64,
+        _ body: (_ entry: IndexEntry, _ repeated: Bool, _ earlier: IndexEntry?) throws -> Void
+    ) async throws {
+        let tables = try await tables(kind)
         let indexed = tables.reduce(Int64(0)) { $0 + $1.count }
-        guard newCount > 0 else { return positions }
-        let table = self.table
         var news = EntryMerge(runs)
         var olds = indexed > 0 && newCount * 64 >= indexed ? EntryMerge(tables.map { $0.stream() }) : nil
         var oldHead = try await olds?.pop()?.entry
         var last: UInt64?
         while let (entry, _) = try await news.pop() {
             if entry.key == last {
-                positions[entry.group, default: []].append(entry.item)  // an older new listing
+                try body(entry, true, nil)
                 continue
             }
             last = entry.key
@@ -452,9 +453,23 @@ final class Repository: @unchecked Sendable {
                 while let head = oldHead, head.key < entry.key { oldHead = try await olds?.pop()?.entry }
                 if let head = oldHead, head.key == entry.key { earlier = head }
             } else if indexed > 0 {
-                earlier = try await lookup(.items, entry.key)
+                earlier = try await lookup(kind, entry.key)
             }
-            if let earlier, !mine.contains(earlier.group), earlier.group != entry.group, table.entry(earlier.group) != nil {
+            try body(entry, false, earlier)
+        }
+    }
+
+    /// The shadowing this work's new item entries (`runs`, sorted) cause: an earlier group's
+    /// entry of one of their keys (the index's newest), and an older new group's entry of a key
+    /// a newer new group lists.
+    private func shadowing(_ runs: [EntryStream], newCount: Int64, mine: Set<UInt32>) async throws -> [UInt32: [Int]] {
+        var positions: [UInt32: [Int]] = [:]
+        guard newCount > 0 else { return positions }
+        let table = self.table
+        try await forEachNewKey(runs, kind: .items, newCount: newCount) { entry, repeated, earlier in
+            if repeated {
+                positions[entry.group, default: []].append(entry.item)  // an older new listing
+            } else if let earlier, !mine.contains(earlier.group), earlier.group != entry.group, table.entry(earlier.group) != nil {
                 positions[earlier.group, default: []].append(earlier.item)
             }
         }
@@ -470,23 +485,9 @@ final class Repository: @unchecked Sendable {
     {
         var stale = Set<UInt32>()
         var files = files, bytes = bytes
-        let tables = try await tables(.files)
-        let indexed = tables.reduce(Int64(0)) { $0 + $1.count }
         let table = self.table
-        var news = EntryMerge(runs)
-        var olds = indexed > 0 && newCount * 64 >= indexed ? EntryMerge(tables.map { $0.stream() }) : nil
-        var oldHead = try await olds?.pop()?.entry
-        var last: UInt64?
-        while let (entry, _) = try await news.pop() {
-            guard entry.key != last else { continue }
-            last = entry.key
-            var earlier: IndexEntry?
-            if olds != nil {
-                while let head = oldHead, head.key < entry.key { oldHead = try await olds?.pop()?.entry }
-                if let head = oldHead, head.key == entry.key { earlier = head }
-            } else if indexed > 0 {
-                earlier = try await lookup(.files, entry.key)
-            }
+        try await forEachNewKey(runs, kind: .files, newCount: newCount) { entry, repeated, earlier in
+            guard !repeated else { return }
             if let earlier, table.entry(earlier.group) != nil {
                 bytes += Int64(entry.bytes) - Int64(earlier.bytes)
                 if !mine.contains(earlier.group),
