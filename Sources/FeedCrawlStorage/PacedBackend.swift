@@ -25,7 +25,7 @@ final class PacedBackend: Backend {
 
     /// `base` with its saves paced: up to `base.properties.connections` at once until it pushes
     /// back; after a push-back starts are spaced from `initialInterval` seconds (default 0.02),
-    /// doubling to 30 s. `clock` (monotonic seconds; default the continuous clock) is the gate's.
+    /// doubling to 2 s (`StorePacer`). `clock` (monotonic seconds; default the continuous clock) is the gate's.
     init(_ base: any Backend, initialInterval: Double = 0.02, clock: (@Sendable () -> Double)? = nil) {
         self.base = base
         gate = RequestGate(pacer: StorePacer(connections: base.properties.connections, initialInterval: initialInterval), clock: clock)

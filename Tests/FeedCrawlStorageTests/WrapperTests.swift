@@ -377,6 +377,29 @@ import Testing
         #expect(pacer.state.concurrency == 4 && pacer.state.interval == 0.04)
     }
 
+    /// A burst of refusals a millisecond apart (a store behind a limiter on a near network: each
+    /// retry refused again) spaces the starts by 2 s at most, and a store that keeps up again is
+    /// back to full speed within a minute of saves (from 30 s, it took six).
+    @Test func aBurstOfPushBacksSpacesSavesByTwoSecondsAtMostAndRecoversInSeconds() {
+        var pacer = StorePacer(connections: 16)
+        var now = 0.0
+        for _ in 0..<40 {
+            pacer.requestStarted(now: now)
+            now += 0.001
+            pacer.responseReceived(status: 503, headers: [], now: now)
+        }
+        #expect(pacer.state.concurrency == 1 && pacer.state.interval == pacer.maxInterval && pacer.maxInterval == 2)
+        var saves = 0
+        while !pacer.isOpen, saves < 10_000 {
+            now += max(pacer.delayBeforeNextRequest(now: now), 0.005)
+            pacer.requestStarted(now: now)
+            pacer.responseReceived(status: 200, headers: [], now: now + 0.005)
+            saves += 1
+        }
+        #expect(pacer.isOpen)
+        #expect(now < 60, "open again after \(saves) saves, \(now) s")
+    }
+
     // MARK: Dry runs
 
     @Test func aDryRunSavesAndRemovesNothing() async throws {

@@ -2,7 +2,6 @@ import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
 import FeedCrawlHTTP
-import FeedCrawlStorage
 
 /// A condition on a PUT, checked by the store before it stores anything.
 public enum S3WriteCondition: Sendable, Equatable {
