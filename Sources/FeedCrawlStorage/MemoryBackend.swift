@@ -30,6 +30,8 @@ final class MemoryBackend: Backend {
         var count: Int
         var kind: BackendError.Kind
         var retryAfter: Double?
+        /// Only calls on files of this kind (nil: any).
+        var fileKind: FileKind?
     }
 
     /// Everything the store holds, behind `state`'s lock.
@@ -62,10 +64,16 @@ final class MemoryBackend: Backend {
     /// Makes the next `count` (default 1) calls of `operation` (`save`, `load`, `stat`, `list`,
     /// `remove`, `lock`; a save of a batch counts each of its files) fail with `kind` (default
     /// `.transient`) and `retryAfter` (default nil), as a store that answered so would, before
-    /// they change anything. A failed save of a staged body leaves it whole when the failure is
-    /// transient, and consumes it otherwise (`Backend.save`).
-    func failNext(_ operation: String, count: Int = 1, kind: BackendError.Kind = .transient, retryAfter: Double? = nil) {
-        state.withLock { $0.faults.append(Fault(operation: operation, count: count, kind: kind, retryAfter: retryAfter)) }
+    /// they change anything; with `on`, only calls on files of that kind (default nil: any). A
+    /// failed save of a staged body leaves it whole when the failure is transient, and consumes
+    /// it otherwise (`Backend.save`).
+    func failNext(
+        _ operation: String, count: Int = 1, kind: BackendError.Kind = .transient, retryAfter: Double? = nil,
+        on fileKind: FileKind? = nil
+    ) {
+        state.withLock {
+            $0.faults.append(Fault(operation: operation, count: count, kind: kind, retryAfter: retryAfter, fileKind: fileKind))
+        }
     }
 
     func location(_ handle: FileHandle) -> String {
@@ -125,7 +133,7 @@ final class MemoryBackend: Backend {
     }
 
     func list(_ kind: FileKind, prefix: String, _ page: ([FileInfo]) throws -> Void) async throws(BackendError) {
-        if let fault = takeFault("list") {
+        if let fault = takeFault("list", kind) {
             throw BackendError(fault.kind, "list", location: "memory:" + kind.folder, reason: "injected failure", retryAfter: fault.retryAfter)
         }
         let found: [FileInfo] = state.withLock { state in
@@ -207,14 +215,15 @@ final class MemoryBackend: Backend {
 
     /// Throws the injected failure of `operation`, if one is armed.
     private func injectedFault(_ operation: String, _ handle: FileHandle) throws(BackendError) {
-        guard let fault = takeFault(operation) else { return }
+        guard let fault = takeFault(operation, handle.kind) else { return }
         throw BackendError(fault.kind, operation, location: location(handle), reason: "injected failure", retryAfter: fault.retryAfter)
     }
 
-    /// The next injected failure of `operation` (counted down), or nil.
-    private func takeFault(_ operation: String) -> Fault? {
+    /// The next injected failure of `operation` on a file of `kind` (counted down), or nil.
+    private func takeFault(_ operation: String, _ kind: FileKind) -> Fault? {
         state.withLock { state in
-            guard let index = state.faults.firstIndex(where: { $0.operation == operation }) else { return nil }
+            guard let index = state.faults.firstIndex(where: { $0.operation == operation && ($0.fileKind ?? kind) == kind })
+            else { return nil }
             let fault = state.faults[index]
             state.faults[index].count -= 1
             if state.faults[index].count <= 0 { state.faults.remove(at: index) }

@@ -104,13 +104,15 @@ enum OutputCheck {
 
     /// Temporary files under OUT: `.part` files (staged cache downloads, archive files, roots),
     /// the manifest reserve, the marker of a run in progress (`.unfinished`), journal files no
-    /// root names (an unfinished run's), and an earlier release's journal (`manifest.journal`).
+    /// root names (an unfinished run's), intent files (`archive/intents/`: a finished run removes
+    /// its own and those of killed runs), and an earlier release's journal (`manifest.journal`).
     static func leftovers(out: String) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: out) else { return [] }
         var found: [String] = []
         for case let path as String in walker {
             let name = (path as NSString).lastPathComponent
-            if name.hasSuffix(".part") || name == ".manifest-reserve" || name == ".unfinished" || name == "manifest.journal" {
+            if name.hasSuffix(".part") || name == ".manifest-reserve" || name == ".unfinished" || name == "manifest.journal"
+                || path.hasPrefix("archive/intents/") {
                 found.append(path)
             }
         }

@@ -63,11 +63,17 @@ extension Crawler {
     }
 
     /// Says a run is in progress (the marker, saved); returns whether the last run on this state
-    /// left one (it did not finish: killed).
+    /// left one (it did not finish: killed), or was killed while saving it (its staged body is
+    /// there).
     static func markUnfinished(_ backend: any Backend, state: String) async throws(SetupError) -> Bool {
         let handle = unfinishedHandle(state: state)
         do {
-            let left = try await backend.stat(handle) != nil
+            var left = try await backend.stat(handle) != nil
+            if !left {
+                try await backend.list(.state, prefix: handle.name) { page in
+                    if page.contains(where: \.handle.isPartial) { left = true }
+                }
+            }
             try await backend.save(handle, bytes: Array((leaseHolder() + "\n").utf8), options: SaveOptions())
             return left
         } catch {
@@ -80,24 +86,47 @@ extension Crawler {
         try? await backend.remove(unfinishedHandle(state: state))
     }
 
-    /// After a run that did not finish: removes the staged bodies it left, of every kind (images,
-    /// the root's, the contact sheet's, journal files', kept pages'), and the images no group
-    /// names (stored, then never journaled). One listing of each kind; returns how many went.
-    static func sweep(_ backend: any Backend, repository: Repository) async -> Int {
+    /// After runs that did not finish (killed): removes the images they saved that no group
+    /// names, and the staged bodies they left, looking only at the cache folders of the keys
+    /// their intent files declare (`RunIntents`: a killed run costs what it declared, not the
+    /// whole cache; an intent file that cannot be read makes it look at every folder); with
+    /// `partials` (this state's run left its marker), also the staged bodies of the other kinds
+    /// (the root's, the sheet's, journal files', kept pages': one listing of each kind). Then
+    /// removes the intent files. Returns how many files went.
+    static func sweep(_ backend: any Backend, repository: Repository, intents: [FileHandle], partials: Bool) async -> Int {
         var removed = 0
-        func sweep(_ listed: [FileHandle]) async {
+        func sweep(_ listed: [FileHandle], declared: [UInt64]?) async {
             for handle in listed {
+                if let declared, !declared.sortedContains(CacheKey(hex: String(handle.name.prefix(16))).prefix) { continue }
                 let named = handle.isPartial ? false : ((try? await repository.names(handle)) ?? true)
                 if !named, (try? await backend.remove(handle)) != nil { removed += 1 }
             }
         }
-        // A cache folder at a time: flat memory at any archive size.
-        try? await backend.forEachImageFolder { await sweep($0) }
-        var partial: [FileHandle] = []
-        for kind in [FileKind.state, .sheet, .archive, .page] {
-            try? await backend.list(kind, prefix: "") { page in partial += page.map(\.handle).filter(\.isPartial) }
+        if !intents.isEmpty {
+            if let declared = await RunIntents.keys(in: intents, on: backend) {
+                // The fan-out folders (`cache/ab/`) of the declared keys, each listed once.
+                var folders: [UInt64] = []
+                for key in declared where folders.last != key >> 56 { folders.append(key >> 56) }
+                let digits = Array("0123456789abcdef")
+                for folder in folders {
+                    let prefix = String([digits[Int(folder >> 4)], digits[Int(folder & 15)]])
+                    var listed: [FileHandle] = []
+                    try? await backend.list(.image, prefix: prefix) { page in listed += page.map(\.handle) }
+                    await sweep(listed, declared: declared)
+                }
+            } else {
+                // A cache folder at a time: flat memory at any archive size.
+                try? await backend.forEachImageFolder { await sweep($0, declared: nil) }
+            }
         }
-        await sweep(partial)
+        if partials {
+            var staged: [FileHandle] = []
+            for kind in [FileKind.state, .sheet, .archive, .page] {
+                try? await backend.list(kind, prefix: "") { page in staged += page.map(\.handle).filter(\.isPartial) }
+            }
+            await sweep(staged, declared: nil)
+        }
+        for handle in intents { try? await backend.remove(handle) }
         return removed
     }
 

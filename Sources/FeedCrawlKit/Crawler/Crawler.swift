@@ -130,11 +130,15 @@ public final class Crawler: Sendable {
         // bodies: the marker says so, and this run sweeps them at its end.
         let unfinished = try await Self.markUnfinished(archive, state: state)
         let shard = configuration.shard
+        // What killed runs (and killed shards) declared they would fetch: swept at the end of a
+        // plain run (shards leave them to it: another shard may be using the cache).
+        let intentsLeft = shard == nil ? ((try? await RunIntents.left(on: archive)) ?? []) : []
         let journal = RunJournal(
             backend: archive, state: state, started: startedMS,
             firstNumber: Self.firstGroupNumber(max(repository.root.nextGroup, repository.base?.root.nextGroup ?? 0), shard: shard),
             step: UInt32(shard?.count ?? 1))
         let recorder = PageRecorder(journal: journal, runStarted: started, events: events)
+        let intents = RunIntents(backend: archive, state: state, run: journal.run)
         let engine = try HTTPEngine(configuration: .init(
             maxConcurrentTransfers: configuration.concurrency, userAgent: configuration.userAgent,
             caInfo: configuration.caInfo, proxy: configuration.proxy, noProxy: configuration.noProxy))
@@ -143,7 +147,7 @@ public final class Crawler: Sendable {
         let events = redactingEvents(redactor)
         let pipeline = ImagePipeline(
             engine: engine, backend: backend, settings: pipelineSettings(), archive: repository, recorder: recorder,
-            storage: storage, events: events)
+            intents: intents, storage: storage, events: events)
 
         let deadlineReached = Locked(false)
         let crawl: @Sendable () async -> [SourceReport] = {
@@ -207,7 +211,11 @@ public final class Crawler: Sendable {
                 // Earlier copies of URLs saved under another name: the new root no longer names them.
                 for handle in pipeline.replacedFiles where (try? await archive.remove(handle)) != nil { removed += 1 }
                 removed += committed?.unnamedFiles ?? 0
-                if unfinished, shard == nil { removed += await Self.sweep(archive, repository: repository) }
+                if shard == nil, unfinished || !intentsLeft.isEmpty {
+                    removed += await Self.sweep(archive, repository: repository, intents: intentsLeft, partials: unfinished)
+                }
+                // The run's images are named by the root now (or removed): its intents are done.
+                await intents.removeAll()
             }
             // The contact sheet of the committed archive (a shard writes none: the merge does).
             var sheetProblem: String?

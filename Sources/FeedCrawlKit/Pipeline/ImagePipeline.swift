@@ -45,6 +45,8 @@ final class ImagePipeline: @unchecked Sendable {
     /// What earlier runs stored (nil: nothing).
     let archive: Repository?
     let recorder: PageRecorder
+    /// Where the keys of each page's images are saved before they are fetched.
+    let intents: RunIntents
     let storage: CrawlStorage?
     let events: @Sendable (CrawlEvent) -> Void
     private(set) var committer: ImageCommitter!
@@ -80,13 +82,15 @@ final class ImagePipeline: @unchecked Sendable {
 
     init(
         engine: HTTPEngine, backend: any Backend, settings: Settings, archive: Repository?,
-        recorder: PageRecorder, storage: CrawlStorage?, events: @escaping @Sendable (CrawlEvent) -> Void
+        recorder: PageRecorder, intents: RunIntents, storage: CrawlStorage?,
+        events: @escaping @Sendable (CrawlEvent) -> Void
     ) {
         self.engine = engine
         self.backend = backend
         self.settings = settings
         self.archive = archive
         self.recorder = recorder
+        self.intents = intents
         self.storage = storage
         self.events = events
         scheduler = PrefetchScheduler(limits: settings.limits)
@@ -117,11 +121,25 @@ final class ImagePipeline: @unchecked Sendable {
             withUnsafeCurrentTask { $0?.cancel() }
             return page.map { _ in nil }
         }
+        // Each image's URL checked and keyed once; the keys to fetch are the run's intent,
+        // saved before any of them is staged (`RunIntents`: what a killed run's next run sweeps).
+        var checked = page.map { item in item.problem == nil ? item.images.map(check) : [] }
+        let keys = checked.flatMap { $0.compactMap { if case .fetch(let image) = $0 { image.key.prefix } else { nil } } }
+        do {
+            try await intents.declare(keys)
+        } catch {
+            storage?.noteWriteFailure(error)
+            // Stopped meanwhile (a signal, `--deadline`): cancelled, as what was not started.
+            let outcome: ImageRecord.Outcome = error.kind == .cancelled
+                ? .init(status: .cancelled, error: lock.withLock { stopReason } ?? "cancelled")
+                : .init(status: .failed, error: "not fetched: \(error)")
+            checked = checked.map { $0.map { if case .fetch = $0 { .resolve(outcome) } else { $0 } } }
+        }
         let pageToken = recorder.open(listing, items: page.count)
         defer { recorder.close(pageToken) }
         var tokens: [Int?] = []
         tokens.reserveCapacity(page.count)
-        for item in page {
+        for (item, images) in zip(page, checked) {
             let token = lock.withLock {
                 items.add(item, page: pageToken, awaitingDetails: awaitingDetails, seen: recorder.runStarted)
             }
@@ -134,7 +152,7 @@ final class ImagePipeline: @unchecked Sendable {
                 recordCompleted()
                 continue
             }
-            for (index, image) in item.images.enumerated() {
+            for (index, image) in images.enumerated() {
                 await subscribe(image, token: token, index: index, group: group, page: item.page)
             }
             lock.withLock { completeLocked(token) }
@@ -152,27 +170,34 @@ final class ImagePipeline: @unchecked Sendable {
         recordCompleted()
     }
 
-    /// Intake: the image's URL checked, and its cache key and host computed, once; nil (the image
-    /// resolved) when the feed failed it or its URL cannot be fetched.
-    private func intake(_ image: FeedImage, _ subscriber: PrefetchScheduler.Subscriber) -> ImageURL? {
-        let refused: ImageRecord.Outcome
-        if let failure = image.failure {
-            refused = .init(status: .failed, error: failure)
-        } else if let problem = image.problem ?? URLCheck.problem(image.url) {
-            refused = .init(status: .rejected, error: problem)
-        } else {
-            // Cached under the URL as recorded: without its `user:password@`.
-            let key = CacheKey(identity: settings.identity(URLCheck.removingUserInfo(image.url)))
-            return ImageURL(url: image.url, key: key, host: URLCheck.host(of: image.url))
-        }
-        lock.withLock { resolveLocked(subscriber, refused) }
-        return nil
+    /// An image as intake sees it: a URL to fetch (checked, its cache key and host computed), or
+    /// an outcome reached without a request.
+    enum Checked {
+        case fetch(ImageURL)
+        case resolve(ImageRecord.Outcome)
+    }
+
+    /// Intake: the image's URL checked, and its cache key and host computed, once; resolved
+    /// when the feed failed it or its URL cannot be fetched.
+    private func check(_ image: FeedImage) -> Checked {
+        if let failure = image.failure { return .resolve(.init(status: .failed, error: failure)) }
+        if let problem = image.problem ?? URLCheck.problem(image.url) { return .resolve(.init(status: .rejected, error: problem)) }
+        // Cached under the URL as recorded: without its `user:password@`.
+        let key = CacheKey(identity: settings.identity(URLCheck.removingUserInfo(image.url)))
+        return .fetch(ImageURL(url: image.url, key: key, host: URLCheck.host(of: image.url)))
     }
 
     /// Resolves one image now, or subscribes it to its URL's task (waiting for room).
-    private func subscribe(_ image: FeedImage, token: Int, index: Int, group: Int, page: Int) async {
+    private func subscribe(_ checked: Checked, token: Int, index: Int, group: Int, page: Int) async {
         let subscriber = PrefetchScheduler.Subscriber(token: token, image: index, group: group)
-        guard let image = intake(image, subscriber) else { return }
+        let image: ImageURL
+        switch checked {
+        case .fetch(let url):
+            image = url
+        case .resolve(let outcome):
+            lock.withLock { resolveLocked(subscriber, outcome) }
+            return
+        }
         // What the archive holds for the URL, and whether the store still holds its file with
         // its recorded size, asked outside the lock.
         let archived = try? await archive?.archivedImage(image.key)

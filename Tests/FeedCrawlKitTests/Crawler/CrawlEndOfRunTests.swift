@@ -177,6 +177,7 @@ extension CrawlerTests {
             #expect(!Self.journalFiles(killed.path).isEmpty)
             let stray = "cache/ab/" + String(repeating: "ab", count: 32) + ".0123456789ab.part"
             try writeFile([1, 2, 3], to: layout.absolutePath(stray))
+            let intent = try plantIntent([stray], in: killed.path)
             try AtomicFile.write(Array("host x pid 1\n".utf8), to: killed.path + "/.unfinished")
 
             feed.resetStats()
@@ -185,6 +186,7 @@ extension CrawlerTests {
             #expect(rerun.report.imageCounts == [.fresh: first.items.flatMap(\.images).count])
             #expect(rerun.items.count == first.items.count)
             #expect(!FileIO.exists(layout.absolutePath(stray)))
+            #expect(!FileIO.exists(intent))
             #expect(!FileIO.exists(killed.path + "/.unfinished"))
             // The adopted journal files are named by the new root: the next open adopts nothing.
             #expect(try await Repository.open(Backends.folder(killed.path)).adopted == 0)

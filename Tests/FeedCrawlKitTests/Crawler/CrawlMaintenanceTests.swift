@@ -174,6 +174,8 @@ extension CrawlerTests {
             for path in [orphan, part, foreign, "manifest.json.00000000abcd.part", sheetPart, laterPagePart] + misplaced {
                 try writeFile(Array("x".utf8), to: layout.absolutePath(path))
             }
+            // The killed run had declared the orphan's key (`RunIntents`): the sweep looks for it.
+            let intent = try plantIntent([name], in: out.path)
             // The user deleted one cached file by hand: its item stays (verify says the file is
             // missing; the next listing of its page fetches it again).
             let deleted = try #require(Self.file(seeded[1]))
@@ -221,6 +223,7 @@ extension CrawlerTests {
             #expect(!FileIO.exists(out.file(sheetPart)))
             #expect(!FileIO.exists(out.file(laterPagePart)))
             #expect(report.orphansRemoved == 5)
+            #expect(!FileIO.exists(intent))
             #expect(FileIO.exists(layout.absolutePath(foreign)))
             for path in misplaced { #expect(FileIO.exists(layout.absolutePath(path)), "\(path)") }
             #expect(report.orphansRemoved >= 3, "the orphan, the image's and the root's staged bodies")

@@ -193,6 +193,21 @@ final class CrawlDirectory {
     deinit { TestDirectory.removeTree(path) }
 }
 
+/// Leaves in OUT (`out`) the intent file a killed run would have: the cache keys (64 hex digits
+/// each, or the name of a cache file) it declared before fetching (`RunIntents`). Returns its path.
+@discardableResult
+func plantIntent(_ keys: [String], in out: String) throws -> String {
+    let path = out + "/archive/intents/20260101000000000-1a2b3c4d-1"
+    var bytes: [UInt8] = []
+    for text in keys {
+        let name = text.split(separator: "/").last.map(String.init) ?? text
+        guard let key = UInt64(String(name.prefix(16)), radix: 16) else { continue }
+        bytes += (0..<8).map { UInt8(truncatingIfNeeded: key >> UInt64(56 - 8 * $0)) }
+    }
+    try writeFile(bytes, to: path)
+    return path
+}
+
 /// Writes `bytes` to `path` atomically, making its folder (and the folders above) first: a file
 /// under OUT as a run would have left it.
 func writeFile(_ bytes: [UInt8], to path: String) throws {

@@ -19,7 +19,7 @@ struct ImagePipelineStoreTests {
         _ = await harness.pipeline.submit([harness.item("a", [("large", "/a.png")])], group: 0)
         await harness.pipeline.drain()
         // The store refuses the next save (b's image): an answer of the store's, not a full disk.
-        memory.failNext("save", kind: .refused)
+        memory.failNext("save", kind: .refused, on: .image)
         _ = await harness.pipeline.submit([harness.item("b", page: 2, [("large", "/b.png")])], group: 0)
         let items = try await harness.finish()
         let a = try #require(items["a"]?.images.first)
@@ -36,5 +36,23 @@ struct ImagePipelineStoreTests {
         #expect(harness.storage?.itemError == nil)
         // Nothing was written under OUT.
         #expect(TestDirectory.list(harness.out.path).isEmpty)
+    }
+
+    /// A page's intent (the keys of its images, `RunIntents`) is saved before any of them is
+    /// requested: when the store refuses it, the page's images fail without a request (a run
+    /// killed later could not find what they left), and the next page goes on.
+    @Test func aPageWhoseIntentCannotBeSavedFailsItsImagesWithoutARequest() async throws {
+        let memory = MemoryBackend()
+        let harness = try PipelineHarness(withStorage: true, backend: memory) { PipelineImages.serve($0.path) }
+        memory.failNext("save", kind: .refused, on: .archive)
+        _ = await harness.pipeline.submit([harness.item("a", [("large", "/a.png")])], group: 0)
+        _ = await harness.pipeline.submit([harness.item("b", page: 2, [("large", "/b.png")])], group: 0)
+        let items = try await harness.finish()
+        let a = try #require(items["a"]?.images.first)
+        #expect(a.status == .failed)
+        #expect(a.error?.hasPrefix("not fetched: cannot save memory:archive/intents/") == true, "\(a.error ?? "")")
+        #expect(harness.count("/a.png") == 0)
+        #expect(items["b"]?.images.first?.status == .downloaded)
+        #expect(harness.count("/b.png") == 1)
     }
 }

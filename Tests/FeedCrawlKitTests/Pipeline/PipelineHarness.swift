@@ -55,7 +55,8 @@ final class PipelineHarness: @unchecked Sendable {
         recorder = PageRecorder(journal: journal, runStarted: started, events: events)
         pipeline = ImagePipeline(
             engine: engine, backend: backend, settings: settings,
-            archive: archive, recorder: recorder, storage: storage, events: events)
+            archive: archive, recorder: recorder, intents: RunIntents(backend: backend, state: "", run: journal.run),
+            storage: storage, events: events)
         let requests = self.requests
         server = try HTTPServer { request in
             requests.add(request)
