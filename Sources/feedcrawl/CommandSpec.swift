@@ -141,6 +141,56 @@ extension CommandSpec {
         words: ["manifest", "merge"], summary: "Join the shard parts of OUT into its manifest",
         options: CommandLineOptions.declared)
 
+    /// Where a `forget` option's value goes.
+    private typealias Forgetting = OptionBinding<ForgetCommand.Options>
+
+    /// `feedcrawl forget [filters] [--dry-run] [--max-delete N|P%]`.
+    static let forget = CommandSpec(
+        words: ["forget"], summary: "Take items out of the archive, then the images nothing else names",
+        options: [
+            .value("--out", "DIR", .options, defaultText: "./output",
+                   "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage.")
+                .bind(Forgetting { options, list, name, _ in
+                    options.outDirectory = try list.value(for: name)
+                    try Forgetting.needs("a folder")(name, options.outDirectory)
+                }),
+            .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
+                   "The S3-compatible service of an s3:// OUT.").bind(Forgetting { options, list, name, _ in
+                let text = try list.value(for: name)
+                guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
+                    throw Forgetting.UsageError(description: "--s3-endpoint takes an http:// or https:// URL")
+                }
+                options.s3Endpoint = text
+            }),
+            .value("--not-listed-for", "DURATION", .options, defaultText: nil,
+                   "Forget items no run listed within DURATION (30d, 12h) before the archive's most recent run "
+                       + "started; 0s: everything that run did not list.")
+                .bind(Forgetting.duration(\.rule.notListedFor)),
+            .value("--source", "S", .options, defaultText: nil,
+                   "Forget items of source S, as the archive names it (repeatable): a source removed or renamed "
+                       + "in the configuration.")
+                .bind(Forgetting { options, list, name, _ in options.rule.sources.insert(try list.value(for: name)) }),
+            .value("--status", "S", .options, kind: .list, defaultText: nil, choices: ItemStatus.allCases.map(\.rawValue),
+                   "Forget items with status S (comma-separated or repeated), e.g. failed,no-image.")
+                .bind(Forgetting { options, list, name, _ in
+                    do {
+                        options.rule.statuses.formUnion(try ItemFilter.parseStatuses(try list.value(for: name)))
+                    } catch let error as ItemFilter.InvalidStatus {
+                        throw Forgetting.UsageError(description: "--status: \(error)")
+                    }
+                }),
+            .value("--id", "ID", .options, defaultText: nil, "Forget the item with this id (repeatable).")
+                .bind(Forgetting { options, list, name, _ in options.rule.ids.insert(try list.value(for: name)) }),
+            .flag("--dry-run", .options,
+                  "Say what would be forgotten and removed (counts, bytes, a sample); change nothing, take no lock.")
+                .bind(Forgetting.flag(\.dryRun)),
+            .value("--max-delete", "N|P%", .options, defaultText: "no limit",
+                   "Refuse, changing nothing (exit status 1), a forget of more than N items or P% of the archive's.")
+                .bind(Forgetting.limit),
+            .flag("--json", .options, "Print what was done as one JSON object on stdout.").bind(Forgetting.flag(\.json)),
+            helpOption.bind(Forgetting.flag(\.help)),
+        ])
+
     /// `feedcrawl config [--print | --origins] [crawl options]`.
     static let config = CommandSpec(
         words: ["config"], summary: "Print the effective configuration as a configuration file",
@@ -205,5 +255,5 @@ extension CommandSpec {
         options: [], operands: ["bash", "zsh", "fish"])
 
     /// Every command; the crawl first, then the subcommands in the order completion offers them.
-    static let all: [CommandSpec] = [crawl, config, manifest, export, merge, demoFeed, help, completion]
+    static let all: [CommandSpec] = [crawl, config, manifest, export, merge, forget, demoFeed, help, completion]
 }

@@ -52,7 +52,8 @@ extension HelpText {
     /// The help topics (`feedcrawl help TOPIC`, `help --man TOPIC`), each with its help; their
     /// names are `CommandSpec.help.operands`.
     static let topics: [String: @Sendable () -> String] = [
-        "config": { config }, "demo-feed": { demoFeed }, "manifest": { manifest }, "merge": { merge }]
+        "config": { config }, "demo-feed": { demoFeed }, "manifest": { manifest }, "merge": { merge },
+        "forget": { forget }]
 
     /// `feedcrawl help --man TOPIC`: the topic's help (`feedcrawl TOPIC --help`) as a man page
     /// of its own: USAGE becomes SYNOPSIS, the first paragraphs DESCRIPTION, and each block

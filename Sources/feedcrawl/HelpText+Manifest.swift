@@ -83,4 +83,34 @@ extension HelpText {
       2    usage error, or no shard parts in DIR
       75   a crawl or a shard holds DIR's lock
     """
+
+    static let forget = """
+    USAGE: feedcrawl forget [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] FILTERS
+                            [--dry-run] [--max-delete N|P%] [--json]
+
+    Takes out of the archive at DIR the items that meet every filter given (restic's forget),
+    then removes the images no other item names (its prune): an image a kept item shares stays.
+    The filters: --not-listed-for (what the feeds no longer list), --source (a source removed or
+    renamed), --status, --id; at least one. It takes OUT's lock as a crawl does (a dry run takes
+    none and changes nothing). The items' pages keep their place: a page that lost items is read
+    again at its next listing, and an item the feed still lists comes back then. The contact
+    sheet is written anew. Killed at any moment, it leaves an archive that verifies; the next run
+    or forget removes what it had not yet removed.
+
+    OPTIONS:
+    \(CommandSpec.forget.options.map(helpEntry).joined(separator: "\n"))
+
+    EXAMPLES:
+      feedcrawl forget --not-listed-for 0s --dry-run
+      feedcrawl forget --not-listed-for 30d --max-delete 10%
+      feedcrawl forget --source flowers-old
+      feedcrawl forget --status failed,no-image --not-listed-for 7d
+
+    EXIT STATUS:
+      0    done (or, with --dry-run, said)
+      1    --max-delete refused it (nothing changed), or OUT could not be read or written
+      2    usage error, no archive in DIR, or a --source the archive does not hold
+      65   the archive's root is damaged, with nothing to fall back on
+      75   a crawl or shard holds DIR's lock
+    """
 }

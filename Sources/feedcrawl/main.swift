@@ -1,6 +1,6 @@
 // feedcrawl: the command-line entry point. Subcommands: `config` (effective configuration),
-// `demo-feed` (serve the demo feed), `help` (also `--man`), `manifest` (inspect), `completion`
-// (bash, zsh, fish); anything else is a crawl.
+// `demo-feed` (serve the demo feed), `help` (also `--man`), `manifest` (inspect), `forget` (take
+// items out of the archive), `completion` (bash, zsh, fish); anything else is a crawl.
 import FeedCrawlKit
 import FeedCrawlSupport
 
@@ -41,6 +41,8 @@ case "demo-feed":
     DemoFeedCommand.run(Array(arguments.dropFirst()))
 case "manifest":
     await ManifestCommand.run(Array(arguments.dropFirst()))
+case "forget":
+    await ForgetCommand.run(Array(arguments.dropFirst()))
 default:
     SignalWatcher.unblockOnThisThread()  // on the main thread, before any other starts
     MemoryTuning.apply()

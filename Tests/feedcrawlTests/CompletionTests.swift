@@ -44,7 +44,7 @@ struct CompletionTests {
 
     @Test func bashCompletesEachSubcommandsOwnOptionsAndWords() async throws {
         let script = try await Self.script("bash")
-        #expect(try await Self.bash(script, ["feedcrawl", ""]) == ["config", "manifest", "demo-feed", "help", "completion"])
+        #expect(try await Self.bash(script, ["feedcrawl", ""]) == ["config", "manifest", "forget", "demo-feed", "help", "completion"])
         let manifest = try await Self.bash(script, ["feedcrawl", "manifest", "--"])
         for option in ["--status", "--source", "--format", "--verify", "--repair", "--out", "--json"] {
             #expect(manifest.contains(option), "\(option) in \(manifest)")
@@ -59,7 +59,7 @@ struct CompletionTests {
         #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--format", ""]) == ["table", "json", "csv", "ndjson"])
         // merge takes the crawl's options.
         #expect(try await Self.bash(script, ["feedcrawl", "manifest", "merge", "--cache-m"]) == ["--cache-max"])
-        #expect(try await Self.bash(script, ["feedcrawl", "help", ""]) == ["config", "demo-feed", "manifest", "merge"])
+        #expect(try await Self.bash(script, ["feedcrawl", "help", ""]) == ["config", "demo-feed", "forget", "manifest", "merge"])
         #expect(try await Self.bash(script, ["feedcrawl", "completion", ""]) == ["bash", "zsh", "fish"])
         #expect(try await Self.bash(script, ["feedcrawl", "demo-feed", "--h"]) == ["--hits", "--help"])
         #expect(try await Self.bash(script, ["feedcrawl", "--no-q"]) == ["--no-quiet"])
@@ -75,7 +75,7 @@ struct CompletionTests {
         #expect(manifest["--verify"] != nil && manifest["--status"] != nil && manifest["--repair"] != nil, "\(manifest)")
         #expect(manifest["--pages"] == nil, "\(manifest)")
         #expect(Set(try await Self.fish(script, "feedcrawl manifest --format ").keys) == ["table", "json", "csv", "ndjson"])
-        #expect(Set(try await Self.fish(script, "feedcrawl help ").keys) == ["config", "demo-feed", "manifest", "merge"])
+        #expect(Set(try await Self.fish(script, "feedcrawl help ").keys) == ["config", "demo-feed", "forget", "manifest", "merge"])
         #expect(Set(try await Self.fish(script, "feedcrawl completion ").keys) == ["bash", "zsh", "fish"])
         #expect(try await Self.fish(script, "feedcrawl manifest ")["merge"] != nil)
         #expect(try await Self.fish(script, "feedcrawl manifest ")["export"] != nil)

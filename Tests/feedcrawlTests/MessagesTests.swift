@@ -81,7 +81,7 @@ extension BinaryTests {
             let result = try await BinaryRunner.run(["help", "bogus"])
             #expect(result.status == 2)
             #expect(result.stdout.isEmpty)
-            #expect(result.stderr.contains("no help topic 'bogus'; the topics are config, demo-feed, manifest, merge"))
+            #expect(result.stderr.contains("no help topic 'bogus'; the topics are config, demo-feed, forget, manifest, merge"))
             let main = try await BinaryRunner.run(["help"])
             #expect(main.status == 0)
             #expect(main.stdout.contains("EXIT STATUS:"))

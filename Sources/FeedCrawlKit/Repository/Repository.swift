@@ -551,8 +551,12 @@ final class Repository: @unchecked Sendable {
     /// again by it, nor listed between `protectedSince`, ms: this work's start, and
     /// `generatedAt`) leave the archive, least recently listed first, until the files it names
     /// fit; their files no other group names are removed once the root no longer names them.
+    ///
+    /// With `forgetting` (`feedcrawl forget`: `planForget`, its copies in `journal`), the plan's
+    /// groups leave the archive and its files are removed once the root no longer names them.
     func commit(
-        journal: RunJournal?, run: RunRecord?, generatedAt: Date, capBytes: Int64? = nil, protectedSince: Int64 = 0
+        journal: RunJournal?, run: RunRecord?, generatedAt: Date, capBytes: Int64? = nil, protectedSince: Int64 = 0,
+        forgetting: ForgetPlan? = nil
     ) async throws -> Committed {
         let written = journal?.groups ?? []
         let mine = Set(written.map(\.entry.number)).union(lock.withLock { joined })
@@ -611,6 +615,12 @@ final class Repository: @unchecked Sendable {
             next.run?.evicted = plan.files.count
             next.run?.evictedBytes = plan.bytes
         }
+        if let forgetting {
+            lock.withLock { groupTable.remove(forgetting.groups) }
+            evicted += forgetting.files
+            bytes -= forgetting.bytes
+            files -= forgetting.files.count
+        }
         next.totals.files = files
         next.totals.bytes = bytes
         next.itemIndex = try await saveIndex(.items, current: root.itemIndex, adding: itemRuns, count: newItems)
@@ -653,7 +663,7 @@ final class Repository: @unchecked Sendable {
             removed += 1
         }
         try? await removeOldCopies()
-        // Evicted images: the new root names none of them.
+        // Evicted (and forgotten) images: the new root names none of them.
         for handle in evicted { try? await backend.remove(handle) }
         // Images whose newest record died with its group: unnamed now. Only in OUT's own archive
         // with no shard (a shard's archive, or a shard's root, may still name them).

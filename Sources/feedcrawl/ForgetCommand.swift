@@ -1,0 +1,130 @@
+import FeedCrawlKit
+import FoundationEssentials
+import Glibc
+import FeedCrawlSupport
+import FeedCrawlStorage
+
+/// `feedcrawl forget [options]`: takes out of OUT's archive the items that meet every filter
+/// given, then the images nothing else names (`Forget`).
+enum ForgetCommand {
+    struct Options {
+        var outDirectory = "output"
+        /// `--s3-endpoint`, for an `s3://` OUT.
+        var s3Endpoint: String?
+        var rule = Forget.Rule()
+        var dryRun = false
+        var limit: Forget.Limit?
+        var json = false
+        var help = false
+    }
+
+    static func run(_ arguments: [String]) async -> Never {
+        let help = "feedcrawl forget"
+        let options = Console.orUsageError(help: help) { try ArgumentList.read(arguments, command: .forget, into: Options()) }
+        if options.help {
+            Console.out(HelpText.forget)
+            exit(0)
+        }
+        if options.rule.isEmpty {
+            Console.usageError("forget needs a filter (--not-listed-for, --source, --status or --id); it never forgets "
+                + "everything", help: help)
+        }
+        var forget = Forget(outDirectory: options.outDirectory, rule: options.rule)
+        forget.dryRun = options.dryRun
+        forget.limit = options.limit
+        if options.outDirectory.lowercased().hasPrefix("s3:") {
+            do {
+                let location = try S3Location(parsing: options.outDirectory)
+                let configuration = try S3Configuration.fromEnvironment(nil, endpoint: options.s3Endpoint)
+                forget.objectStore = ObjectStoreTarget(location: location, configuration: configuration)
+            } catch {
+                Console.usageError("--out \(options.outDirectory): \(error)", help: help)
+            }
+        }
+        let report: Forget.Report
+        do {
+            report = try await forget.run()
+        } catch Crawler.SetupError.leaseHeld(let message) {
+            fail(message, status: .locked, json: options.json)
+        } catch Crawler.SetupError.locked(let path) {
+            fail("\(path) is held by a feedcrawl run or shard; forget when it has finished", status: .locked, json: options.json)
+        } catch Crawler.SetupError.damagedManifest(let damage) {
+            fail(damage.description, status: .damagedManifest, json: options.json)
+        } catch let error as Forget.NoArchive {
+            fail(error.description, status: .usage, json: options.json)
+        } catch {
+            fail("\(error)", status: .itemsFailed, json: options.json)
+        }
+        let unknown = options.rule.sources.subtracting(report.sources).sorted()
+        if !unknown.isEmpty {
+            fail("no source \(unknown.map { "'\($0)'" }.joined(separator: ", ")) in this archive; its sources: "
+                + (report.sources.isEmpty ? "none" : report.sources.joined(separator: ", ")), status: .usage, json: options.json)
+        }
+        var status: ExitStatus = report.refused == nil && report.storageProblem == nil ? .success : .itemsFailed
+        if report.storageProblem != nil { status = .itemsFailed }
+        if options.json {
+            Console.out(summaryJSON(report, status: status))
+        } else {
+            for line in lines(report) { Console.err(TerminalText.sanitize(line)) }
+        }
+        exit(status.rawValue)
+    }
+
+    /// What people read (stderr): what went (or would go), or why nothing did.
+    static func lines(_ report: Forget.Report) -> [String] {
+        let count = report.itemCount
+        let items = "\(count) item\(count == 1 ? "" : "s")"
+        let bySource = report.items.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let files = "\(report.files) file\(report.files == 1 ? "" : "s"), \(ByteSize.format(report.bytes))"
+        var lines: [String] = []
+        if let refused = report.refused {
+            lines.append("feedcrawl: error: forget refused: \(refused); nothing was changed")
+        } else if report.dryRun {
+            lines.append("feedcrawl: forget --dry-run: would forget \(items)\(count > 0 ? " (\(bySource))" : "") and remove \(files); nothing was changed")
+        } else {
+            lines.append("feedcrawl: forgot \(items)\(count > 0 ? " (\(bySource))" : "") and removed \(files) -> \(report.manifestPath)")
+        }
+        if !report.sample.isEmpty {
+            lines.append("feedcrawl:   e.g. " + report.sample.joined(separator: ", ") + (count > report.sample.count ? ", …" : ""))
+        }
+        if report.leftoversRemoved > 0 {
+            lines.append("feedcrawl: removed \(report.leftoversRemoved) files an unfinished run or forget left")
+        }
+        if let problem = report.storageProblem { lines.append("feedcrawl: error: \(problem)") }
+        return lines
+    }
+
+    static func summaryJSON(_ report: Forget.Report, status: ExitStatus) -> String {
+        let bySource = report.items.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value)" }.joined(separator: ",")
+        var json = "{\"dryRun\":\(report.dryRun),\"items\":\(report.itemCount),\"bySource\":{\(bySource)}"
+        json += ",\"files\":\(report.files),\"bytes\":\(report.bytes),\"archiveItems\":\(report.archiveItems)"
+        json += ",\"sample\":[" + report.sample.map(JSONText.quoted).joined(separator: ",") + "]"
+        json += ",\"refused\":" + (report.refused.map(JSONText.quoted) ?? "null")
+        json += ",\"leftoversRemoved\":\(report.leftoversRemoved)"
+        json += ",\"storageProblem\":" + (report.storageProblem.map(JSONText.quoted) ?? "null")
+        return json + ",\"exitStatus\":\(status.rawValue)}"
+    }
+
+    private static func fail(_ message: String, status: ExitStatus, json: Bool) -> Never {
+        Console.err("feedcrawl: error: \(TerminalText.sanitize(message))")
+        if json { Console.out(RunSummary.failureLine(exitStatus: status.rawValue, message: message)) }
+        exit(status.rawValue)
+    }
+}
+
+extension OptionBinding where Root == ForgetCommand.Options {
+    /// `--max-delete N` or `N%`.
+    static var limit: Self {
+        Self { options, list, name, _ in
+            let text = try list.value(for: name)
+            if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent.isFinite, (0...100).contains(percent) {
+                options.limit = .percent(percent)
+            } else if let count = Int(text), count >= 0 {
+                options.limit = .items(count)
+            } else {
+                throw UsageError(description: "\(name) takes a number of items (500) or a percentage of the archive's "
+                    + "(10%), not '\(TerminalText.sanitize(text))'")
+            }
+        }
+    }
+}

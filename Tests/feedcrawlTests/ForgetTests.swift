@@ -1,0 +1,136 @@
+import FeedCrawlKit
+import Foundation
+import Testing
+import FeedCrawlSupport
+
+/// `feedcrawl forget` through the binary on the built-in demo feed: a crawl of 3 pages, then one
+/// of 2, so the most recent run did not list the third pages' items (what a feed dropped).
+@Suite("feedcrawl forget", .serialized)
+struct ForgetTests {
+    /// Every file under `out` with its bytes' SHA-256 (what "nothing changed" compares).
+    static func snapshot(_ out: String) throws -> [String: String] {
+        var files: [String: String] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: out) {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: out + "/" + path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            files[path] = SHA256.hex(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/" + path))))
+        }
+        return files
+    }
+
+    /// An archive whose most recent run listed pages 1 and 2 of each demo source, not page 3.
+    static func crawled() async throws -> (out: String, dropped: [ManifestItem], kept: [ManifestItem]) {
+        let out = BinaryRunner.temporaryDirectory()
+        for pages in ["3", "2"] {
+            let run = try await BinaryRunner.run(["--pages", pages, "--per-page", "5", "--out", out])
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+        }
+        let items = await OutputCheck.items(out: out) ?? []
+        return (out, items.filter { $0.page == 3 }, items.filter { $0.page != 3 })
+    }
+
+    @Test func aDryRunNamesTheDroppedItemsAndChangesNothingThenTheyAndOnlyTheirImagesGo() async throws {
+        try await BinaryTestGate.run {
+            let (out, dropped, kept) = try await Self.crawled()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            try #require(!dropped.isEmpty && !kept.isEmpty)
+            let before = try Self.snapshot(out)
+
+            let dry = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--dry-run", "--json"])
+            #expect(dry.status == 0, "stderr: \(dry.stderr)")
+            let plan = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any])
+            #expect(plan["items"] as? Int == dropped.count, "\(dry.stdout)")
+            #expect(plan["dryRun"] as? Bool == true)
+            #expect(try Self.snapshot(out) == before, "a dry run changes no byte under OUT")
+
+            // More than --max-delete allows: refused, nothing changed.
+            let refused = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--max-delete", "1"])
+            #expect(refused.status == 1 && refused.stderr.contains("refused"), "stderr: \(refused.stderr)")
+            let share = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--max-delete", "1%"])
+            #expect(share.status == 1, "stderr: \(share.stderr)")
+            #expect(try Self.snapshot(out) == before, "a refused forget changes no byte under OUT")
+
+            let forget = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--max-delete", "50%"])
+            #expect(forget.status == 0, "stderr: \(forget.stderr)")
+            #expect(forget.stderr.contains("forgot \(dropped.count) items"), "stderr: \(forget.stderr)")
+            let after = await OutputCheck.items(out: out) ?? []
+            #expect(Set(after.map { "\($0.source)/\($0.id)" }) == Set(kept.map { "\($0.source)/\($0.id)" }))
+            // The dropped items' images are gone, unless a kept item names the same file.
+            let keptFiles = Set(kept.flatMap { $0.images.compactMap(\.file) })
+            for file in Set(dropped.flatMap { $0.images.compactMap(\.file) }) {
+                #expect(FileManager.default.fileExists(atPath: out + "/" + file) == keptFiles.contains(file), "\(file)")
+            }
+            for file in keptFiles { #expect(FileManager.default.fileExists(atPath: out + "/" + file), "\(file)") }
+            let verify = try await BinaryRunner.run(["manifest", "--verify", "--out", out])
+            #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(verify.stdout)\(verify.stderr)")
+            #expect(OutputCheck.leftovers(out: out).isEmpty, "\(OutputCheck.leftovers(out: out))")
+            // The sheet follows: no page-3 sheet page, no dropped item's title on the sheet.
+            let sheets = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("index") && $0.hasSuffix(".html") }
+            #expect(!sheets.contains { $0.contains("-p3") }, "\(sheets)")
+            // Again: nothing left to forget.
+            let again = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--json"])
+            #expect(again.status == 0 && again.stdout.contains("\"items\":0"), "\(again.stdout)\(again.stderr)")
+            // The next crawl of 3 pages lists them again, and fetches their images again.
+            let rerun = try await BinaryRunner.run(["--pages", "3", "--per-page", "5", "--out", out])
+            #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+            #expect((await OutputCheck.items(out: out) ?? []).count == kept.count + dropped.count)
+        }
+    }
+
+    @Test func filtersCombineAndASourceTheArchiveDoesNotHoldIsAUsageError() async throws {
+        try await BinaryTestGate.run {
+            let (out, dropped, _) = try await Self.crawled()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let pixabay = dropped.filter { $0.source == "pixabay" }
+            let dry = try await BinaryRunner.run(
+                ["forget", "--out", out, "--not-listed-for", "0s", "--source", "pixabay", "--dry-run", "--json"])
+            #expect(dry.stdout.contains("\"items\":\(pixabay.count)"), "\(dry.stdout)\(dry.stderr)")
+            let one = try #require(pixabay.first)
+            let byID = try await BinaryRunner.run(["forget", "--out", out, "--source", "pixabay", "--id", one.id, "--json"])
+            #expect(byID.status == 0 && byID.stdout.contains("\"items\":1"), "\(byID.stdout)\(byID.stderr)")
+            let items = await OutputCheck.items(out: out) ?? []
+            #expect(!items.contains { $0.source == "pixabay" && $0.id == one.id })
+            #expect(items.filter { $0.page == 3 }.count == dropped.count - 1, "the others on its page stay")
+            let verify = try await BinaryRunner.run(["manifest", "--verify", "--out", out])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+
+            let unknown = try await BinaryRunner.run(["forget", "--out", out, "--source", "flowers"])
+            #expect(unknown.status == 2 && unknown.stderr.contains("its sources: launches, pixabay"), "\(unknown.stderr)")
+            let none = try await BinaryRunner.run(["forget", "--out", out])
+            #expect(none.status == 2 && none.stderr.contains("needs a filter"), "\(none.stderr)")
+            let bad = try await BinaryRunner.run(["forget", "--out", out, "--status", "failed", "--max-delete", "lots"])
+            #expect(bad.status == 2, "\(bad.stderr)")
+        }
+    }
+
+    /// A forget killed at random moments: the archive always verifies, a record never names a
+    /// missing image, and the next forget finishes the job.
+    @Test func aForgetKilledAtAnyMomentLeavesAnArchiveThatVerifies() async throws {
+        try await BinaryTestGate.run {
+            var random = SystemRandomNumberGenerator()
+            for round in 1...4 {
+                let (out, dropped, kept) = try await Self.crawled()
+                defer { try? FileManager.default.removeItem(atPath: out) }
+                let delay = Double.random(in: 0.005...0.25, using: &random)
+                let process = try BinaryProcess(["forget", "--out", out, "--not-listed-for", "0s"])
+                try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                process.send(SIGKILL)
+                _ = await process.exit()
+                let context = "round \(round), killed at \(Int(delay * 1000)) ms"
+                let items = await OutputCheck.items(out: out) ?? []
+                for item in items {
+                    for file in item.images.compactMap(\.file) {
+                        #expect(FileManager.default.fileExists(atPath: out + "/" + file), "\(context): \(item.id) names \(file)")
+                    }
+                }
+                let forget = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s"])
+                #expect(forget.status == 0, "\(context): \(forget.stderr)")
+                let after = await OutputCheck.items(out: out) ?? []
+                #expect(after.count == kept.count, "\(context): \(after.count) items, \(kept.count) kept, \(dropped.count) dropped")
+                let verify = try await BinaryRunner.run(["manifest", "--verify", "--out", out])
+                #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(context): \(verify.stdout)")
+                #expect(OutputCheck.leftovers(out: out).isEmpty, "\(context): \(OutputCheck.leftovers(out: out))")
+            }
+        }
+    }
+}
