@@ -85,6 +85,11 @@ struct ForgetTests {
             let dry = try await BinaryRunner.run(
                 ["forget", "--out", out, "--not-listed-for", "0s", "--source", "pixabay", "--dry-run", "--json"])
             #expect(dry.stdout.contains("\"items\":\(pixabay.count)"), "\(dry.stdout)\(dry.stderr)")
+            // A status reads only the groups whose counts hold it.
+            let noImage = (await OutputCheck.items(out: out) ?? []).filter { $0.status == .noImage }
+            try #require(!noImage.isEmpty)
+            let statusRun = try await BinaryRunner.run(["forget", "--out", out, "--status", "no-image", "--dry-run", "--json"])
+            #expect(statusRun.stdout.contains("\"items\":\(noImage.count)"), "\(statusRun.stdout)\(statusRun.stderr)")
             let one = try #require(pixabay.first)
             let byID = try await BinaryRunner.run(["forget", "--out", out, "--source", "pixabay", "--id", one.id, "--json"])
             #expect(byID.status == 0 && byID.stdout.contains("\"items\":1"), "\(byID.stdout)\(byID.stderr)")

@@ -45,8 +45,9 @@ extension Repository {
         static let sampleSize = 10
     }
 
-    /// Plans the forget `rule` asks for. Reads the groups that match the group rules, one index
-    /// lookup per file their forgotten items name, and, when the newest record of such a file
+    /// Plans the forget `rule` asks for. Reads the groups that match the group rules (not those
+    /// whose counts hold none of the statuses asked for), the file index once (a megabyte at a
+    /// time) when a forgotten item names a file, and, when the newest record of such a file
     /// goes, the kept groups that hold stored images (until every such file is accounted for): a
     /// file another item still names stays, and the group of that item is copied anew (so the
     /// index names a live record).
@@ -59,7 +60,7 @@ extension Repository {
         for entry in table.entries.sorted(by: { $0.number < $1.number }) {
             if !rule.sources.isEmpty, !rule.sources.contains(entry.source) { continue }
             if let before = rule.listedBefore, entry.lastListed >= before { continue }
-            guard entry.liveItems > 0 else { continue }
+            guard entry.liveItems > 0, Self.mayHold(rule.statuses, entry) else { continue }
             let items = try await self.items(of: entry, shadowed: true)
             var going: [Int] = []
             var staying: [Int] = []
@@ -89,13 +90,16 @@ extension Repository {
         // another item naming the file (a URL two items share: a mission patch); the first
         // found keeps it, and its group is copied anew, so the index names a live record.
         var unsure = Set<UInt64>()
-        for (key, _) in forgotten {
-            guard let newest = try await lookup(.files, key), table.entry(newest.group) != nil else {
-                unsure.insert(key)
-                continue
-            }
+        // One pass over the file index (its tables a megabyte at a time), not a lookup a file:
+        // the first entry of each key is its newest record.
+        var merge = EntryMerge(try await tables(.files).map { $0.stream() })
+        var last: UInt64?
+        while let (newest, _) = try await merge.pop() {
+            guard newest.key != last else { continue }
+            last = newest.key
+            guard forgotten[newest.key] != nil else { continue }
             let place = IndexPlace(group: newest.group, item: newest.item, image: newest.image)
-            if forgottenPlaces.contains(place) { unsure.insert(key) }
+            if table.entry(newest.group) == nil || forgottenPlaces.contains(place) { unsure.insert(newest.key) }
         }
         var keptKeys = Set(forgotten.keys).subtracting(unsure)
         if !unsure.isEmpty {
@@ -126,6 +130,16 @@ extension Repository {
         }
         plan.files.sort { $0.name < $1.name }
         return plan
+    }
+
+    /// Whether `entry`'s counts allow an item of one of `statuses` (all when none is asked for):
+    /// a group without one is not read. A relisted group's `downloaded` and `revalidated` read
+    /// as `fresh`.
+    static func mayHold(_ statuses: Set<ItemStatus>, _ entry: GroupEntry) -> Bool {
+        guard !statuses.isEmpty else { return true }
+        var counted = Set(statuses.map(\.rawValue))
+        if statuses.contains(.fresh) { counted.formUnion([ItemStatus.downloaded.rawValue, ItemStatus.revalidated.rawValue]) }
+        return entry.counts.contains { counted.contains($0.key) && $0.value > 0 }
     }
 
     /// Appends to `journal` the copies `plan` asks for: each group some of whose items stay,
