@@ -185,6 +185,13 @@ extension CommandLineOptions {
         .value("--cache-max", "SIZE", .options, defaultText: "2G",
                "After the run, evict least-recently-used images this run did not use until the cache "
                    + "is at most SIZE, e.g. 500M.", .size(\.crawl.cacheMaxBytes)),
+        .value("--forget-after", "DURATION", .options, defaultText: "never",
+               "At the end of the run, forget the items no run listed for DURATION (e.g. 30d) of the sources "
+                   + "that listed every page this run, then their images no kept item names (feedcrawl forget).",
+               .duration(\.crawl.forgetAfterSeconds)),
+        .value("--max-delete", "N|P%", .options, defaultText: "no limit",
+               "With --forget-after: forget nothing (and exit 1) when more than N items, or P% of the "
+                   + "archive's, would go.", .limit(\.crawl.maxDelete)),
         .value("--shard", "K/N", .options, defaultText: "none",
                "Run shard K (0 <= K < N) of N parts of the crawl, with the others at once on the same "
                    + "OUT; join them with 'feedcrawl manifest merge'.", .shard),

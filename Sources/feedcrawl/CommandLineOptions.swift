@@ -163,6 +163,27 @@ struct OptionBinding<Root>: Sendable {
                 shown: { Shown($0[keyPath: key].map(EffectiveConfiguration.duration)) })
     }
 
+    /// `--max-delete N` or `N%`: a number of items, or a percentage of the archive's.
+    static func limit(_ key: Key<Forget.Limit?>) -> Self {
+        Self(read: { options, list, name, _ in
+            let text = try list.value(for: name)
+            if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent.isFinite, (0...100).contains(percent) {
+                options[keyPath: key] = .percent(percent)
+            } else if let count = Int(text), count >= 0 {
+                options[keyPath: key] = .items(count)
+            } else {
+                throw UsageError(description: "\(name) takes a number of items (500) or a percentage of the archive's "
+                    + "(10%), not '\(TerminalText.sanitize(text))'")
+            }
+        }, shown: { options in
+            switch options[keyPath: key] {
+            case nil: return Shown(nil as String?)
+            case .items(let count)?: return .string(String(count))
+            case .percent(let share)?: return .string((share == share.rounded() ? String(Int(share)) : String(share)) + "%")
+            }
+        })
+    }
+
     /// A size (`500K`, `20M`); `zero`, when given, refuses 0 with that reason.
     static func size(_ key: Key<Int64>, zero: String? = nil) -> Self {
         Self(read: { options, list, name, _ in

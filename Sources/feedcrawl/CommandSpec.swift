@@ -186,7 +186,7 @@ extension CommandSpec {
                 .bind(Forgetting.flag(\.dryRun)),
             .value("--max-delete", "N|P%", .options, defaultText: "no limit",
                    "Refuse, changing nothing (exit status 1), a forget of more than N items or P% of the archive's.")
-                .bind(Forgetting.limit),
+                .bind(Forgetting.limit(\.limit)),
             .flag("--json", .options, "Print what was done as one JSON object on stdout.").bind(Forgetting.flag(\.json)),
             helpOption.bind(Forgetting.flag(\.help)),
         ])

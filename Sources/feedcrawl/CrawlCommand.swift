@@ -123,6 +123,13 @@ enum CrawlCommand {
         if report.evictedFiles > 0 {
             closingNotices.append("cache over \(ByteSize.format(options.crawl.cacheMaxBytes)): evicted \(report.evictedFiles) least-recently-used files (\(ByteSize.format(report.evictedBytes)))")
         }
+        if !report.forgottenItems.isEmpty, let after = options.crawl.forgetAfterSeconds {
+            let count = report.forgottenItems.values.reduce(0, +)
+            let bySource = report.forgottenItems.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            closingNotices.append("forgot \(count) item\(count == 1 ? "" : "s") no run listed for \(DurationParser.format(after)) "
+                + "(\(bySource)) and removed \(report.forgottenFiles) files (\(ByteSize.format(report.forgottenBytes)))")
+        }
+        if let problem = report.forgetProblem { outputProblems.append(problem) }
         if report.overCacheMax {
             warnings.append("the images this run uses take \(ByteSize.format(report.cacheBytes)), more than --cache-max \(ByteSize.format(options.crawl.cacheMaxBytes))")
         }

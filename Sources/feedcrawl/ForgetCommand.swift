@@ -111,20 +111,3 @@ enum ForgetCommand {
         exit(status.rawValue)
     }
 }
-
-extension OptionBinding where Root == ForgetCommand.Options {
-    /// `--max-delete N` or `N%`.
-    static var limit: Self {
-        Self { options, list, name, _ in
-            let text = try list.value(for: name)
-            if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent.isFinite, (0...100).contains(percent) {
-                options.limit = .percent(percent)
-            } else if let count = Int(text), count >= 0 {
-                options.limit = .items(count)
-            } else {
-                throw UsageError(description: "\(name) takes a number of items (500) or a percentage of the archive's "
-                    + "(10%), not '\(TerminalText.sanitize(text))'")
-            }
-        }
-    }
-}

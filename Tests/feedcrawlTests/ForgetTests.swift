@@ -1,3 +1,4 @@
+import DemoFeed
 import FeedCrawlKit
 import Foundation
 import Testing
@@ -136,6 +137,60 @@ struct ForgetTests {
                 #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(context): \(verify.stdout)")
                 #expect(OutputCheck.leftovers(out: out).isEmpty, "\(context): \(OutputCheck.leftovers(out: out))")
             }
+        }
+    }
+
+    /// `--forget-after` on a cron run: a source that listed every page forgets what it no longer
+    /// lists; a source whose listing failed forgets nothing; the summary, --json and the metrics
+    /// say what went.
+    @Test func forgetAfterForgetsOnlyForSourcesThatListedEveryPage() async throws {
+        try await BinaryTestGate.run {
+            let feed = try DemoFeedServer()
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let environment = ["PIXABAY_KEY": "forget-key"]
+            func crawl(_ pages: String, pixabay: String, _ extra: [String] = []) async throws -> BinaryRunner.Result {
+                try await BinaryRunner.run(
+                    ["--pixabay-url", pixabay, "--launches-url", feed.launchesURL, "--pages", pages, "--per-page", "5",
+                     "--out", out] + extra, environment: environment)
+            }
+            let first = try await crawl("3", pixabay: feed.pixabayURL)
+            #expect(first.status == 0, "\(first.stderr)")
+            let before = await OutputCheck.items(out: out) ?? []
+            let third = { (source: String) in before.filter { $0.source == source && $0.page == 3 } }
+            try #require(!third("pixabay").isEmpty && !third("launches").isEmpty)
+
+            // Pixabay unreachable this time: only the launches forget what they no longer list.
+            let down = try await crawl(
+                "2", pixabay: "http://127.0.0.1:9/api/", ["--forget-after", "0s", "--json", "--retries", "0"])
+            #expect(down.status == 3, "\(down.stderr)")
+            let summary = try #require(try JSONSerialization.jsonObject(with: Data(down.stdout.utf8)) as? [String: Any])
+            let forgotten = summary["forgotten"] as? [String: Any]
+            #expect((forgotten?["items"] as? [String: Int]) == ["launches": third("launches").count], "\(down.stdout)")
+            var after = await OutputCheck.items(out: out) ?? []
+            #expect(after.filter { $0.source == "launches" && $0.page == 3 }.isEmpty)
+            #expect(after.filter { $0.source == "pixabay" && $0.page == 3 }.count == third("pixabay").count)
+
+            // Both list again (pages 1-2): pixabay forgets its third page now, and says so.
+            let metrics = out + "-metrics.prom"
+            defer { try? FileManager.default.removeItem(atPath: metrics) }
+            let both = try await crawl("2", pixabay: feed.pixabayURL, ["--forget-after", "0s", "--metrics-file", metrics])
+            #expect(both.status == 0, "\(both.stderr)")
+            #expect(both.stderr.contains("forgot \(third("pixabay").count) items no run listed for 0s"), "\(both.stderr)")
+            let prom = (try? String(contentsOfFile: metrics, encoding: .utf8)) ?? ""
+            #expect(prom.contains("feedcrawl_run_forgotten_items{source=\"pixabay\"} \(third("pixabay").count)"), "\(prom)")
+            after = await OutputCheck.items(out: out) ?? []
+            #expect(after.allSatisfy { $0.page != 3 })
+            let verify = try await BinaryRunner.run(["manifest", "--verify", "--out", out])
+            #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(verify.stdout)")
+
+            // --max-delete guards it: more would go than allowed, so nothing goes, and the run says so (exit 1).
+            let again = try await crawl("3", pixabay: feed.pixabayURL)
+            #expect(again.status == 0, "\(again.stderr)")
+            let guarded = try await crawl("1", pixabay: feed.pixabayURL, ["--forget-after", "0s", "--max-delete", "1"])
+            #expect(guarded.status == 1 && guarded.stderr.contains("nothing was forgotten"), "\(guarded.stderr)")
+            #expect((await OutputCheck.items(out: out) ?? []).count == before.count)
         }
     }
 }

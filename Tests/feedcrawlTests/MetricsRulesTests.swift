@@ -153,7 +153,8 @@ struct MetricsRulesTests {
             let written = Set(Self.families(samples).keys).union(samples.keys.filter { !$0.contains("{") })
             let expected: Set<String> = [
                 "feedcrawl_build_info", "feedcrawl_run_items", "feedcrawl_run_images", "feedcrawl_manifest_items",
-                "feedcrawl_source_failed", "feedcrawl_source_failed_pages", "feedcrawl_cache_bytes",
+                "feedcrawl_source_failed", "feedcrawl_source_failed_pages", "feedcrawl_run_forgotten_items",
+                "feedcrawl_run_forgotten_bytes", "feedcrawl_cache_bytes",
                 "feedcrawl_cache_files", "feedcrawl_run_downloaded_bytes", "feedcrawl_run_duration_seconds",
                 "feedcrawl_run_exit_status", "feedcrawl_run_start_timestamp_seconds",
                 "feedcrawl_run_end_timestamp_seconds", "feedcrawl_last_success_timestamp_seconds",

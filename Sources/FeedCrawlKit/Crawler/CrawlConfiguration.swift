@@ -39,6 +39,14 @@ public struct CrawlConfiguration: Sendable {
     /// After the run, least-recently-used cache files this run did not use are evicted until
     /// the cache is at most this large; default 2 GiB.
     public var cacheMaxBytes: Int64 = 2 << 30
+    /// At the end of the run, forget (`Forget`) the items no run listed for this many seconds
+    /// before this run started, of the sources that listed every page this run (a feed that is
+    /// down, or a page lost, forgets nothing), then their images no kept item names; default nil
+    /// (never). Never in a shard (the merge's archive is the one to forget from).
+    public var forgetAfterSeconds: Double? = nil
+    /// The most `forgetAfterSeconds` may forget in one run (more: nothing is forgotten, and the
+    /// run says so); default nil, no limit.
+    public var maxDelete: Forget.Limit? = nil
     /// Called at fixed points of the run's final phase (for crash tests); default nil.
     public var checkpoint: (@Sendable (CrawlCheckpoint) -> Void)? = nil
     /// Connect timeout per transfer in milliseconds; default 10 000.

@@ -33,6 +33,13 @@ public struct CrawlReport: Sendable {
     public var evictedBytes: Int64 = 0
     /// Files no manifest entry referenced (and `.part` files) removed from the cache.
     public var orphansRemoved: Int = 0
+    /// What `--forget-after` forgot: items by source, and the files (and their bytes) removed.
+    public var forgottenItems: [String: Int] = [:]
+    public var forgottenFiles = 0
+    public var forgottenBytes: Int64 = 0
+    /// Why `--forget-after` forgot nothing it would have (`--max-delete` refused, the store
+    /// failed); nil when it did its part.
+    public var forgetProblem: String?
     /// Bytes of the distinct files the manifest references after the run (as its items record
     /// them); 0 when the manifest could not be written.
     public var cacheBytes: Int64 = 0

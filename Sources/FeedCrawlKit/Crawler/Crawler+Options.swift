@@ -12,6 +12,7 @@ extension Crawler {
         if let record = configuration.recordDirectory { options["record"] = record }
         if let replay = configuration.replayDirectory { options["replay"] = replay }
         if let deadline = configuration.deadlineSeconds { options["deadlineSeconds"] = String(deadline) }
+        if let after = configuration.forgetAfterSeconds { options["forgetAfterSeconds"] = String(Int(after)) }
         for source in configuration.sources {
             let name = source.name
             options["\(name).type"] = source.type

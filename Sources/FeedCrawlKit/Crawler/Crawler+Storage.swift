@@ -130,6 +130,46 @@ extension Crawler {
         return removed
     }
 
+    /// What `--forget-after` did at the end of a run.
+    struct ForgetOutcome {
+        /// What went (nil: nothing planned, or nothing went).
+        var plan: Repository.ForgetPlan?
+        /// The root after the forget.
+        var root: RepositoryRoot?
+        /// Why nothing went that would have.
+        var problem: String?
+    }
+
+    /// `--forget-after`, once the run's archive is committed: the items of the sources that
+    /// listed every page this run (`reports`) that no run listed for `after` seconds before this
+    /// run started (`started`, ms), unless `limit` refuses; then their files no kept item names.
+    static func forget(
+        after: Double, reports: [SourceReport], started: Int64, limit: Forget.Limit?, repository: Repository,
+        archive: any Backend
+    ) async -> ForgetOutcome {
+        var outcome = ForgetOutcome()
+        let complete = reports.filter { $0.failure == nil && $0.failedPages == 0 && !$0.cancelled }.map(\.name)
+        guard !complete.isEmpty else { return outcome }
+        var rule = Repository.ForgetRule()
+        rule.listedBefore = started - Int64((after * 1000).rounded())
+        rule.sources = Set(complete)
+        do {
+            let plan = try await repository.planForget(rule)
+            guard plan.itemCount > 0 else { return outcome }
+            if let limit, let refused = Forget.refusal(plan.itemCount, of: repository.root.totals.itemCount, limit: limit) {
+                outcome.problem = "--forget-after: \(refused); nothing was forgotten"
+                return outcome
+            }
+            let (intents, committed) = try await Forget.apply(plan, to: repository, on: archive, at: Date())
+            await intents.removeAll()
+            outcome.plan = plan
+            outcome.root = committed.root
+        } catch {
+            outcome.problem = "--forget-after: cannot store the archive: \(error)"
+        }
+        return outcome
+    }
+
     /// What a lock says of its holder: `host NAME pid N started ISO-8601`.
     static func leaseHolder() -> String {
         var name = [CChar](repeating: 0, count: 256)

@@ -207,10 +207,17 @@ public final class Crawler: Sendable {
             }
             configuration.checkpoint?(.manifestWritten)
             var removed = 0
+            var forgetting = ForgetOutcome()
             if committed != nil {
                 // Earlier copies of URLs saved under another name: the new root no longer names them.
                 for handle in pipeline.replacedFiles where (try? await archive.remove(handle)) != nil { removed += 1 }
                 removed += committed?.unnamedFiles ?? 0
+                if let after = configuration.forgetAfterSeconds, shard == nil, !cancelled, !deadline {
+                    forgetting = await Self.forget(
+                        after: after, reports: reports, started: startedMS, limit: configuration.maxDelete,
+                        repository: repository, archive: archive)
+                    if let root = forgetting.root { committed?.root = root }
+                }
                 if shard == nil, unfinished || !intentsLeft.isEmpty {
                     removed += await Self.sweep(archive, repository: repository, intents: intentsLeft, partials: unfinished)
                 }
@@ -242,6 +249,10 @@ public final class Crawler: Sendable {
             report.contactSheetProblem = sheetProblem
             report.deadlineReached = deadline
             report.orphansRemoved = removed
+            report.forgottenItems = forgetting.plan?.items ?? [:]
+            report.forgottenFiles = forgetting.plan?.files.count ?? 0
+            report.forgottenBytes = forgetting.plan?.bytes ?? 0
+            report.forgetProblem = forgetting.problem
             report.evictedFiles = committed?.evictedFiles ?? 0
             report.evictedBytes = committed?.evictedBytes ?? 0
             report.overCacheMax = committed?.overCap ?? false

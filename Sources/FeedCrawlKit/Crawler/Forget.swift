@@ -123,7 +123,7 @@ public struct Forget: Sendable {
         var report = Report(manifestPath: archive.location(rootHandle))
         report.dryRun = dryRun
         report.sources = repository.root.totals.sources.keys.sorted()
-        report.archiveItems = repository.root.totals.sources.values.reduce(0) { $0 + $1.items.values.reduce(0, +) }
+        report.archiveItems = repository.root.totals.itemCount
         var plan = Repository.ForgetRule()
         plan.sources = rule.sources
         plan.statuses = rule.statuses
@@ -149,14 +149,9 @@ public struct Forget: Sendable {
         // Files a killed run or forget declared: swept once this forget is committed.
         let left = (try? await RunIntents.left(on: archive)) ?? []
         let unfinished = try await Crawler.markUnfinished(archive, state: "")
-        let started = Date()
-        let startedMS = Int64((started.timeIntervalSince1970 * 1000).rounded())
-        let journal = RunJournal(backend: archive, state: "", started: startedMS, firstNumber: repository.root.nextGroup)
-        let intents = RunIntents(backend: archive, state: "", run: journal.run)
+        let intents: RunIntents
         do {
-            try await intents.declare(forget.files.compactMap { CacheKey(file: $0.file)?.prefix })
-            try await repository.writeCopies(forget, into: journal)
-            _ = try await repository.commit(journal: journal, run: nil, generatedAt: started, forgetting: forget)
+            intents = try await Self.apply(forget, to: repository, on: archive, at: Date()).intents
         } catch {
             report.storageProblem = "cannot store the archive: \(error)"
             return report
@@ -167,6 +162,22 @@ public struct Forget: Sendable {
             repository: repository, run: repository.root.run, backend: archive, linkBase: publicURL ?? "")
         if report.storageProblem == nil { await Crawler.markFinished(archive, state: "") }
         return report
+    }
+
+    /// Carries out `plan` on OUT's archive (its lock held): the keys of the files to remove saved
+    /// as an intent, the copies journaled, the root committed, the files removed. Returns the
+    /// intent, for the caller to remove once done (a crawl's end, or `run`).
+    static func apply(
+        _ plan: Repository.ForgetPlan, to repository: Repository, on archive: any Backend, at time: Date
+    ) async throws -> (intents: RunIntents, committed: Repository.Committed) {
+        let journal = RunJournal(
+            backend: archive, state: "", started: Int64((time.timeIntervalSince1970 * 1000).rounded()),
+            firstNumber: repository.root.nextGroup)
+        let intents = RunIntents(backend: archive, state: "", run: journal.run)
+        try await intents.declare(plan.files.compactMap { CacheKey(file: $0.file)?.prefix })
+        try await repository.writeCopies(plan, into: journal)
+        let committed = try await repository.commit(journal: journal, run: nil, generatedAt: time, forgetting: plan)
+        return (intents, committed)
     }
 
     /// The archive for a dry run: opened as `feedcrawl manifest` opens it, writing nothing.

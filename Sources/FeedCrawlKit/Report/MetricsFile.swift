@@ -56,6 +56,8 @@ public struct MetricsFile: Sendable {
         ("feedcrawl_manifest_items", "Items in the manifest after the run, by source and status."),
         ("feedcrawl_source_failed", "1 when the source could not be crawled at all, else 0."),
         ("feedcrawl_source_failed_pages", "Feed pages of the source that could not be read."),
+        ("feedcrawl_run_forgotten_items", "Items --forget-after took out of the archive at the end of this run, by source."),
+        ("feedcrawl_run_forgotten_bytes", "Bytes of the cache files --forget-after removed at the end of this run."),
         ("feedcrawl_cache_bytes", "Bytes of the distinct cache files the manifest references after the run."),
         ("feedcrawl_cache_files", "Distinct cache files the manifest references after the run."),
         ("feedcrawl_run_downloaded_bytes", "Bytes this run downloaded into the cache."),
@@ -194,6 +196,11 @@ extension MetricsFile {
             file.samples.append(Sample(
                 "feedcrawl_source_failed_pages", [("source", source)] + labels, Double(outcome?.failedPages ?? 0)))
         }
+        for source in sources {
+            file.samples.append(Sample(
+                "feedcrawl_run_forgotten_items", [("source", source)] + labels, Double(report.forgottenItems[source] ?? 0)))
+        }
+        file.samples.append(Sample("feedcrawl_run_forgotten_bytes", labels, Double(report.forgottenBytes)))
         file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, labels: labels)
         file.addRun(
             bytes: report.bytesDownloaded, seconds: report.seconds, exitStatus: exitStatus, start: report.startedAt,

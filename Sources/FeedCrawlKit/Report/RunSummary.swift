@@ -48,6 +48,16 @@ public struct RunSummary: Codable, Sendable, Equatable {
     public var storageProblem: String?
     /// Images uploaded to object storage (`--out s3://…`); absent for an OUT on disk.
     public var uploads: Int?
+    /// What `--forget-after` took out at the end of the run: items by source, files and their
+    /// bytes; absent when nothing was forgotten.
+    public var forgotten: Forgotten?
+
+    /// What `--forget-after` took out.
+    public struct Forgotten: Codable, Sendable, Equatable {
+        public var items: [String: Int]
+        public var files: Int
+        public var bytes: Int64
+    }
 
     /// Builds the summary of `report`. `sourceCounts` holds each source's items by status (from
     /// `ProgressSnapshot`); sources missing from it get empty counts.
@@ -74,6 +84,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
         self.contactSheet = contactSheet
         storageProblem = report.storageProblem
         uploads = report.uploads
+        if !report.forgottenItems.isEmpty {
+            forgotten = Forgotten(items: report.forgottenItems, files: report.forgottenFiles, bytes: report.forgottenBytes)
+        }
     }
 
     /// The summary as one line of JSON (sorted keys, ISO-8601 dates), without a newline.

@@ -32,6 +32,9 @@ struct RepositoryRoot: Codable, Sendable, Equatable {
         var sources: [String: SourceTotals] = [:]
         var files: Int = 0
         var bytes: Int64 = 0
+
+        /// Items of every source.
+        var itemCount: Int { sources.values.reduce(0) { $0 + $1.items.values.reduce(0, +) } }
     }
 
     struct SourceTotals: Codable, Sendable, Equatable {
