@@ -193,4 +193,28 @@ struct ForgetTests {
             #expect((await OutputCheck.items(out: out) ?? []).count == before.count)
         }
     }
+
+    /// The kept feed pages of a source the configuration no longer names go at the end of the
+    /// next plain run (nothing reads them again); the configured source's stay.
+    @Test func keptPagesOfASourceNoLongerConfiguredGo() async throws {
+        try await BinaryTestGate.run {
+            let feed = try DemoFeedServer()
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let environment = ["PIXABAY_KEY": "pages-key"]
+            let both = try await BinaryRunner.run(
+                ["--pixabay-url", feed.pixabayURL, "--launches-url", feed.launchesURL, "--pages", "2", "--per-page", "5",
+                 "--page-ttl", "1h", "--out", out], environment: environment)
+            #expect(both.status == 0, "\(both.stderr)")
+            let kept = { (source: String) in (try? FileManager.default.contentsOfDirectory(atPath: out + "/pages/" + source)) ?? [] }
+            try #require(!kept("pixabay").isEmpty && !kept("launches").isEmpty)
+            let one = try await BinaryRunner.run(
+                ["--launches-url", feed.launchesURL, "--pages", "2", "--page-ttl", "1h", "--out", out], environment: environment)
+            #expect(one.status == 0, "\(one.stderr)")
+            #expect(kept("pixabay").isEmpty, "\(kept("pixabay"))")
+            #expect(!kept("launches").isEmpty)
+            #expect(one.stderr.contains("removed \(2) kept feed pages of sources this run is not configured with"), "\(one.stderr)")
+        }
+    }
 }

@@ -218,6 +218,14 @@ public final class Crawler: Sendable {
                         repository: repository, archive: archive)
                     if let root = forgetting.root { committed?.root = root }
                 }
+                // Kept pages of sources no longer configured: nothing reads them again.
+                if shard == nil, !cancelled, !deadline {
+                    let gone = await KeptPages(backend: archive, maxFileBytes: 0)
+                        .prune(keeping: Set(configuration.sources.map(\.name)))
+                    if gone > 0 {
+                        events(.warning(source: "", message: "removed \(gone) kept feed page\(gone == 1 ? "" : "s") of sources this run is not configured with"))
+                    }
+                }
                 if shard == nil, unfinished || !intentsLeft.isEmpty {
                     removed += await Self.sweep(archive, repository: repository, intents: intentsLeft, partials: unfinished)
                 }

@@ -29,6 +29,23 @@ struct KeptPages: Sendable {
         try await backend.save(handle, bytes: try exchange.encoded(), options: SaveOptions(durable: false))
     }
 
+    /// Removes the kept pages of every source but `sources` (those of a source removed from, or
+    /// renamed in, the configuration: nothing will read them again), staged leftovers
+    /// included: one listing of `OUT/pages/`. Returns how many were removed.
+    @discardableResult
+    func prune(keeping sources: Set<String>) async -> Int {
+        var doomed: [FileHandle] = []
+        try? await backend.list(.page, prefix: "") { page in
+            for info in page {
+                let source = info.handle.name.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+                if !sources.contains(source) { doomed.append(info.handle) }
+            }
+        }
+        var removed = 0
+        for handle in doomed where (try? await backend.remove(handle)) != nil { removed += 1 }
+        return removed
+    }
+
     /// Removes `source`'s kept pages written more than `seconds` ago (all of them when
     /// `seconds <= 0`) and staged leftovers. Returns how many were removed.
     @discardableResult
