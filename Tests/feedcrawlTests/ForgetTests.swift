@@ -68,9 +68,11 @@ struct ForgetTests {
             // The sheet follows: no page-3 sheet page, no dropped item's title on the sheet.
             let sheets = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("index") && $0.hasSuffix(".html") }
             #expect(!sheets.contains { $0.contains("-p3") }, "\(sheets)")
-            // Again: nothing left to forget.
+            // Again: nothing left to forget, and nothing is written.
+            let settled = try Self.snapshot(out)
             let again = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--json"])
             #expect(again.status == 0 && again.stdout.contains("\"items\":0"), "\(again.stdout)\(again.stderr)")
+            #expect(try Self.snapshot(out) == settled, "a forget that finds nothing writes nothing")
             // The next crawl of 3 pages lists them again, and fetches their images again.
             let rerun = try await BinaryRunner.run(["--pages", "3", "--per-page", "5", "--out", out])
             #expect(rerun.status == 0, "stderr: \(rerun.stderr)")

@@ -148,6 +148,17 @@ public struct Forget: Sendable {
         guard !dryRun else { return report }
         // Files a killed run or forget declared: swept once this forget is committed.
         let left = (try? await RunIntents.left(on: archive)) ?? []
+        guard forget.itemCount > 0 else {
+            // Nothing to forget: no root, no sheet is written; only what a killed run or forget
+            // left goes (its intents' files no record names, its staged bodies, its marker).
+            let marked = (try? await archive.stat(Crawler.unfinishedHandle(state: ""))) != nil
+            if !left.isEmpty || marked {
+                let unfinished = try await Crawler.markUnfinished(archive, state: "")
+                report.leftoversRemoved = await Crawler.sweep(archive, repository: repository, intents: left, partials: unfinished)
+                await Crawler.markFinished(archive, state: "")
+            }
+            return report
+        }
         let unfinished = try await Crawler.markUnfinished(archive, state: "")
         let intents: RunIntents
         do {
@@ -174,7 +185,7 @@ public struct Forget: Sendable {
             backend: archive, state: "", started: Int64((time.timeIntervalSince1970 * 1000).rounded()),
             firstNumber: repository.root.nextGroup)
         let intents = RunIntents(backend: archive, state: "", run: journal.run)
-        try await intents.declare(plan.files.compactMap { CacheKey(file: $0.file)?.prefix })
+        try await intents.declare(plan.files.map(\.key))
         try await repository.writeCopies(plan, into: journal)
         let committed = try await repository.commit(journal: journal, run: nil, generatedAt: time, forgetting: plan)
         return (intents, committed)

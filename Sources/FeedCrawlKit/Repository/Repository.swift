@@ -617,7 +617,6 @@ final class Repository: @unchecked Sendable {
         }
         if let forgetting {
             lock.withLock { groupTable.remove(forgetting.groups) }
-            evicted += forgetting.files
             bytes -= forgetting.bytes
             files -= forgetting.files.count
         }
@@ -665,6 +664,7 @@ final class Repository: @unchecked Sendable {
         try? await removeOldCopies()
         // Evicted (and forgotten) images: the new root names none of them.
         for handle in evicted { try? await backend.remove(handle) }
+        for file in forgetting?.files ?? [] { if let handle = file.handle { try? await backend.remove(handle) } }
         // Images whose newest record died with its group: unnamed now. Only in OUT's own archive
         // with no shard (a shard's archive, or a shard's root, may still name them).
         var unnamed = 0
