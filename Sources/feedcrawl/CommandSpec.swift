@@ -58,6 +58,30 @@ extension CommandSpec {
     private typealias Manifest = OptionBinding<ManifestCommand.Options>
     private static let helpOption = Option.flag("--help", short: "-h", .options, defaultText: nil, "Show this help and exit.")
 
+    /// `--out` and `--s3-endpoint` of a command that reads or changes an archive (`manifest`,
+    /// `forget`): one declaration of where OUT is, bound to each command's options.
+    private static func whereOUTIs<Root>(
+        out: OptionBinding<Root>.Key<String>, endpoint: OptionBinding<Root>.Key<String?>
+    ) -> [Option] {
+        typealias Binding = OptionBinding<Root>
+        return [
+            .value("--out", "DIR", .options, defaultText: "./output",
+                   "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage.")
+                .bind(Binding { options, list, name, _ in
+                    options[keyPath: out] = try list.value(for: name)
+                    try Binding.needs("a folder")(name, options[keyPath: out])
+                }),
+            .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
+                   "The S3-compatible service of an s3:// OUT.").bind(Binding { options, list, name, _ in
+                let text = try list.value(for: name)
+                guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
+                    throw Binding.UsageError(description: "--s3-endpoint takes an http:// or https:// URL")
+                }
+                options[keyPath: endpoint] = text
+            }),
+        ]
+    }
+
     /// `feedcrawl [options]`: the crawl.
     static let crawl = CommandSpec(words: [], summary: "Crawl the configured feeds into OUT",
                                    options: CommandLineOptions.declared)
@@ -65,21 +89,7 @@ extension CommandSpec {
     /// `feedcrawl manifest [options]`.
     static let manifest = CommandSpec(
         words: ["manifest"], summary: "Summarise, list or verify what a crawl left in OUT",
-        options: [
-            .value("--out", "DIR", .options, defaultText: "./output",
-                   "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage.")
-                .bind(Manifest { options, list, name, _ in
-                    options.outDirectory = try list.value(for: name)
-                    try Manifest.needs("a folder")(name, options.outDirectory)
-                }),
-            .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
-                   "The S3-compatible service of an s3:// OUT.").bind(Manifest { options, list, name, _ in
-                let text = try list.value(for: name)
-                guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
-                    throw Manifest.UsageError(description: "--s3-endpoint takes an http:// or https:// URL")
-                }
-                options.s3Endpoint = text
-            }),
+        options: whereOUTIs(out: \ManifestCommand.Options.outDirectory, endpoint: \.s3Endpoint) + [
             .value("--status", "S", .options, kind: .list, defaultText: nil,
                    choices: ItemStatus.allCases.map(\.rawValue),
                    "List items with status S (comma-separated or repeated for several).").bind(Manifest.filter { filter, _, text in
@@ -147,21 +157,7 @@ extension CommandSpec {
     /// `feedcrawl forget [filters] [--dry-run] [--max-delete N|P%]`.
     static let forget = CommandSpec(
         words: ["forget"], summary: "Take items out of the archive, then the images nothing else names",
-        options: [
-            .value("--out", "DIR", .options, defaultText: "./output",
-                   "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage.")
-                .bind(Forgetting { options, list, name, _ in
-                    options.outDirectory = try list.value(for: name)
-                    try Forgetting.needs("a folder")(name, options.outDirectory)
-                }),
-            .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
-                   "The S3-compatible service of an s3:// OUT.").bind(Forgetting { options, list, name, _ in
-                let text = try list.value(for: name)
-                guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
-                    throw Forgetting.UsageError(description: "--s3-endpoint takes an http:// or https:// URL")
-                }
-                options.s3Endpoint = text
-            }),
+        options: whereOUTIs(out: \ForgetCommand.Options.outDirectory, endpoint: \.s3Endpoint) + [
             .value("--not-listed-for", "DURATION", .options, defaultText: nil,
                    "Forget items no run listed within DURATION (30d, 12h) before the archive's most recent run "
                        + "started; 0s: everything that run did not list.")

@@ -2,7 +2,6 @@ import FeedCrawlKit
 import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
-import FeedCrawlStorage
 
 /// `feedcrawl forget [options]`: takes out of OUT's archive the items that meet every filter
 /// given, then the images nothing else names (`Forget`).
@@ -32,15 +31,7 @@ enum ForgetCommand {
         var forget = Forget(outDirectory: options.outDirectory, rule: options.rule)
         forget.dryRun = options.dryRun
         forget.limit = options.limit
-        if options.outDirectory.lowercased().hasPrefix("s3:") {
-            do {
-                let location = try S3Location(parsing: options.outDirectory)
-                let configuration = try S3Configuration.fromEnvironment(nil, endpoint: options.s3Endpoint)
-                forget.objectStore = ObjectStoreTarget(location: location, configuration: configuration)
-            } catch {
-                Console.usageError("--out \(options.outDirectory): \(error)", help: help)
-            }
-        }
+        forget.objectStore = ManifestCommand.objectStore(out: options.outDirectory, endpoint: options.s3Endpoint, help: help)
         let report: Forget.Report
         do {
             report = try await forget.run()

@@ -102,18 +102,7 @@ enum ManifestCommand {
     /// opening it had to do is said on stderr. Leaves with 2 (no archive, a bad `--out`), 65 (a
     /// damaged root, nothing to fall back on) or 1 (a store that fails).
     static func open(_ options: Options, help: String) async -> ArchiveReader {
-        var objectStore: ObjectStoreTarget?
-        if options.outDirectory.lowercased().hasPrefix("s3:") {
-            do {
-                let location = try S3Location(parsing: options.outDirectory)
-                let configuration = try S3Configuration.fromEnvironment(nil, endpoint: options.s3Endpoint)
-                objectStore = ObjectStoreTarget(location: location, configuration: configuration)
-            } catch let error as S3LocationError {
-                Console.usageError("--out: \(error)", help: help)
-            } catch {
-                Console.usageError("--out \(options.outDirectory): \(error)", help: help)
-            }
-        }
+        let objectStore = objectStore(out: options.outDirectory, endpoint: options.s3Endpoint, help: help)
         let reader: ArchiveReader
         do {
             reader = try await ArchiveReader.open(outDirectory: options.outDirectory, objectStore: objectStore, network: .init())
@@ -132,6 +121,21 @@ enum ManifestCommand {
         if let conversion = reader.conversion { Console.err("feedcrawl: \(TerminalText.sanitize(conversion))") }
         for note in reader.notes { Console.err("feedcrawl: warning: \(TerminalText.sanitize(note))") }
         return reader
+    }
+
+    /// The object store an `s3://BUCKET/PREFIX` OUT names (credentials from the environment),
+    /// or nil for a folder; a usage error (exit 2) when it cannot be used.
+    static func objectStore(out: String, endpoint: String?, help: String) -> ObjectStoreTarget? {
+        guard out.lowercased().hasPrefix("s3:") else { return nil }
+        do {
+            let location = try S3Location(parsing: out)
+            let configuration = try S3Configuration.fromEnvironment(nil, endpoint: endpoint)
+            return ObjectStoreTarget(location: location, configuration: configuration)
+        } catch let error as S3LocationError {
+            Console.usageError("--out: \(error)", help: help)
+        } catch {
+            Console.usageError("--out \(out): \(error)", help: help)
+        }
     }
 
     /// The pid of the run holding a folder OUT's lock (its lock file records it while it runs),
