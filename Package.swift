@@ -51,13 +51,15 @@ let package = Package(
             name: "feedcrawl",
             dependencies: ["FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"]
         ),
+        // What the test targets share: a child process without Foundation's Process and Pipe.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "FeedCrawlKitTests",
-            dependencies: ["FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed", "FuzzSupport"]
+            dependencies: ["TestSupport", "FeedCrawlKit", "FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed", "FuzzSupport"]
         ),
         .testTarget(
             name: "FeedCrawlStorageTests",
-            dependencies: ["FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport"]
+            dependencies: ["TestSupport", "FeedCrawlStorage", "FeedCrawlHTTP", "FeedCrawlSupport"]
         ),
         .testTarget(
             name: "DemoFeedTests",
@@ -65,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "feedcrawlTests",
-            dependencies: ["FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"],
+            dependencies: ["TestSupport", "FeedCrawlKit", "FeedCrawlHTTP", "FeedCrawlSupport", "DemoFeed"],
             // Output folders of the previous release, read by the tests through #filePath.
             exclude: ["Fixtures"]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `feedcrawl` binary and captures what it prints.
 struct BinaryRunner {

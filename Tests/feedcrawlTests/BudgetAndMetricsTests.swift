@@ -2,6 +2,7 @@ import DemoFeed
 import FeedCrawlKit
 import Foundation
 import Testing
+import TestSupport
 
 /// Many sources on one API key share its rate-limit budget (issue 12's case: 20 Pixabay queries
 /// on one key against 10 requests per 2 s), and `--metrics-file` writes what Prometheus' own

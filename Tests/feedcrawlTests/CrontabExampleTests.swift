@@ -1,6 +1,7 @@
 import DemoFeed
 import Foundation
 import Testing
+import TestSupport
 
 extension BinaryTests {
     /// `scripts/crontab.example`'s entries, run as cron runs them: `/bin/sh -c COMMAND` in an

@@ -3,6 +3,7 @@ import FeedCrawlKit
 import Foundation
 import Testing
 import FeedCrawlHTTP
+import TestSupport
 
 /// `feedcrawl demo-feed`: the binary serving the demo feed in the foreground.
 @Suite("feedcrawl demo-feed")

@@ -1,6 +1,7 @@
 import FeedCrawlKit
 import Foundation
 import Testing
+import TestSupport
 
 /// OUT on a small tmpfs that fills up mid-run, with the real binary (the built-in demo feed).
 /// Needs root and mount namespaces (`unshare -m`); where the machine does not allow them, the

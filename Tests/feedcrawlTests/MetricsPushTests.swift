@@ -5,6 +5,7 @@ import Glibc
 import Testing
 import FeedCrawlSupport
 import FeedCrawlHTTP
+import TestSupport
 
 /// `--metrics-push URL` against a real Prometheus Pushgateway (Debian's
 /// `prometheus-pushgateway`, installed by `scripts/deps --tests`), which the test starts on a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Issue 19, point 1: `--help`, the man page, the completion scripts and the README's options
 /// table all agree with the one declaration of the options (`help --options-json` prints it).

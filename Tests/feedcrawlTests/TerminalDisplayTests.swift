@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The live display on a real terminal: feedcrawl runs in a tmux session of a fixed size
 /// against a slow demo feed; the test reads the screen (capture-pane) while it runs, sends

@@ -4,6 +4,7 @@ import Testing
 import FeedCrawlSupport
 import FeedCrawlHTTP
 @testable import FeedCrawlStorage
+import TestSupport
 
 /// The S3 client (the store's requests) against a real SeaweedFS S3 gateway (one `weed server`
 /// for the suite; see `SeaweedServer`): what the backend's conformance does not reach (a 20 MB
@@ -244,15 +245,12 @@ struct S3SeaweedTests {
         S3ClientFiles.write(dir.file("in.bin"), payload)
         try await withClient { (client: S3Client, server: SeaweedServer) async throws in
             try await client.put(key: "curl/a b+c.bin", file: dir.file("in.bin"), sha256: SHA256.hash(payload))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: curl)
-            process.arguments = [
+            let process = try ChildProcess(executable: curl, arguments: [
                 "-sS", "--fail", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", "\(server.accessKey):\(server.secretKey)",
                 "-o", dir.file("curl.bin"), "\(server.endpoint)/\(server.bucket)/curl/a%20b%2Bc.bin",
-            ]
-            try process.run()
-            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(process.terminationStatus == 0)
+            ], environment: ChildProcess.environment([:]))
+            let exit = await process.exit(timeout: 60)
+            #expect(exit.status == 0 && !exit.signaled, "\(String(decoding: exit.stderr, as: UTF8.self))")
             #expect(S3ClientFiles.read(dir.file("curl.bin")) == payload)
         }
     }

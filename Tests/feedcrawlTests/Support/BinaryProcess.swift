@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The built `feedcrawl` binary running in the background: signals, live stderr, exit.
 final class BinaryProcess: @unchecked Sendable {

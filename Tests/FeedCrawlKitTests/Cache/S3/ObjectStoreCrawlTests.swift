@@ -4,6 +4,7 @@ import Testing
 @testable import FeedCrawlKit
 import FeedCrawlHTTP
 @testable import FeedCrawlStorage
+import TestSupport
 
 /// The built `feedcrawl` binary with `--out s3://…` against a real SeaweedFS, on the built-in
 /// demo feed: what lands is what a run to disk stores, byte for byte, the archive read back
@@ -26,63 +27,26 @@ struct ObjectStoreCrawlTests {
     }
 
     /// A running binary with the server's credentials (or `secret`) in its environment and its
-    /// own `TMPDIR` (staging folders).
-    final class Run: @unchecked Sendable {
-        let process = Process()
-        private let out = Pipe()
-        private let err = Pipe()
-        private var outData = Data()
-        private var errData = Data()
-        private let lock = NSLock()
-        private let done = DispatchSemaphore(value: 0)
+    /// own `TMPDIR` (staging folders). A `ChildProcess`, not Foundation's `Process` and `Pipe`:
+    /// their readability handlers crashed libdispatch's event loop under CI's load.
+    final class Run: Sendable {
+        private let child: ChildProcess
 
         init(_ arguments: [String], environment: [String: String]) throws {
-            process.executableURL = URL(fileURLWithPath: ObjectStoreCrawlTests.binary)
-            process.arguments = arguments
-            var env = ProcessInfo.processInfo.environment
-            env["PIXABAY_KEY"] = nil
-            for (key, value) in environment { env[key] = value }
-            process.environment = env
-            process.standardOutput = out
-            process.standardError = err
-            out.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                self?.lock.withLock { self?.outData.append(data) }
-            }
-            err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                self?.lock.withLock { self?.errData.append(data) }
-            }
-            process.terminationHandler = { [done] _ in done.signal() }
-            try process.run()
+            var changes: [String: String?] = ["PIXABAY_KEY": nil]
+            for (key, value) in environment { changes[key] = value }
+            child = try ChildProcess(executable: ObjectStoreCrawlTests.binary, arguments: arguments,
+                                     environment: ChildProcess.environment(changes))
         }
 
-        var pid: Int32 { process.processIdentifier }
+        var pid: Int32 { child.pid }
 
         /// Waits for the end (SIGKILL after `timeout` seconds).
         func exit(timeout: Double = 120) async -> Exit {
-            let done = self.done
-            let out = self.out, err = self.err, pid = self.pid
-            // Waited on a thread of its own: a blocked thread of the dispatch pool, which the
-            // test runner's tasks run on (as many threads as cores), stalls every test beside it.
-            let rest: (Data, Data) = await withCheckedContinuation { continuation in
-                Thread {
-                    if done.wait(timeout: .now() + timeout) != .success {
-                        kill(pid, SIGKILL)
-                        done.wait()
-                    }
-                    // Let the readability handlers drain what is left.
-                    continuation.resume(returning: (out.fileHandleForReading.readDataToEndOfFile(),
-                                                    err.fileHandleForReading.readDataToEndOfFile()))
-                }.start()
-            }
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-            return lock.withLock {
-                Exit(status: process.terminationStatus,
-                     stdout: String(decoding: outData + rest.0, as: UTF8.self),
-                     stderr: String(decoding: errData + rest.1, as: UTF8.self))
-            }
+            let exit = await child.exit(timeout: timeout)
+            return Exit(status: exit.signaled ? 128 + exit.status : exit.status,
+                        stdout: String(decoding: exit.stdout, as: UTF8.self),
+                        stderr: String(decoding: exit.stderr, as: UTF8.self))
         }
     }
 

@@ -8,20 +8,21 @@ import Glibc
 /// descriptors twice (swiftlang/swift#57827), which closes whatever another test had just opened
 /// under the same number, a socket for example. Here every descriptor has one owner and is
 /// closed once: the write ends right after the spawn, each read end by its reader at EOF.
-final class ChildProcess: @unchecked Sendable {
-    struct Exit {
+public final class ChildProcess: @unchecked Sendable {
+    public struct Exit: Sendable {
         /// The exit code, or the signal number when `signaled`.
-        var status: Int32
-        var signaled: Bool
-        var stdout: [UInt8]
-        var stderr: [UInt8]
+        public var status: Int32
+        public var signaled: Bool
+        public var stdout: [UInt8]
+        public var stderr: [UInt8]
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
     }
 
-    let pid: pid_t
+    public let pid: pid_t
     private let lock = NSLock()
     private var out: [UInt8] = []
     private var err: [UInt8] = []
@@ -30,7 +31,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments` and exactly `environment`; with `mergeStderr`, stderr
     /// goes into the stdout pipe.
-    init(executable: String, arguments: [String], environment: [String: String], mergeStderr: Bool = false) throws {
+    public init(executable: String, arguments: [String], environment: [String: String], mergeStderr: Bool = false) throws {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         guard Self.pipe2(&outPipe, O_CLOEXEC) == 0 else { throw Failure(description: "pipe2: errno \(errno)") }
@@ -94,7 +95,7 @@ final class ChildProcess: @unchecked Sendable {
     }()
 
     /// The environment of this test process with `changes` applied (nil removes a variable).
-    static func environment(_ changes: [String: String?]) -> [String: String] {
+    public static func environment(_ changes: [String: String?]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         for (key, value) in changes { env[key] = value }
         return env
@@ -120,7 +121,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Whether the child has not ended yet (it is reaped once it has).
-    var isRunning: Bool {
+    public var isRunning: Bool {
         lock.lock()
         defer { lock.unlock() }
         if waitStatus != nil { return false }
@@ -134,21 +135,21 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` while the child runs (never to a reaped pid that may have been reused).
-    func send(_ signal: Int32) {
+    public func send(_ signal: Int32) {
         lock.lock()
         defer { lock.unlock() }
         if waitStatus == nil { kill(pid, signal) }
     }
 
     /// What the child wrote to stdout so far.
-    var stdoutSoFar: [UInt8] {
+    public var stdoutSoFar: [UInt8] {
         lock.lock()
         defer { lock.unlock() }
         return out
     }
 
     /// What the child wrote to stderr so far.
-    var stderrSoFar: [UInt8] {
+    public var stderrSoFar: [UInt8] {
         lock.lock()
         defer { lock.unlock() }
         return err
@@ -157,7 +158,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits until the child ends and its output is read (SIGKILL after `timeout` seconds),
     /// polling, so that no thread of the cooperative pool (as many as cores) is blocked: the
     /// only wait there is, because a blocked pool thread stalls every test running beside it.
-    func exit(timeout: Double) async -> Exit {
+    public func exit(timeout: Double) async -> Exit {
         let deadline = Date().addingTimeInterval(timeout)
         while isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         if isRunning { send(SIGKILL) }
