@@ -183,8 +183,9 @@ extension CommandLineOptions {
                "Stop after DURATION (e.g. 10m): stop scheduling, cancel transfers in flight, write the "
                    + "manifest; unfinished items are 'cancelled' (exit status 1).", .duration(\.crawl.deadlineSeconds)),
         .value("--cache-max", "SIZE", .options, defaultText: "2G",
-               "After the run, evict least-recently-used images this run did not use until the cache "
-                   + "is at most SIZE, e.g. 500M.", .size(\.crawl.cacheMaxBytes)),
+               "After the run, evict least-recently-used images this run did not use until OUT (images, "
+                   + "the archive's own files, kept feed pages, the contact sheet) takes at most SIZE, e.g. 500M.",
+               .size(\.crawl.cacheMaxBytes)),
         .value("--forget-after", "DURATION", .options, defaultText: "never",
                "At the end of the run, forget the items no run listed for DURATION (e.g. 30d) of the sources "
                    + "that listed every page this run, then their images no kept item names (feedcrawl forget).",

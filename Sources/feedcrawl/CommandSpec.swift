@@ -184,6 +184,14 @@ extension CommandSpec {
                    "Refuse, changing nothing (exit status 1), a forget of more than N items or P% of the archive's.")
                 .bind(Forgetting.limit(\.limit)),
             .flag("--json", .options, "Print what was done as one JSON object on stdout.").bind(Forgetting.flag(\.json)),
+            .value("--metrics-file", "PATH", .options, defaultText: "none",
+                   "Write the archive's items, files and what this forget took out as Prometheus text to PATH "
+                       + "(atomically; not on a dry run), as a crawl's --metrics-file does.")
+                .bind(Forgetting { options, list, name, _ in
+                    let path = try list.value(for: name)
+                    try Forgetting.needs("a file")(name, path)
+                    options.metricsFile = path
+                }),
             helpOption.bind(Forgetting.flag(\.help)),
         ])
 

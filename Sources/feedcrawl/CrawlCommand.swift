@@ -131,7 +131,10 @@ enum CrawlCommand {
         }
         if let problem = report.forgetProblem { outputProblems.append(problem) }
         if report.overCacheMax {
-            warnings.append("the images this run uses take \(ByteSize.format(report.cacheBytes)), more than --cache-max \(ByteSize.format(options.crawl.cacheMaxBytes))")
+            let others = report.footprint?.total ?? 0
+            warnings.append("the images this run uses take \(ByteSize.format(report.cacheBytes))"
+                + (others > 0 ? " and the rest of OUT (the archive's own files, kept feed pages, the contact sheet) \(ByteSize.format(others))" : "")
+                + ", more than --cache-max \(ByteSize.format(options.crawl.cacheMaxBytes))")
         }
         if report.anySourceFailed { status = max(status, ExitStatus.sourceFailed.rawValue) }
         let receivedSignal = signals.firstSignal

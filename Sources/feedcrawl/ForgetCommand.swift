@@ -14,6 +14,8 @@ enum ForgetCommand {
         var dryRun = false
         var limit: Forget.Limit?
         var json = false
+        /// `--metrics-file`: where to write the forget's metrics (nil: none).
+        var metricsFile: String?
         var help = false
     }
 
@@ -53,6 +55,15 @@ enum ForgetCommand {
         }
         var status: ExitStatus = report.refused == nil && report.storageProblem == nil ? .success : .itemsFailed
         if report.storageProblem != nil { status = .itemsFailed }
+        if let path = options.metricsFile, !report.dryRun {
+            do {
+                try MetricsFile.forget(report, exitStatus: Int(status.rawValue), previous: path, version: BuildInfo.version)
+                    .write(to: path)
+            } catch {
+                Console.err("feedcrawl: warning: cannot write the metrics file: \(TerminalText.sanitize("\(error)"))")
+                if status == .success { status = .itemsFailed }  // what was asked for is missing
+            }
+        }
         if options.json {
             Console.out(summaryJSON(report, status: status))
         } else {

@@ -64,8 +64,8 @@ extension HelpText {
 
     Joins the manifest parts of the shards of the last sharded crawl of DIR (feedcrawl --shard
     K/N, each writing DIR/shards/N/K/) into DIR/manifest.json and DIR/index.html, atomically;
-    then evicts least-recently-used files beyond --cache-max and removes files no item
-    references. Safe to run again: merging the same parts twice gives the same manifest.
+    then evicts least-recently-used files until DIR (images and the archive's own files) fits
+    --cache-max, and removes files no item references. Safe to run again: merging the same parts twice gives the same manifest.
 
     It takes the crawl's own options (a job can pass them as they are) and uses --out,
     --config, --cache-max, --metrics-file, --metrics-push (to URL/metrics/job/feedcrawl, never
@@ -86,7 +86,7 @@ extension HelpText {
 
     static let forget = """
     USAGE: feedcrawl forget [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] FILTERS
-                            [--dry-run] [--max-delete N|P%] [--json]
+                            [--dry-run] [--max-delete N|P%] [--json] [--metrics-file PATH]
 
     Takes out of the archive at DIR the items that meet every filter given (restic's forget),
     then removes the images no other item names (its prune): an image a kept item shares stays.
@@ -94,7 +94,7 @@ extension HelpText {
     renamed), --status, --id; at least one. It takes OUT's lock as a crawl does (a dry run takes
     none and changes nothing). The items' pages keep their place: a page that lost items is read
     again at its next listing, and an item the feed still lists comes back then. The contact
-    sheet is written anew. Killed at any moment, it leaves an archive that verifies; the next run
+    sheet is written anew and says what went (as `feedcrawl manifest` does: "Last forget"). Killed at any moment, it leaves an archive that verifies; the next run
     or forget removes what it had not yet removed.
 
     OPTIONS:

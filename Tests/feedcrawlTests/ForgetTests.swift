@@ -68,6 +68,11 @@ struct ForgetTests {
             // The sheet follows: no page-3 sheet page, no dropped item's title on the sheet.
             let sheets = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasPrefix("index") && $0.hasSuffix(".html") }
             #expect(!sheets.contains { $0.contains("-p3") }, "\(sheets)")
+            // The sheet and `feedcrawl manifest` say what the forget took out.
+            let index = (try? String(contentsOfFile: out + "/index.html", encoding: .utf8)) ?? ""
+            #expect(index.contains("Last forget") && index.contains("(--not-listed-for 0s): \(dropped.count) items"), "\(index.prefix(3000))")
+            let summary = try await BinaryRunner.run(["manifest", "--out", out])
+            #expect(summary.stdout.contains("Last forget: ") && summary.stdout.contains("--not-listed-for 0s"), "\(summary.stdout)")
             // Again: nothing left to forget, and nothing is written.
             let settled = try Self.snapshot(out)
             let again = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--json"])
@@ -198,6 +203,52 @@ struct ForgetTests {
 
     /// The kept feed pages of a source the configuration no longer names go at the end of the
     /// next plain run (nothing reads them again); the configured source's stay.
+    /// The feed dropped a third of its items and a source was renamed in the configuration: the
+    /// items under the old name and the dropped ones go, the old name's images stay (the new
+    /// name's items name the same files), the dropped items' images go; the metrics file the
+    /// forget is given follows.
+    @Test func aRenamedSourceAndDroppedItemsGoTheirSharedImagesStay() async throws {
+        try await BinaryTestGate.run {
+            let feed = try DemoFeedServer()
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let config = out + "-config.json"
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            func crawl(name: String, pages: Int) async throws {
+                try Data(#"{"perPage": 5, "sources": [{"type": "pixabay", "name": "\#(name)", "url": "\#(feed.pixabayURL)", "pages": \#(pages)}]}"#.utf8)
+                    .write(to: URL(fileURLWithPath: config))
+                let run = try await BinaryRunner.run(["--config", config, "--out", out], environment: ["PIXABAY_KEY": "rename-key"])
+                #expect(run.status == 0, "\(run.stderr)")
+            }
+            try await crawl(name: "flowers", pages: 3)
+            try await crawl(name: "blooms", pages: 2)
+            let items = await OutputCheck.items(out: out) ?? []
+            let old = items.filter { $0.source == "flowers" }, new = items.filter { $0.source == "blooms" }
+            try #require(old.count == 15 && new.count == 10, "\(old.count) flowers, \(new.count) blooms")
+            let dry = try await BinaryRunner.run(["forget", "--out", out, "--not-listed-for", "0s", "--dry-run", "--json"])
+            #expect(dry.stdout.contains("\"items\":15"), "\(dry.stdout)\(dry.stderr)")
+            let metrics = out + "-forget.prom"
+            defer { try? FileManager.default.removeItem(atPath: metrics) }
+            let forget = try await BinaryRunner.run(
+                ["forget", "--out", out, "--not-listed-for", "0s", "--metrics-file", metrics, "--json"])
+            #expect(forget.status == 0, "\(forget.stderr)")
+            let after = await OutputCheck.items(out: out) ?? []
+            #expect(Set(after.map { "\($0.source)/\($0.id)" }) == Set(new.map { "\($0.source)/\($0.id)" }))
+            let shared = Set(new.flatMap { $0.images.compactMap(\.file) })
+            for file in Set(old.flatMap { $0.images.compactMap(\.file) }) {
+                #expect(FileManager.default.fileExists(atPath: out + "/" + file) == shared.contains(file), "\(file)")
+            }
+            let verify = try await BinaryRunner.run(["manifest", "--verify", "--out", out])
+            #expect(verify.status == 0 && verify.stdout.contains("no problems"), "\(verify.stdout)\(verify.stderr)")
+            let prom = (try? String(contentsOfFile: metrics, encoding: .utf8)) ?? ""
+            #expect(prom.contains("feedcrawl_run_forgotten_items{source=\"flowers\"} 15"), "\(prom)")
+            #expect(prom.contains("feedcrawl_run_forgotten_items{source=\"blooms\"} 0"), "\(prom)")
+            #expect(prom.contains("feedcrawl_manifest_items{source=\"blooms\",status=\"fresh\"} 10"), "\(prom)")
+            #expect(!prom.contains("source=\"flowers\",status="), "\(prom)")
+        }
+    }
+
     @Test func keptPagesOfASourceNoLongerConfiguredGo() async throws {
         try await BinaryTestGate.run {
             let feed = try DemoFeedServer()

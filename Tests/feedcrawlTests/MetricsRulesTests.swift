@@ -154,7 +154,7 @@ struct MetricsRulesTests {
             let expected: Set<String> = [
                 "feedcrawl_build_info", "feedcrawl_run_items", "feedcrawl_run_images", "feedcrawl_manifest_items",
                 "feedcrawl_source_failed", "feedcrawl_source_failed_pages", "feedcrawl_run_forgotten_items",
-                "feedcrawl_run_forgotten_bytes", "feedcrawl_cache_bytes",
+                "feedcrawl_run_forgotten_bytes", "feedcrawl_cache_bytes", "feedcrawl_out_bytes",
                 "feedcrawl_cache_files", "feedcrawl_run_downloaded_bytes", "feedcrawl_run_duration_seconds",
                 "feedcrawl_run_exit_status", "feedcrawl_run_start_timestamp_seconds",
                 "feedcrawl_run_end_timestamp_seconds", "feedcrawl_last_success_timestamp_seconds",

@@ -46,10 +46,15 @@ public struct CrawlReport: Sendable {
     /// How many distinct files the manifest references after the run; 0 when the manifest could
     /// not be written.
     public var cacheFiles: Int = 0
+    /// What OUT held besides images when the run measured it for `--cache-max` (before its end
+    /// wrote the root and the sheet anew); nil in a shard, when it could not be measured, or when
+    /// the archive could not be committed. `cacheBytes` plus its total is what `--cache-max` counts.
+    public var footprint: ArchiveFootprint?
     /// The names of the sources this run was configured with (a shard's: all of them), in
     /// configuration order, whether or not they listed anything; default empty.
     public var sourceNames: [String] = []
-    /// Set when the files this run uses alone exceed `cacheMaxBytes`.
+    /// Set when the files this run uses alone, with the rest of OUT (`footprint`), exceed
+    /// `cacheMaxBytes`.
     public var overCacheMax: Bool = false
     /// The most image requests that ever waited in the prefetch queue at once.
     public var peakWaiting: Int = 0

@@ -154,7 +154,8 @@ extension Crawler {
         rule.listedBefore = started - Int64((after * 1000).rounded())
         rule.sources = Set(complete)
         do {
-            let plan = try await repository.planForget(rule)
+            var plan = try await repository.planForget(rule)
+            plan.rule = "--forget-after " + DurationParser.format(after)
             guard plan.itemCount > 0 else { return outcome }
             if let limit, let refused = Forget.refusal(plan.itemCount, of: repository.root.totals.itemCount, limit: limit) {
                 outcome.problem = "--forget-after: \(refused); nothing was forgotten"

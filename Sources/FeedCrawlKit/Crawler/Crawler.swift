@@ -189,6 +189,24 @@ public final class Crawler: Sendable {
             // table are saved, then the root; a failure leaves the journal for the next run.
             var committed: Repository.Committed?
             var commitProblem: String?
+            // Kept pages of sources no longer configured: nothing reads them again (gone before
+            // OUT is measured for `--cache-max`).
+            if shard == nil, !cancelled, !deadline {
+                let gone = await KeptPages(backend: archive, maxFileBytes: 0)
+                    .prune(keeping: Set(configuration.sources.map(\.name)))
+                if gone > 0 {
+                    events(.warning(source: "", message: "removed \(gone) kept feed page\(gone == 1 ? "" : "s") of sources this run is not configured with"))
+                }
+            }
+            // What OUT holds besides images, which `--cache-max` counts too (a shard never evicts).
+            var footprint: ArchiveFootprint?
+            if shard == nil {
+                do {
+                    footprint = try await ArchiveFootprint.measure(archive)
+                } catch {
+                    events(.warning(source: "", message: "cannot measure what OUT holds besides images (\(error)); --cache-max counts the images alone this run"))
+                }
+            }
             do {
                 // A lock lost (another run may hold OUT now): nothing more is written.
                 if locks.contains(where: { !$0.isHeld }) {
@@ -196,10 +214,13 @@ public final class Crawler: Sendable {
                         .lockHeld, "commit", location: archive.location(Repository.rootHandle(state: state)),
                         reason: "the run's lock was lost; its pages stay in its journal for the next run")
                 }
-                // `--cache-max` is planned only when the archive and this run's downloads together
-                // could exceed it, and never in a shard (the merge evicts: another shard may use the files).
-                let cap = shard == nil && repository.root.totals.bytes + pipeline.downloadedBytes > configuration.cacheMaxBytes
-                    ? configuration.cacheMaxBytes : nil
+                // `--cache-max` is planned only when the archive, the rest of OUT and this run's
+                // downloads together could exceed it, and never in a shard (the merge evicts:
+                // another shard may use the files). The images get what the rest leaves.
+                let others = footprint?.total ?? 0
+                let cap = shard == nil
+                    && repository.root.totals.bytes + pipeline.downloadedBytes + others > configuration.cacheMaxBytes
+                    ? max(configuration.cacheMaxBytes - others, 0) : nil
                 committed = try await repository.commit(
                     journal: journal, run: run, generatedAt: finished, capBytes: cap, protectedSince: startedMS)
             } catch {
@@ -217,14 +238,6 @@ public final class Crawler: Sendable {
                         after: after, reports: reports, started: startedMS, limit: configuration.maxDelete,
                         repository: repository, archive: archive)
                     if let root = forgetting.root { committed?.root = root }
-                }
-                // Kept pages of sources no longer configured: nothing reads them again.
-                if shard == nil, !cancelled, !deadline {
-                    let gone = await KeptPages(backend: archive, maxFileBytes: 0)
-                        .prune(keeping: Set(configuration.sources.map(\.name)))
-                    if gone > 0 {
-                        events(.warning(source: "", message: "removed \(gone) kept feed page\(gone == 1 ? "" : "s") of sources this run is not configured with"))
-                    }
                 }
                 if shard == nil, unfinished || !intentsLeft.isEmpty {
                     removed += await Self.sweep(archive, repository: repository, intents: intentsLeft, partials: unfinished)
@@ -266,6 +279,7 @@ public final class Crawler: Sendable {
             report.overCacheMax = committed?.overCap ?? false
             report.cacheBytes = committed?.root.totals.bytes ?? 0
             report.cacheFiles = committed?.root.totals.files ?? 0
+            report.footprint = committed == nil ? nil : footprint
             report.sourceNames = configuration.sources.map(\.name)
             report.peakWaiting = pipeline.peakWaiting
             report.uploads = backend.properties.canFillUp ? nil : pipeline.savedFiles

@@ -29,6 +29,18 @@ public struct Forget: Sendable {
 
         /// Whether no rule is given (a forget of everything is refused).
         public var isEmpty: Bool { notListedFor == nil && sources.isEmpty && statuses.isEmpty && ids.isEmpty }
+
+        /// The rule as the options that give it: `--not-listed-for 30d --source a,b`.
+        public var described: String {
+            var parts: [String] = []
+            if let notListedFor { parts.append("--not-listed-for " + DurationParser.format(notListedFor)) }
+            if !sources.isEmpty { parts.append("--source " + sources.sorted().joined(separator: ",")) }
+            if !statuses.isEmpty { parts.append("--status " + statuses.map(\.rawValue).sorted().joined(separator: ",")) }
+            if !ids.isEmpty {
+                parts.append(ids.count <= 5 ? "--id " + ids.sorted().joined(separator: ",") : "--id (\(ids.count) ids)")
+            }
+            return parts.joined(separator: " ")
+        }
     }
 
     /// The most a forget may take before it refuses (rclone's `--max-delete`).
@@ -61,9 +73,27 @@ public struct Forget: Sendable {
         /// Set when the archive or its contact sheet could not be stored.
         public var storageProblem: String?
         public var manifestPath = ""
+        /// The archive after the forget (before it, when nothing changed): items per source and
+        /// status, and the distinct image files it names and their bytes.
+        public var bySource: [String: StatusCounts] = [:]
+        public var cacheFiles = 0
+        public var cacheBytes: Int64 = 0
+        /// What OUT holds besides images after the forget (nil for a dry run, or when it could
+        /// not be measured).
+        public var footprint: ArchiveFootprint?
+        /// When the forget started and ended (the metrics' run times).
+        public var startedAt = Date()
+        public var finishedAt = Date()
 
         /// Items forgotten in all.
         public var itemCount: Int { items.values.reduce(0, +) }
+
+        /// The archive's totals from `root`.
+        mutating func take(_ root: RepositoryRoot) {
+            bySource = root.totals.sources.mapValues(Crawler.statusCounts)
+            cacheFiles = root.totals.files
+            cacheBytes = root.totals.bytes
+        }
     }
 
     /// Why there is nothing to forget from.
@@ -100,10 +130,14 @@ public struct Forget: Sendable {
         configuration.proxy = network.proxy
         configuration.noProxy = network.noProxy
         let (archive, _) = try Crawler.openBackend(configuration, policy: RequestPolicy())
+        let started = Date()
         if dryRun { return try await run(on: archive) }
         let locks = try await Crawler.lock(archive, shard: nil)
         do {
-            let report = try await run(on: archive)
+            var report = try await run(on: archive)
+            report.startedAt = started
+            report.footprint = try? await ArchiveFootprint.measure(archive)
+            report.finishedAt = Date()
             for lock in locks { await lock.release() }
             return report
         } catch {
@@ -121,6 +155,7 @@ public struct Forget: Sendable {
             throw NoArchive(description: "no archive at \(archive.location(rootHandle)) (has feedcrawl run with this --out?)")
         }
         var report = Report(manifestPath: archive.location(rootHandle))
+        report.take(repository.root)
         report.dryRun = dryRun
         report.sources = repository.root.totals.sources.keys.sorted()
         report.archiveItems = repository.root.totals.itemCount
@@ -136,7 +171,8 @@ public struct Forget: Sendable {
             let reference = run.map { $0.merge.flatMap { $0.parts.compactMap { $0 }.min() } ?? $0.startedAt } ?? Date()
             plan.listedBefore = Int64((reference.timeIntervalSince1970 * 1000).rounded()) - Int64((seconds * 1000).rounded())
         }
-        let forget = try await repository.planForget(plan)
+        var forget = try await repository.planForget(plan)
+        forget.rule = rule.described
         report.items = forget.items
         report.sample = forget.sample
         report.files = forget.files.count
@@ -162,7 +198,9 @@ public struct Forget: Sendable {
         let unfinished = try await Crawler.markUnfinished(archive, state: "")
         let intents: RunIntents
         do {
-            intents = try await Self.apply(forget, to: repository, on: archive, at: Date()).intents
+            let applied = try await Self.apply(forget, to: repository, on: archive, at: Date())
+            intents = applied.intents
+            report.take(applied.committed.root)
         } catch {
             report.storageProblem = "cannot store the archive: \(error)"
             return report

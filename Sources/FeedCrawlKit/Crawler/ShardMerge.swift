@@ -37,6 +37,8 @@ public struct ShardMerge: Sendable {
         /// could not be written.
         public var cacheBytes: Int64 = 0
         public var cacheFiles = 0
+        /// What OUT held besides images when the merge measured it (`CrawlReport.footprint`).
+        public var footprint: ArchiveFootprint?
         /// The sources the shards' last runs crawled (as their parts record them); default empty.
         public var sourceNames: [String] = []
         public var manifestPath: String
@@ -133,11 +135,14 @@ public struct ShardMerge: Sendable {
             report.sourceNames.append(summary.source)
         }
         do {
-            // `--cache-max` as a whole run applies it: what the shards' runs listed stays.
+            // `--cache-max` as a whole run applies it, counting the rest of OUT: what the shards'
+            // runs listed stays.
             let since = Int64((record.listedSince.timeIntervalSince1970 * 1000).rounded(.down))
+            let footprint = try? await ArchiveFootprint.measure(backend)
             let committed = try await main.commit(
-                journal: nil, run: record, generatedAt: record.finishedAt ?? started, capBytes: cacheMaxBytes,
-                protectedSince: since)
+                journal: nil, run: record, generatedAt: record.finishedAt ?? started,
+                capBytes: max(cacheMaxBytes - (footprint?.total ?? 0), 0), protectedSince: since)
+            report.footprint = footprint
             report.evictedFiles = committed.evictedFiles
             report.evictedBytes = committed.evictedBytes
             report.overCacheMax = committed.overCap

@@ -48,6 +48,10 @@ extension ManifestSummary {
         } else {
             out += "Last run: not recorded\n"
         }
+        if let forgot = lastForget {
+            out += "Last forget: \(InspectionFormat.date(forgot.at)) (\(TerminalText.sanitize(forgot.rule))): "
+                + TerminalText.sanitize(forgot.itemsText) + ", \(forgot.files) files (\(ByteSize.format(forgot.bytes)))\n"
+        }
         out += "\n"
         if items == 0 {
             out += "No items.\n"

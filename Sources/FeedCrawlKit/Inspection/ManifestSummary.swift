@@ -31,6 +31,8 @@ public struct ManifestSummary: Sendable, Equatable, Codable {
     public var bytesOnDisk: Int64
     /// The run that wrote the manifest, if recorded.
     public var lastRun: RunRecord?
+    /// What the archive's last forget took out, if any (`feedcrawl forget`, `--forget-after`).
+    public var lastForget: ForgetRecord? = nil
     /// Errors by frequency, most common first (ties by text), at most `errorLimit`.
     public var commonErrors: [ErrorCount]
 
@@ -59,7 +61,7 @@ extension ManifestSummary {
         self.init(
             generatedAt: root.generation > 0 ? root.generatedAt : nil, items: items, sources: sources,
             totals: SourceCounts(source: "total", counts: all, total: items), files: root.totals.files,
-            bytesOnDisk: root.totals.bytes, lastRun: root.run,
+            bytesOnDisk: root.totals.bytes, lastRun: root.run, lastForget: root.forgot,
             commonErrors: repository.commonErrors(limit: errorLimit).map { ErrorCount(error: $0.error, count: $0.count) })
     }
 }

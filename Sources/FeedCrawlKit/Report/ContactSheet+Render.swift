@@ -63,6 +63,11 @@ extension ContactSheet {
         } else {
             out += "<p class=\"run\">No run recorded.</p>\n"
         }
+        if let forgot {
+            out += "<p class=\"forgot\">Last forget \(Self.time(forgot.at)) (" + HTMLText.escape(forgot.rule, limit: 200)
+                + "): " + HTMLText.escape(forgot.itemsText, limit: 400) + " left the archive, and "
+                + Self.count(forgot.files, "image file") + " (\(ByteSize.format(forgot.bytes))) no kept item named.</p>\n"
+        }
         out += "<p>The <a href=\"" + linkBase + "manifest.json\">manifest</a> holds \(Self.count(items, "item"))"
         if earlier > 0 { out += " (\(earlier) not listed by the last run, shown faded)" }
         out += "; generated \(Self.time(generatedAt)).</p>\n"

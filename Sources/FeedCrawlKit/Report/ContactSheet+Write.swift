@@ -118,7 +118,8 @@ extension ContactSheet {
         repository: Repository, run: RunRecord?, backend: any Backend, linkBase: String = "",
         pageItems: Int = itemsPerPage, pageBytes: Int = tileBytesPerPage, pagesSaved: (@Sendable () -> Void)? = nil
     ) async throws -> Written {
-        let sheet = ContactSheet(run: run, linkBase: Self.linkBase(linkBase), pageItems: pageItems, pageBytes: pageBytes)
+        var sheet = ContactSheet(run: run, linkBase: Self.linkBase(linkBase), pageItems: pageItems, pageBytes: pageBytes)
+        sheet.forgot = repository.root.forgot
         let pages = feedPages(repository.table)
         let names = pages.map(\.name)
         let fingerprints = pages.indices.map { index in

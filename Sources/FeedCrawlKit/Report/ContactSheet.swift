@@ -41,6 +41,8 @@ public struct ContactSheet {
     let pageItems: Int
     /// Most bytes of tiles a sheet page holds (default `ContactSheet.tileBytesPerPage`).
     let pageBytes: Int
+    /// What the archive's last forget took out, shown under the run (default nil: nothing shown).
+    var forgot: ForgetRecord?
 
     /// A sheet of `run`, linking with `linkBase` (already made by `linkBase(_:)`; default empty),
     /// pages of at most `pageItems` items (default `itemsPerPage`, at least 1) and `pageBytes`

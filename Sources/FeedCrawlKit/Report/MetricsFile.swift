@@ -201,7 +201,7 @@ extension MetricsFile {
                 "feedcrawl_run_forgotten_items", [("source", source)] + labels, Double(report.forgottenItems[source] ?? 0)))
         }
         file.samples.append(Sample("feedcrawl_run_forgotten_bytes", labels, Double(report.forgottenBytes)))
-        file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, labels: labels)
+        file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, footprint: report.footprint, labels: labels)
         file.addRun(
             bytes: report.bytesDownloaded, seconds: report.seconds, exitStatus: exitStatus, start: report.startedAt,
             end: report.finishedAt, previous: previous, labels: labels)
@@ -215,12 +215,32 @@ extension MetricsFile {
         file.addBuildInfo(version: version, labels: [])
         let sources = adding(report.bySource.keys.sorted(), to: report.sourceNames)
         file.add("feedcrawl_manifest_items", bySource: report.bySource.mapValues(\.items), sources: sources, labels: [])
-        file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, labels: [])
+        file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, footprint: report.footprint, labels: [])
         file.addRun(
             bytes: 0, seconds: report.finishedAt.timeIntervalSince(report.startedAt), exitStatus: exitStatus,
             start: report.startedAt, end: report.finishedAt, previous: previous, labels: [])
         file.samples.append(Sample("feedcrawl_merge_complete", [], report.complete ? 1 : 0))
         file.samples.append(Sample("feedcrawl_merge_shards", [], Double(report.shards)))
+        return file
+    }
+
+    /// The metrics of a forget (`feedcrawl forget --metrics-file`) that ended with `exitStatus`:
+    /// the archive's items and files after it, the items it forgot by source (every source the
+    /// archive held before, 0 for those it kept whole), the bytes it removed, and its own run
+    /// times and status (as a merge writes them).
+    public static func forget(_ report: Forget.Report, exitStatus: Int, previous: String?, version: String) -> MetricsFile {
+        var file = MetricsFile()
+        file.addBuildInfo(version: version, labels: [])
+        file.add("feedcrawl_manifest_items", bySource: report.bySource.mapValues(\.items),
+                 sources: report.bySource.keys.sorted(), labels: [])
+        for source in adding(report.items.keys.sorted(), to: report.sources) {
+            file.samples.append(Sample("feedcrawl_run_forgotten_items", [("source", source)], Double(report.items[source] ?? 0)))
+        }
+        file.samples.append(Sample("feedcrawl_run_forgotten_bytes", [], Double(report.bytes)))
+        file.addCache(bytes: report.cacheBytes, files: report.cacheFiles, footprint: report.footprint, labels: [])
+        file.addRun(
+            bytes: 0, seconds: report.finishedAt.timeIntervalSince(report.startedAt), exitStatus: exitStatus,
+            start: report.startedAt, end: report.finishedAt, previous: previous, labels: [])
         return file
     }
 
@@ -233,9 +253,16 @@ extension MetricsFile {
         samples.append(Sample("feedcrawl_build_info", [("version", version), ("libcurl", BuildInfo.libcurlVersion)] + labels, 1))
     }
 
-    private mutating func addCache(bytes: Int64, files: Int, labels: [(String, String)]) {
+    /// The cache's files and bytes, and what OUT holds by part as `--cache-max` counts it
+    /// (`feedcrawl_out_bytes{part}`: the images, then `footprint`'s parts; 0 when not measured).
+    private mutating func addCache(bytes: Int64, files: Int, footprint: ArchiveFootprint?, labels: [(String, String)]) {
         samples.append(Sample("feedcrawl_cache_bytes", labels, Double(bytes)))
         samples.append(Sample("feedcrawl_cache_files", labels, Double(files)))
+        let parts = footprint ?? ArchiveFootprint()
+        for (part, value) in [("images", bytes), ("archive", parts.archive), ("pages", parts.pages),
+                              ("sheet", parts.sheet), ("state", parts.state)] {
+            samples.append(Sample("feedcrawl_out_bytes", [("part", part)] + labels, Double(value)))
+        }
     }
 
     private mutating func addRun(

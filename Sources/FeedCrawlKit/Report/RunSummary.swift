@@ -52,6 +52,28 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// bytes; absent when nothing was forgotten.
     public var forgotten: Forgotten?
 
+    /// What OUT holds after the run, as `--cache-max` counts it; absent in a shard and when the
+    /// archive could not be committed.
+    public var disk: Disk?
+
+    /// What OUT holds, in bytes by part (`ArchiveFootprint`), and what `--cache-max` evicted.
+    public struct Disk: Codable, Sendable, Equatable {
+        /// The distinct cache files the archive names, and their bytes.
+        public var imageFiles: Int
+        public var images: Int64
+        /// The archive's own files, kept feed pages, the contact sheet, the root and other small
+        /// files at OUT's top, as measured before the end of the run wrote its root and sheet.
+        public var archive: Int64
+        public var pages: Int64
+        public var sheet: Int64
+        public var state: Int64
+        /// The sum: what `--cache-max` is compared with.
+        public var total: Int64
+        /// Images `--cache-max` evicted this run, and their bytes.
+        public var evictedFiles: Int
+        public var evictedBytes: Int64
+    }
+
     /// What `--forget-after` took out.
     public struct Forgotten: Codable, Sendable, Equatable {
         public var items: [String: Int]
@@ -84,6 +106,13 @@ public struct RunSummary: Codable, Sendable, Equatable {
         self.contactSheet = contactSheet
         storageProblem = report.storageProblem
         uploads = report.uploads
+        if let footprint = report.footprint {
+            disk = Disk(
+                imageFiles: report.cacheFiles, images: report.cacheBytes, archive: footprint.archive,
+                pages: footprint.pages, sheet: footprint.sheet, state: footprint.state,
+                total: report.cacheBytes + footprint.total, evictedFiles: report.evictedFiles,
+                evictedBytes: report.evictedBytes)
+        }
         if !report.forgottenItems.isEmpty {
             forgotten = Forgotten(items: report.forgottenItems, files: report.forgottenFiles, bytes: report.forgottenBytes)
         }

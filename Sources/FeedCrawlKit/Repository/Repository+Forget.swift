@@ -38,6 +38,8 @@ extension Repository {
         var files: [ForgottenFile] = []
         /// Their bytes.
         var bytes: Int64 = 0
+        /// The rule as options, for the root's `ForgetRecord`; set by the caller.
+        var rule = ""
 
         /// Items forgotten in all.
         var itemCount: Int { items.values.reduce(0, +) }

@@ -616,6 +616,9 @@ final class Repository: @unchecked Sendable {
             next.run?.evictedBytes = plan.bytes
         }
         if let forgetting {
+            next.forgot = ForgetRecord(
+                at: generatedAt, rule: forgetting.rule, items: forgetting.items, files: forgetting.files.count,
+                bytes: forgetting.bytes)
             lock.withLock { groupTable.remove(forgetting.groups) }
             bytes -= forgetting.bytes
             files -= forgetting.files.count

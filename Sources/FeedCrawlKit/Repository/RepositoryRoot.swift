@@ -63,6 +63,8 @@ struct RepositoryRoot: Codable, Sendable, Equatable {
     var retired: [String: UInt64] = [:]
     /// The last run (or merge) that wrote this root.
     var run: RunRecord?
+    /// What the last forget took out; nil before any (kept by later roots until the next).
+    var forgot: ForgetRecord?
 
     /// The name of this root's copy under `archive/`: `roots/<generation, 20 digits>.json`
     /// (so that names sort by generation).

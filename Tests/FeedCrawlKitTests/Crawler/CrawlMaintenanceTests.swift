@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import Testing
 @testable import FeedCrawlKit
+import FeedCrawlStorage
 import FeedCrawlSupport
 
 /// Eviction under `cacheMaxBytes` and orphan removal, on disk. The archives are seeded as an
@@ -26,7 +27,7 @@ extension CrawlerTests {
             let now = Date().timeIntervalSince1970.rounded(.down)
             for (index, age) in ages.enumerated() {
                 let url = "http://old.example/\(index).png"
-                let bytes = CrawlFixture.png(side: 10 + index, bytes: 1000, seed: UInt8(index))
+                let bytes = CrawlFixture.png(side: 10 + index, bytes: 20_000, seed: UInt8(index))
                 let relative = CacheLayout.relativePath(forURL: url, format: .png)
                 try writeFile(bytes, to: layout.absolutePath(relative))
                 let image = ImageRecord(
@@ -44,12 +45,27 @@ extension CrawlerTests {
 
         static func file(_ item: ManifestItem) -> String? { item.soleImage?.file }
 
+        /// What OUT holds besides images (`ArchiveFootprint`), which `--cache-max` counts too.
+        static func footprint(_ out: TestDirectory) async throws -> ArchiveFootprint {
+            try await ArchiveFootprint.measure(Backends.folder(out.path))
+        }
+
+        /// A configuration whose `--cache-max` leaves `images` bytes (and 10,000 more: half a
+        /// seeded image, for the few bytes a run's own files change by) to the images. A first
+        /// run without eviction converts the seeded archive and writes the sheet; the cap adds
+        /// what OUT then holds besides images.
+        static func capped(_ out: TestDirectory, images: Int64) async throws -> CrawlConfiguration {
+            _ = try await CrawlFixture.run(CrawlConfiguration(outDirectory: out.path))
+            var configuration = CrawlConfiguration(outDirectory: out.path)
+            configuration.cacheMaxBytes = images + (try await footprint(out)).total + 10_000
+            return configuration
+        }
+
         @Test func evictsTheLeastRecentlyUsedFilesAndDropsTheirItems() async throws {
             let out = TestDirectory()
             let seeded = try Self.seed(out, ages: [3, 9, 1, 7, 5])
-            var configuration = CrawlConfiguration(outDirectory: out.path)
             let size = try #require(seeded.first?.soleImage?.bytes)
-            configuration.cacheMaxBytes = size * 2
+            let configuration = try await Self.capped(out, images: size * 2)
             let (report, manifest) = try await CrawlFixture.run(configuration)
             // Oldest first: ages 9, 7, 5.
             let evicted = [1, 3, 4].compactMap { Self.file(seeded[$0]) }
@@ -68,12 +84,53 @@ extension CrawlerTests {
             #expect(try await verifyCache(out.path).isClean)
         }
 
+        /// The sizes of every file under `out` but the lock (what `du --apparent-size` adds up).
+        static func bytesUnder(_ out: TestDirectory) -> Int64 {
+            var total: Int64 = 0
+            let enumerator = FileManager.default.enumerator(atPath: out.path)
+            while let relative = enumerator?.nextObject() as? String {
+                var info = stat()
+                guard relative != ".lock", lstat(out.file(relative), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+                total += Int64(info.st_size)
+            }
+            return total
+        }
+
+        @Test func theCapCountsWhatOUTHoldsBesidesImagesAfterKeptPagesOfOldSourcesWent() async throws {
+            let out = TestDirectory()
+            let seeded = try Self.seed(out, ages: [3, 9, 1, 7, 5])
+            let size = try #require(seeded.first?.soleImage?.bytes)
+            // Room for all five images and the rest of OUT...
+            var configuration = try await Self.capped(out, images: size * 5)
+            // ...but not for 100 kB of kept pages of a source no longer configured: they go first.
+            let kept = "pages/gone/" + String(repeating: "a", count: 64) + ".json"
+            try writeFile([UInt8](repeating: 0x20, count: 100_000), to: out.file(kept))
+            var (report, manifest) = try await CrawlFixture.run(configuration)
+            #expect(!FileIO.exists(out.file(kept)))
+            #expect(report.evictedFiles == 0)
+            #expect(manifest.items.count == 5)
+            let footprint = try #require(report.footprint)
+            #expect(footprint.archive > 0 && footprint.sheet > 0 && footprint.state > 0 && footprint.pages == 0)
+            #expect(report.cacheBytes + footprint.total <= configuration.cacheMaxBytes)
+            // Two images less room: the rest of OUT counts as before, the two listed longest ago go.
+            configuration.cacheMaxBytes -= size * 2
+            (report, manifest) = try await CrawlFixture.run(configuration)
+            #expect(report.evictedFiles == 2)
+            #expect(Set(manifest.items.map(\.id)) == ["0", "2", "4"])
+            #expect(report.cacheBytes == size * 3)
+            // What OUT holds after the run, the sheet and root written anew, is within the cap.
+            #expect(Self.bytesUnder(out) <= configuration.cacheMaxBytes, "\(Self.bytesUnder(out)) > \(configuration.cacheMaxBytes)")
+            let summary = RunSummary(report: report, exitStatus: 0)
+            #expect(summary.disk?.total == report.cacheBytes + (report.footprint?.total ?? -1))
+            #expect(summary.disk?.evictedFiles == 2)
+            #expect(try await verifyCache(out.path).isClean)
+        }
+
         @Test func groupsLastListedAtTheSameTimeGoByWhenTheirFilesWereFetched() async throws {
             let out = TestDirectory()
             // Four pages all last listed two days ago; their files fetched 4, 30, 2 and 10 days ago.
             let seeded = try Self.seed(out, ages: [2, 2, 2, 2], fetched: [4, 30, 2, 10], pages: [1, 2, 3, 4])
-            var configuration = CrawlConfiguration(outDirectory: out.path)
-            configuration.cacheMaxBytes = try #require(seeded[0].soleImage?.bytes) * 2
+            let configuration = try await Self.capped(out, images: try #require(seeded[0].soleImage?.bytes) * 2)
             let (report, manifest) = try await CrawlFixture.run(configuration)
             #expect(report.evictedFiles == 2)
             #expect(Set(manifest.items.map(\.id)) == ["0", "2"])
@@ -85,8 +142,7 @@ extension CrawlerTests {
             // same second): they are still carried over, not this run's, and may be evicted.
             let out = TestDirectory()
             let seeded = try Self.seed(out, ages: [-0.05, -0.04, -0.03])
-            var configuration = CrawlConfiguration(outDirectory: out.path)
-            configuration.cacheMaxBytes = try #require(seeded[0].soleImage?.bytes)
+            let configuration = try await Self.capped(out, images: try #require(seeded[0].soleImage?.bytes))
             let (report, manifest) = try await CrawlFixture.run(configuration)
             #expect(report.itemCount == 0)
             #expect(manifest.run?.counts == [:])
@@ -144,8 +200,7 @@ extension CrawlerTests {
             var items = Array(seeded.prefix(3))
             items[0].images.append(ImageRecord(variant: "second", url: seeded[3].images[0].url, outcome: seeded[3].images[0].outcome))
             try ManifestStore.save(Manifest(generatedAt: Date(), items: items), outDirectory: out.path)
-            var configuration = CrawlConfiguration(outDirectory: out.path)
-            configuration.cacheMaxBytes = try #require(seeded[0].soleImage?.bytes) * 3
+            let configuration = try await Self.capped(out, images: try #require(seeded[0].soleImage?.bytes) * 3)
             let (report, manifest) = try await CrawlFixture.run(configuration)
             #expect(report.evictedFiles == 2)
             #expect(manifest.items.map(\.id) == ["1", "2"])
