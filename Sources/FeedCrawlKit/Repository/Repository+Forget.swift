@@ -89,7 +89,7 @@ extension Repository {
         guard !forgotten.isEmpty else { return plan }
         // Sorted by key, then place: a binary search finds a key's records.
         forgotten.sort { ($0.key, $0.group, $0.item, $0.image) < ($1.key, $1.group, $1.item, $1.image) }
-        func records(_ key: UInt64) -> ArraySlice<ForgottenFile> {
+        func records(_ key: UInt64) -> Range<Int> {
             var low = 0, high = forgotten.count
             while low < high {
                 let middle = (low + high) / 2
@@ -97,14 +97,15 @@ extension Repository {
             }
             var end = low
             while end < forgotten.count, forgotten[end].key == key { end += 1 }
-            return forgotten[low..<end]
+            return low..<end
         }
         // Whether another item still names a forgotten file: the file index keeps the newest
         // record of each file only. When that record stays (a kept item's, or a copy's), so
-        // does the file. When it goes, the kept groups that hold a stored image are read for
-        // another item naming the file (a URL two items share: a mission patch); the first
-        // found keeps it, and its group is copied anew, so the index names a live record.
-        var unsure = Set<UInt64>()
+        // does the file. When it goes, the file is marked `going`, and the kept groups that
+        // hold a stored image are read for another item naming it (a URL two items share: a
+        // mission patch); the first found keeps it, and its group is copied anew, so the index
+        // names a live record. Marks in the records, not a set of keys: no allocation a file.
+        var unsure = 0
         // One pass over the file index (its tables a megabyte at a time), not a lookup a file:
         // the first entry of each key is its newest record.
         var merge = EntryMerge(try await tables(.files).map { $0.stream() })
@@ -114,15 +115,17 @@ extension Repository {
             last = newest.key
             let mine = records(newest.key)
             guard !mine.isEmpty else { continue }
-            let forgottenRecord = mine.contains {
+            let forgottenRecord = forgotten[mine].contains {
                 $0.group == newest.group && Int($0.item) == newest.item && Int($0.image) == newest.image
             }
-            if table.entry(newest.group) == nil || forgottenRecord { unsure.insert(newest.key) }
+            if table.entry(newest.group) == nil || forgottenRecord {
+                for index in mine { forgotten[index].going = true }
+                unsure += 1
+            }
         }
-        var keptKeys = Set(forgotten.lazy.map(\.key)).subtracting(unsure)
-        if !unsure.isEmpty {
+        if unsure > 0 {
             for entry in table.entries.sorted(by: { $0.number > $1.number }) where entry.oldestFetch != nil {
-                if unsure.isEmpty { break }
+                if unsure == 0 { break }
                 if plan.groups.contains(entry.number), plan.copies[entry.number] == nil { continue }
                 let staying = plan.copies[entry.number].map(Set.init)
                 let items = try await self.items(of: entry, shadowed: true)
@@ -130,9 +133,11 @@ extension Repository {
                 for (position, item) in items.enumerated() where !entry.isShadowed(position) {
                     if let staying, !staying.contains(position) { continue }
                     for image in item.images {
-                        guard let file = image.file, let key = CacheKey(file: file)?.prefix, unsure.contains(key) else { continue }
-                        unsure.remove(key)
-                        keptKeys.insert(key)
+                        guard let file = image.file, let key = CacheKey(file: file)?.prefix else { continue }
+                        let mine = records(key)
+                        guard let first = mine.first, forgotten[first].going else { continue }
+                        for index in mine { forgotten[index].going = false }
+                        unsure -= 1
                         named = true
                     }
                 }
@@ -142,11 +147,17 @@ extension Repository {
                 }
             }
         }
-        // One record a file (items sharing a file forgotten together name it once).
-        for record in forgotten where !keptKeys.contains(record.key) && plan.files.last?.key != record.key {
-            plan.files.append(record)
-            plan.bytes += record.bytes
+        // The files that go, one record a file (items sharing a file forgotten together name it
+        // once), kept in place: the plan takes the array itself.
+        var kept = 0
+        for index in forgotten.indices where forgotten[index].going {
+            if kept > 0, forgotten[kept - 1].key == forgotten[index].key { continue }
+            forgotten[kept] = forgotten[index]
+            plan.bytes += forgotten[index].bytes
+            kept += 1
         }
+        forgotten.removeLast(forgotten.count - kept)
+        plan.files = forgotten
         return plan
     }
 
@@ -191,6 +202,8 @@ struct ForgottenFile: Sendable {
     var image: UInt16
     /// `IndexEntry.extensions` index + 1.
     var extensionCode: UInt8
+    /// Set while planning when the file goes (its newest record goes and no kept item names it).
+    var going = false
     var bytes: Int64
     /// The rest of the name's 256 bits (the first 64 are `key`).
     var rest: (UInt64, UInt64, UInt64)

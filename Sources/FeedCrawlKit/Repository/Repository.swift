@@ -591,7 +591,7 @@ final class Repository: @unchecked Sendable {
         }
         next.segments = mergedSegments(next.segments + adoptedSegments + (journal?.segments ?? []))
         next.nextGroup = max(root.nextGroup, journal?.nextGroup ?? 0)
-        var evicted: [FileHandle] = []
+        var evicted: [ForgottenFile] = []
         var committedEviction = (files: 0, bytes: Int64(0), overCap: false)
         var (files, bytes, stale) = newFiles > 0
             ? try await fileTotals(fileRuns, newCount: newFiles, files: root.totals.files, bytes: root.totals.bytes, mine: mine)
@@ -666,7 +666,7 @@ final class Repository: @unchecked Sendable {
         }
         try? await removeOldCopies()
         // Evicted (and forgotten) images: the new root names none of them.
-        for handle in evicted { try? await backend.remove(handle) }
+        for file in evicted { if let handle = file.handle { try? await backend.remove(handle) } }
         for file in forgetting?.files ?? [] { if let handle = file.handle { try? await backend.remove(handle) } }
         // Images whose newest record died with its group: unnamed now. Only in OUT's own archive
         // with no shard (a shard's archive, or a shard's root, may still name them).
@@ -860,10 +860,11 @@ extension Repository {
 }
 
 extension Repository {
-    /// What `--cache-max` takes out: groups, and the files only they name.
+    /// What `--cache-max` takes out: groups, and the files only they name (compact records, as
+    /// a forget's: 333,000 handles held 40 MiB).
     struct EvictionPlan {
         var groups: [UInt32] = []
-        var files: [FileHandle] = []
+        var files: [ForgottenFile] = []
         var bytes: Int64 = 0
         /// Whether the groups that may not go (listed by this work) alone are over the cap.
         var overCap = false
@@ -887,25 +888,37 @@ extension Repository {
             plan.overCap = true
             return plan
         }
-        // The file entries each candidate holds the newest record of.
+        // The bytes of the files each candidate holds the newest record of, then the groups that
+        // go; then, for those only, their file entries and names, a group at a time.
         let wanted = Set(candidates.map(\.number))
-        var held: [UInt32: [IndexEntry]] = [:]
+        var groupBytes: [UInt32: Int64] = [:]
         try await forEachLive(.files, extra: extra) { entry in
-            if wanted.contains(entry.group) { held[entry.group, default: []].append(entry) }
+            if wanted.contains(entry.group) { groupBytes[entry.group, default: 0] += Int64(entry.bytes) }
         }
         var remaining = total
         for candidate in candidates where remaining > capBytes {
             plan.groups.append(candidate.number)
-            let items = try await rawItems(candidate)
-            for entry in held[candidate.number] ?? [] {
-                remaining -= Int64(entry.bytes)
-                plan.bytes += Int64(entry.bytes)
-                guard entry.item < items.count, entry.image < items[entry.item].images.count,
-                      let file = items[entry.item].images[entry.image].file.flatMap(FileHandle.image(file:)) else { continue }
-                plan.files.append(file)
-            }
+            let bytes = groupBytes[candidate.number] ?? 0
+            remaining -= bytes
+            plan.bytes += bytes
         }
         plan.overCap = remaining > capBytes
+        let chosen = Set(plan.groups)
+        var held: [UInt32: [IndexEntry]] = [:]
+        try await forEachLive(.files, extra: extra) { entry in
+            if chosen.contains(entry.group) { held[entry.group, default: []].append(entry) }
+        }
+        for candidate in candidates where chosen.contains(candidate.number) {
+            guard let entries = held.removeValue(forKey: candidate.number) else { continue }
+            let items = try await rawItems(candidate)
+            for entry in entries {
+                guard entry.item < items.count, entry.image < items[entry.item].images.count,
+                      let file = items[entry.item].images[entry.image].file,
+                      let record = ForgottenFile(file: file, group: candidate.number, item: entry.item, image: entry.image,
+                                                 bytes: Int64(entry.bytes)) else { continue }
+                plan.files.append(record)
+            }
+        }
         return plan
     }
 }
