@@ -83,6 +83,16 @@ struct SourcesEndToEndTests {
         #expect(refused.stderr.contains("Invalid API key"))
         #expect(refusing.stats().api == 1)  // not retried
 
+        // A source whose key comes from another variable names that variable (issue 35).
+        let config = out + "-flowers.json"
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        try Data(#"{"sources": [{"type": "pixabay", "name": "flowers", "url": "\#(refusing.pixabayURL)", "keyEnv": "FLOWERS_KEY"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let named = try await runBinary(["--config", config, "--out", out, "--refresh"], environment: ["FLOWERS_KEY": Self.key])
+        results.append(named)
+        #expect(named.status == 3 && named.stderr.contains("check FLOWERS_KEY") && !named.stderr.contains("PIXABAY_KEY"),
+                "stderr: \(named.stderr)")
+
         let apiBefore = feed.stats().api
         let replayed = try await runBinary(sources + ["--out", replayOut, "--replay", recording], environment: [:])
         results.append(replayed)

@@ -77,7 +77,7 @@ struct PixabayCrawl: FeedCrawl {
         } catch is CancellationError {
             report.cancelled = true
         } catch is InvalidKey {
-            report.failure = "the API rejected the key (Invalid API key): check PIXABAY_KEY"
+            report.failure = "the API rejected the key (Invalid API key): check \(config.keyEnv)"
         } catch {
             report.failure = redactor.redact("\(error)")
         }
