@@ -34,6 +34,7 @@ extension HelpText {
       1    --verify found missing, corrupt, incomplete or orphaned files (also with --repair),
            or OUT could not be read (a store that cannot be reached, say)
       2    usage error, or no readable manifest in DIR
+      65   the archive's root is damaged and has no copy to fall back on
       75   --verify: a crawl holds DIR's lock
     """
 
