@@ -192,5 +192,28 @@ extension BinaryTests {
             #expect(lines.filter { $0.contains("feedcrawl: 30 items") }.count == 2)
             #expect(lines.allSatisfy { $0.first?.isNumber == true && $0.contains("Z ") })   // ISO time first
         }
+
+        /// Run by root in a folder the service user owns, the log file root creates (or found
+        /// owned by root) goes to the folder's owner: the service's next run can still append.
+        @Test func aLogFileRootCreatesGoesToItsFoldersOwner() async throws {
+            try #require(geteuid() == 0, "needs root (CI runs as root)")
+            let feed = try DemoFeedServer(options: .small())
+            defer { feed.stop() }
+            let out = BinaryRunner.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: out) }
+            let logs = out + "-logs"
+            defer { try? FileManager.default.removeItem(atPath: logs) }
+            #expect(mkdir(logs, 0o755) == 0 && chown(logs, 65534, 65534) == 0)
+            let log = logs + "/feedcrawl.log"
+            let result = try await BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--log-file", log],
+                                                    environment: ["PIXABAY_KEY": "k"])
+            #expect(result.status == 0, "\(result.stderr)")
+            var info = stat()
+            #expect(stat(log, &info) == 0 && info.st_uid == 65534 && info.st_gid == 65534, "owner \(info.st_uid):\(info.st_gid)")
+            // A log file root owns already (left by an earlier release) is given back too.
+            #expect(chown(log, 0, 0) == 0)
+            _ = try await BinaryRunner.run(Self.sourceArguments(feed, out: out) + ["--log-file", log], environment: ["PIXABAY_KEY": "k"])
+            #expect(stat(log, &info) == 0 && info.st_uid == 65534, "owner \(info.st_uid)")
+        }
     }
 }

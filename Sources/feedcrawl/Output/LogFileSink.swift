@@ -6,6 +6,10 @@ import FeedCrawlSupport
 /// `--metrics-file` does). One `write(2)` per line, so lines from concurrent runs or a
 /// `logrotate copytruncate` never interleave mid-line. A line that cannot be written is kept
 /// as `problem` (the first one), for the run to report and count in its exit status.
+///
+/// Opened by root (a manual run on a server whose cron runs as a service user), a log file that
+/// root owns goes to its folder's owner: left to root, it would make every later run of the
+/// service user fail to open it.
 final class LogFileSink: @unchecked Sendable {
     let path: String
     private let fd: Int32
@@ -28,6 +32,16 @@ final class LogFileSink: @unchecked Sendable {
             throw OpenError(description: "cannot open the log file \(path): \(String(cString: strerror(errno)))")
         }
         self.fd = fd
+        if geteuid() == 0 { Self.giveToFolderOwner(fd, folder: FileIO.directoryName(of: path)) }
+    }
+
+    /// `fchown`s the open file `fd` to the owner and group of `folder` when root owns the file
+    /// and not the folder; changes nothing otherwise (or when the folder cannot be read).
+    static func giveToFolderOwner(_ fd: Int32, folder: String) {
+        var file = stat(), parent = stat()
+        guard fstat(fd, &file) == 0, file.st_uid == 0, stat(folder.isEmpty ? "." : folder, &parent) == 0,
+              parent.st_uid != 0 else { return }
+        _ = fchown(fd, parent.st_uid, parent.st_gid)
     }
 
     deinit { close(fd) }
