@@ -125,7 +125,7 @@ enum CrawlCommand {
         }
         if !report.forgottenItems.isEmpty, let after = options.crawl.forgetAfterSeconds {
             let count = report.forgottenItems.values.reduce(0, +)
-            let bySource = report.forgottenItems.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let bySource = ForgetRecord.bySource(report.forgottenItems)
             closingNotices.append("forgot \(count) item\(count == 1 ? "" : "s") no run listed for \(DurationParser.format(after)) "
                 + "(\(bySource)) and removed \(report.forgottenFiles) files (\(ByteSize.format(report.forgottenBytes)))")
         }

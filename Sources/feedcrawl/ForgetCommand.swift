@@ -76,7 +76,7 @@ enum ForgetCommand {
     static func lines(_ report: Forget.Report) -> [String] {
         let count = report.itemCount
         let items = "\(count) item\(count == 1 ? "" : "s")"
-        let bySource = report.items.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let bySource = ForgetRecord.bySource(report.items)
         let files = "\(report.files) file\(report.files == 1 ? "" : "s"), \(ByteSize.format(report.bytes))"
         var lines: [String] = []
         if let refused = report.refused {

@@ -27,7 +27,11 @@ public struct ForgetRecord: Codable, Sendable, Equatable {
 
     /// `3 items (flowers 2, cats 1)`: the count and, by source, the counts.
     public var itemsText: String {
-        let bySource = items.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        return "\(itemCount) item\(itemCount == 1 ? "" : "s") (\(bySource))"
+        "\(itemCount) item\(itemCount == 1 ? "" : "s") (\(Self.bySource(items)))"
+    }
+
+    /// `cats 1, flowers 2`: counts by source, sorted by name (what every forget message shows).
+    public static func bySource(_ items: [String: Int]) -> String {
+        items.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 }
