@@ -88,12 +88,19 @@ public final class RunLock: @unchecked Sendable {
     /// Whether this instance still holds the lock.
     public var isHeld: Bool { mutex.withLock { fd >= 0 } }
 
-    /// Releases the lock (closing the descriptor). Idempotent. The file itself stays.
+    /// Releases the lock (unlocking, then closing the descriptor). Idempotent. The file itself
+    /// stays.
+    ///
+    /// It unlocks before it closes: a `flock` belongs to the open file description, which a
+    /// child process another thread is starting (`fork`, `posix_spawn`) shares until its `exec`
+    /// closes the copy. Closing alone would leave OUT locked for that moment, and a run started
+    /// right after this one in the same process would find OUT held.
     public func release() {
         mutex.withLock {
             guard fd >= 0 else { return }
             // Still holding it: no other run can have written its PID yet.
             if !shared { _ = ftruncate(fd, 0) }
+            _ = flock(fd, LOCK_UN)
             _ = Glibc.close(fd)
             fd = -1
         }

@@ -24,6 +24,32 @@ struct RunLockTests {
         #expect(RunLock.recordedPID(path: second.path) == getpid())
     }
 
+    /// A copy of the lock's descriptor, as a child process being spawned by another thread holds
+    /// until its exec: the release still frees OUT for the next run at once.
+    @Test func aReleaseFreesTheLockWhileACopyOfItsDescriptorIsStillOpen() throws {
+        let dir = TestDirectory()
+        let first = try RunLock(outDirectory: dir.path)
+        let copy = try #require(Self.duplicateDescriptor(of: first.path))
+        defer { close(copy) }
+        first.release()
+        let second = try RunLock(outDirectory: dir.path)
+        #expect(second.isHeld)
+    }
+
+    /// A `dup` of this process's descriptor open on `path` (found in /proc/self/fd): it shares the
+    /// open file description, and so its `flock`, as a forked child's inherited copy does.
+    static func duplicateDescriptor(of path: String) -> Int32? {
+        let target = URL(fileURLWithPath: path).standardizedFileURL.path
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(name),
+                  let linked = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                  linked == target else { continue }
+            let copy = dup(fd)
+            if copy >= 0 { return copy }
+        }
+        return nil
+    }
+
     @Test func thePIDIsRecordedWhileHeldAndRemovedOnRelease() throws {
         let dir = TestDirectory()
         let lock = try RunLock(outDirectory: dir.path)
