@@ -17,16 +17,20 @@ enum ExitStatus: Int32, CaseIterable {
     case damagedManifest = 65
     /// Another run holds the output folder's lock; nothing was changed.
     case locked = 75
+    /// Stopped by SIGHUP (the terminal or SSH session of a run started by hand went away).
+    case hungUp = 129
     /// Interrupted by SIGINT.
     case interrupted = 130
     /// Terminated by SIGTERM.
     case terminated = 143
 
-    /// The statuses as tables list them: 130 and 143 share a row.
+    /// The statuses as tables list them: 129, 130 and 143 share a row.
     static let rows: [(codes: String, meaning: String)] = allCases.compactMap { status in
         switch status {
-        case .terminated: nil
-        case .interrupted: ("130 / 143", "interrupted by SIGINT / SIGTERM")
+        case .terminated, .hungUp: nil
+        case .interrupted:
+            ("129 / 130 / 143", "stopped by SIGHUP / SIGINT / SIGTERM: the run stopped scheduling, cancelled what was under "
+                + "way and wrote the manifest; running the same command again finishes the job")
         default: ("\(status.rawValue)", status.meaning)
         }
     }
@@ -52,6 +56,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .locked:
             "another run holds the output folder's lock; nothing was changed. The message gives that run's pid "
                 + "(recorded in `OUT/.lock` while it runs)"
+        case .hungUp: "stopped by SIGHUP"
         case .interrupted: "interrupted by SIGINT"
         case .terminated: "terminated by SIGTERM"
         }

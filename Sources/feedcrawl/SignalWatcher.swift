@@ -1,9 +1,10 @@
 import Dispatch
 import Glibc
 
-/// Turns SIGINT and SIGTERM into a callback: the first asks the crawl to stop cleanly (the
-/// manifest is still written); a second exits at once (the journal and the atomic cache
-/// writes keep what is on disk consistent).
+/// Turns SIGHUP, SIGINT and SIGTERM into a callback: the first asks the crawl to stop cleanly
+/// (the manifest is still written); a second exits at once (the journal and the atomic cache
+/// writes keep what is on disk consistent). SIGHUP is what a run started by hand gets when its
+/// SSH session drops: it stops as cleanly as for the other two, with status 129.
 final class SignalWatcher: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "feedcrawl.signals")
@@ -19,7 +20,7 @@ final class SignalWatcher: @unchecked Sendable {
     ///   - onFirst: called with the first signal.
     init(say: @escaping @Sendable (String) -> Void = { Console.err($0) }, onFirst: @escaping @Sendable (Int32) -> Void) {
         queue.sync {
-            for number in [SIGINT, SIGTERM] {
+            for number in [SIGHUP, SIGINT, SIGTERM] {
                 let index = sources.count
                 // Its handler runs on `queue`, so not before the source is in `sources`.
                 sources.append(Self.watch(number, queue: queue) { [unowned self] in
@@ -30,8 +31,7 @@ final class SignalWatcher: @unchecked Sendable {
                         _exit(Self.status(for: self.received != 0 ? self.received : number))
                     }
                     self.received = number
-                    let name = number == SIGTERM ? "SIGTERM" : "SIGINT"
-                    say("feedcrawl: \(name) received: stopping, writing the manifest (send it again to exit at once)")
+                    say("feedcrawl: \(Self.name(of: number)) received: stopping, writing the manifest (send it again to exit at once)")
                     onFirst(number)
                 })
             }
@@ -50,7 +50,7 @@ final class SignalWatcher: @unchecked Sendable {
         return source
     }
 
-    /// Unblocks SIGINT, SIGTERM and SIGWINCH on the calling thread; call it on the main thread
+    /// Unblocks SIGHUP, SIGINT, SIGTERM and SIGWINCH on the calling thread; call it on the main thread
     /// first thing.
     ///
     /// A parent may start us with them blocked (a thread's signal mask survives fork and exec;
@@ -58,7 +58,7 @@ final class SignalWatcher: @unchecked Sendable {
     /// them, so unless the main thread, which lives as long as the process, takes them they stay
     /// pending for ever and the watcher never hears of them.
     static func unblockOnThisThread() {
-        var signals = set([SIGINT, SIGTERM, SIGWINCH])
+        var signals = set([SIGHUP, SIGINT, SIGTERM, SIGWINCH])
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
@@ -70,7 +70,21 @@ final class SignalWatcher: @unchecked Sendable {
         return signals
     }
 
+    /// The exit status of a run stopped by `signal`: 128 plus its number, as a shell reports it.
     static func status(for signal: Int32) -> Int32 {
-        signal == SIGTERM ? ExitStatus.terminated.rawValue : ExitStatus.interrupted.rawValue
+        switch signal {
+        case SIGTERM: ExitStatus.terminated.rawValue
+        case SIGHUP: ExitStatus.hungUp.rawValue
+        default: ExitStatus.interrupted.rawValue
+        }
+    }
+
+    /// "SIGHUP", "SIGINT" or "SIGTERM".
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "SIGINT"
+        }
     }
 }

@@ -14,7 +14,7 @@ struct InterruptionTests {
         return process
     }
 
-    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130))])
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGINT, Int32(130)), (SIGHUP, Int32(129))])
     func aSignalStopsTheRunAndTheManifestIsWritten(signal: Int32, status: Int32) async throws {
         try await BinaryTestGate.run {
             // Each image takes 4 s: a full run would take half a minute.
