@@ -193,6 +193,14 @@ extension CommandLineOptions {
         .value("--max-delete", "N|P%", .options, defaultText: "no limit",
                "With --forget-after: forget nothing (and exit 1) when more than N items, or P% of the "
                    + "archive's, would go.", .limit(\.crawl.maxDelete)),
+        .value("--max-failures", "N|P%", .options, defaultText: "0",
+               "Exit 0, not 1, when at most N items, or P% of those the run listed, failed or were "
+                   + "rejected (with --only-new-failures: new failures); every failure is still counted "
+                   + "and listed.", .limit(\.crawl.failureTolerance.maxFailures)),
+        .flag("--only-new-failures", .options,
+              "Only new failures make the exit status 1: an item that failed the same way (status, "
+                  + "URL and error of each image) when the archive last recorded it is not news.",
+              .flag(\.crawl.failureTolerance.onlyNew)),
         .value("--shard", "K/N", .options, defaultText: "none",
                "Run shard K (0 <= K < N) of N parts of the crawl, with the others at once on the same "
                    + "OUT; join them with 'feedcrawl manifest merge'.", .shard),

@@ -164,7 +164,7 @@ struct OptionBinding<Root>: Sendable {
     }
 
     /// `--max-delete N` or `N%`: a number of items, or a percentage of the archive's.
-    static func limit(_ key: Key<Forget.Limit?>) -> Self {
+    static func limit(_ key: Key<ItemLimit?>) -> Self {
         Self(read: { options, list, name, _ in
             let text = try list.value(for: name)
             if text.hasSuffix("%"), let percent = Double(text.dropLast()), percent.isFinite, (0...100).contains(percent) {
@@ -172,8 +172,7 @@ struct OptionBinding<Root>: Sendable {
             } else if let count = Int(text), count >= 0 {
                 options[keyPath: key] = .items(count)
             } else {
-                throw UsageError(description: "\(name) takes a number of items (500) or a percentage of the archive's "
-                    + "(10%), not '\(TerminalText.sanitize(text))'")
+                throw UsageError(description: "\(name) takes a number of items (500) or a percentage (10%), not '\(TerminalText.sanitize(text))'")
             }
         }, shown: { options in
             switch options[keyPath: key] {

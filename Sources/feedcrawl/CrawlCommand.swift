@@ -111,7 +111,7 @@ enum CrawlCommand {
         }
         demo?.stop()
 
-        let itemsFailed = report.problemCount > 0 || report.storageProblem != nil || report.deadlineReached
+        let itemsFailed = report.failingItems > 0 || report.storageProblem != nil || report.deadlineReached
             || report.sources.contains { $0.failedPages > 0 || $0.missingDetails > 0 }
         var status = (itemsFailed ? ExitStatus.itemsFailed : .success).rawValue
         var closingNotices: [String] = []
@@ -119,6 +119,11 @@ enum CrawlCommand {
         var outputProblems: [String] = []
         if report.deadlineReached, let seconds = options.crawl.deadlineSeconds {
             closingNotices.append("deadline of \(DurationParser.format(seconds)) reached: stopped scheduling and cancelled \(report.count(.cancelled)) items")
+        }
+        if report.toleratedFailures > 0 {
+            let repeated = report.repeatedFailures
+            closingNotices.append("\(report.toleratedFailures) of \(report.failures) failed or rejected item\(report.failures == 1 ? "" : "s") "
+                + "(\(report.failures - repeated) new, \(repeated) repeated) tolerated (\(report.failureTolerance.described)): they do not fail the run")
         }
         if report.evictedFiles > 0 {
             closingNotices.append("cache over \(ByteSize.format(options.crawl.cacheMaxBytes)): evicted \(report.evictedFiles) least-recently-used files (\(ByteSize.format(report.evictedBytes)))")

@@ -1,4 +1,5 @@
 import DemoFeed
+import FeedCrawlSupport
 import Foundation
 import Testing
 import TestSupport
@@ -108,6 +109,17 @@ extension BinaryTests {
             #expect(try await Output.manifestItems(dir + "/data").count == 30)
             #expect(fm.fileExists(atPath: dir + "/state/last-run.json"))
             #expect(!(try String(contentsOfFile: dir + "/logs/feedcrawl.log", encoding: .utf8)).contains("cron-secret-4f2a"))
+
+            // The first entry while another run holds OUT's lock: status 75, and nothing for cron
+            // to mail (the log file says it).
+            var first = crontab.commands[0]
+            for (from, to) in paths { first = first.replacingOccurrences(of: from, with: to) }
+            let held = try RunLock(path: dir + "/out/.lock")
+            let overlap = try await Self.runAsCron(first, crontab: crontab, bin: dir + "/bin", home: dir)
+            held.release()
+            #expect(overlap.status == 75, "\(String(decoding: overlap.stderr, as: UTF8.self))")
+            #expect(overlap.stdout.isEmpty && overlap.stderr.isEmpty, "\(String(decoding: overlap.stdout + overlap.stderr, as: UTF8.self))")
+            #expect(try String(contentsOfFile: dir + "/logs/feedcrawl.log", encoding: .utf8).contains("is held by another feedcrawl run"))
 
             // The recipe this replaced: a plain `.` sets the key without exporting it, and under
             // env -i feedcrawl never sees it (exit 2). This is what the test would catch.

@@ -158,6 +158,7 @@ struct MetricsRulesTests {
                 "feedcrawl_cache_files", "feedcrawl_run_downloaded_bytes", "feedcrawl_run_duration_seconds",
                 "feedcrawl_run_exit_status", "feedcrawl_run_start_timestamp_seconds",
                 "feedcrawl_run_end_timestamp_seconds", "feedcrawl_last_success_timestamp_seconds",
+                "feedcrawl_run_failures", "feedcrawl_run_failures_tolerated",
             ]
             #expect(written == expected, "\(written.symmetricDifference(expected))")
             #expect(samples["feedcrawl_last_success_timestamp_seconds"] == 0)

@@ -46,7 +46,10 @@ public struct CrawlConfiguration: Sendable {
     public var forgetAfterSeconds: Double? = nil
     /// The most `forgetAfterSeconds` may forget in one run (more: nothing is forgotten, and the
     /// run says so); default nil, no limit.
-    public var maxDelete: Forget.Limit? = nil
+    public var maxDelete: ItemLimit? = nil
+    /// Which failed and rejected items fail the run (`--max-failures`, `--only-new-failures`):
+    /// the report's `failingItems`; default: every one.
+    public var failureTolerance = FailureTolerance()
     /// Called at fixed points of the run's final phase (for crash tests); default nil.
     public var checkpoint: (@Sendable (CrawlCheckpoint) -> Void)? = nil
     /// Connect timeout per transfer in milliseconds; default 10 000.

@@ -61,12 +61,31 @@ public struct CrawlReport: Sendable {
     /// Images uploaded to object storage (`--out s3://…`); nil for an OUT on disk.
     public var uploads: Int? = nil
 
+    /// This run's failed and rejected items that are new, by source (`Crawler.newFailures`):
+    /// the archive held no earlier record of the item, or one that failed another way. The rest
+    /// of `failures` are repeated. Default empty.
+    public var newFailures: [String: Int] = [:]
+    /// Which failures fail the run (`CrawlConfiguration.failureTolerance`); default: every one.
+    public var failureTolerance = FailureTolerance()
+
     public var itemCount: Int { counts.values.reduce(0, +) }
     public func count(_ status: ItemStatus) -> Int { counts[status, default: 0] }
     public var seconds: Double { finishedAt.timeIntervalSince(startedAt) }
 
     /// Items whose outcome is a problem: failed, rejected or cancelled.
-    public var problemCount: Int { count(.failed) + count(.rejected) + count(.cancelled) }
+    public var problemCount: Int { failures + count(.cancelled) }
+    /// This run's failed and rejected items.
+    public var failures: Int { count(.failed) + count(.rejected) }
+    /// Of `failures`, those that failed the same way when the archive last recorded them.
+    public var repeatedFailures: Int { max(failures - newFailures.values.reduce(0, +), 0) }
+    /// Of `failures`, those that fail the run under `failureTolerance` (0: tolerated).
+    public var failingFailures: Int {
+        failureTolerance.failing(failures: failures, repeated: repeatedFailures, items: itemCount)
+    }
+    /// Of `failures`, those `failureTolerance` lets the run succeed with.
+    public var toleratedFailures: Int { failures - failingFailures }
+    /// Items that fail the run (exit status 1): the failures that count, and the cancelled.
+    public var failingItems: Int { failingFailures + count(.cancelled) }
     /// Whether some source could not be crawled at all.
     public var anySourceFailed: Bool { sources.contains { $0.failure != nil } }
 }

@@ -185,6 +185,9 @@ public final class Crawler: Sendable {
             if cancelled { run.interrupted = true }
             run.shard = shard?.description
             configuration.checkpoint?(.outcomesJournaled)
+            // Which failures are news: compared with the archive as the run found it (before the
+            // commit names this run's records).
+            let newFailures = await Self.newFailures(recorder.failures, in: repository)
             // The end (`Repository.commit`): the run's groups join the table, the indexes and the
             // table are saved, then the root; a failure leaves the journal for the next run.
             var committed: Repository.Committed?
@@ -282,10 +285,33 @@ public final class Crawler: Sendable {
             report.footprint = committed == nil ? nil : footprint
             report.sourceNames = configuration.sources.map(\.name)
             report.peakWaiting = pipeline.peakWaiting
+            report.newFailures = newFailures
+            report.failureTolerance = configuration.failureTolerance
             report.uploads = backend.properties.canFillUp ? nil : pipeline.savedFiles
             return report
         }
         return await end.value
+    }
+
+    /// This run's failed and rejected items (`failures`: those it recorded, and the number of
+    /// those it had no room to compare) that are new, by source: the archive `repository` (or,
+    /// for a shard, OUT's archive under it) holds no earlier record of the item, or one that
+    /// failed another way. The failures of pages settled from the archive, and those recorded
+    /// the same way again, are repeated. An archive that cannot be read counts them new.
+    static func newFailures(_ failures: (marks: [FailureMark], unmarked: [String: Int]), in repository: Repository) async -> [String: Int] {
+        var new = failures.unmarked
+        for mark in failures.marks {
+            var earlier: ManifestItem?
+            var archive: Repository? = repository
+            while earlier == nil, let current = archive {
+                if let (entry, position) = try? await current.locate(source: mark.source, id: mark.id) {
+                    earlier = try? await current.item(of: entry, at: position)
+                }
+                archive = current.base
+            }
+            if earlier.map(FailureMark.way) != mark.way { new[mark.source, default: 0] += 1 }
+        }
+        return new
     }
 
     /// Counts by status text, summed, as `ItemStatus` counts.

@@ -43,13 +43,9 @@ public struct Forget: Sendable {
         }
     }
 
-    /// The most a forget may take before it refuses (rclone's `--max-delete`).
-    public enum Limit: Sendable, Equatable {
-        /// Items.
-        case items(Int)
-        /// A percentage of the archive's items.
-        case percent(Double)
-    }
+    /// The most a forget may take before it refuses (rclone's `--max-delete`): items, or a
+    /// percentage of the archive's.
+    public typealias Limit = ItemLimit
 
     /// What the forget did (or, dry, would do).
     public struct Report: Sendable {
@@ -243,18 +239,13 @@ public struct Forget: Sendable {
 
     /// Why `count` items of `total` are more than `limit` allows, or nil when they are not.
     static func refusal(_ count: Int, of total: Int, limit: Limit) -> String? {
+        guard limit.isExceeded(by: count, of: total) else { return nil }
         switch limit {
-        case .items(let most):
-            return count > most ? "\(count) items would be forgotten, more than --max-delete \(most)" : nil
-        case .percent(let most):
-            let share = total > 0 ? Double(count) * 100 / Double(total) : 0
-            guard share > most else { return nil }
-            return "\(count) items would be forgotten (\(Self.percent(share)) of \(total)), more than --max-delete \(Self.percent(most))"
+        case .items:
+            return "\(count) items would be forgotten, more than --max-delete \(limit.described)"
+        case .percent:
+            return "\(count) items would be forgotten (\(ItemLimit.percent(ItemLimit.share(count, of: total))) of \(total)), "
+                + "more than --max-delete \(limit.described)"
         }
-    }
-
-    private static func percent(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? "\(Int(rounded))%" : "\(rounded)%"
     }
 }

@@ -17,6 +17,11 @@ import FeedCrawlSupport
 ///   status (the item statuses but `no-image`), 0 included;
 /// - `feedcrawl_manifest_items{source,status}`: the manifest after the run, every source (the
 ///   configured ones and any other the manifest holds) and every item status, 0 included;
+/// - `feedcrawl_run_failures{source,kind}`: this run's failed and rejected items, `new` (no
+///   earlier record of the item, or one that failed another way) and `repeated` (it failed the
+///   same way when the archive last recorded it), every source, 0 included;
+/// - `feedcrawl_run_failures_tolerated`: of them, those `--max-failures` and
+///   `--only-new-failures` let the run succeed with (they did not make its status 1);
 /// - `feedcrawl_source_failed{source}`: 1 when the source could not be crawled at all, else 0;
 /// - `feedcrawl_source_failed_pages{source}`: its feed pages that could not be read;
 /// - `feedcrawl_cache_bytes` and `feedcrawl_cache_files`: the distinct cache files the manifest
@@ -54,6 +59,8 @@ public struct MetricsFile: Sendable {
         ("feedcrawl_run_items", "Items this run listed, by source and status."),
         ("feedcrawl_run_images", "Images of the items this run listed, by source and status."),
         ("feedcrawl_manifest_items", "Items in the manifest after the run, by source and status."),
+        ("feedcrawl_run_failures", "Failed and rejected items of this run, by source and kind: new, or repeated (failed the same way when last recorded)."),
+        ("feedcrawl_run_failures_tolerated", "Failed and rejected items of this run that --max-failures or --only-new-failures let it succeed with."),
         ("feedcrawl_source_failed", "1 when the source could not be crawled at all, else 0."),
         ("feedcrawl_source_failed_pages", "Feed pages of the source that could not be read."),
         ("feedcrawl_run_forgotten_items", "Items --forget-after took out of the archive at the end of this run, by source."),
@@ -189,6 +196,15 @@ extension MetricsFile {
         file.add(
             "feedcrawl_manifest_items", bySource: report.manifestBySource.mapValues(\.items), sources: manifestSources,
             labels: labels)
+        for source in sources {
+            let items = report.runBySource[source]?.items ?? [:]
+            let failures = items[.failed, default: 0] + items[.rejected, default: 0]
+            let new = min(report.newFailures[source] ?? 0, failures)
+            file.samples.append(Sample("feedcrawl_run_failures", [("source", source), ("kind", "new")] + labels, Double(new)))
+            file.samples.append(Sample(
+                "feedcrawl_run_failures", [("source", source), ("kind", "repeated")] + labels, Double(failures - new)))
+        }
+        file.samples.append(Sample("feedcrawl_run_failures_tolerated", labels, Double(report.toleratedFailures)))
         for source in sources {
             let outcome = report.sources.first { $0.name == source }
             file.samples.append(Sample(

@@ -56,6 +56,21 @@ public struct RunSummary: Codable, Sendable, Equatable {
     /// archive could not be committed.
     public var disk: Disk?
 
+    /// This run's failed and rejected items: new and repeated, and how many of them
+    /// `--max-failures` and `--only-new-failures` tolerated (did not fail the run).
+    public var failures: Failures
+
+    /// This run's failed and rejected items, as `--max-failures` and `--only-new-failures` judge
+    /// them (`CrawlReport.failures`).
+    public struct Failures: Codable, Sendable, Equatable {
+        /// No earlier record of the item, or one that failed another way.
+        public var new: Int
+        /// The item failed the same way when the archive last recorded it.
+        public var repeated: Int
+        /// Those that did not fail the run.
+        public var tolerated: Int
+    }
+
     /// What OUT holds, in bytes by part (`ArchiveFootprint`), and what `--cache-max` evicted.
     public struct Disk: Codable, Sendable, Equatable {
         /// The distinct cache files the archive names, and their bytes.
@@ -113,6 +128,9 @@ public struct RunSummary: Codable, Sendable, Equatable {
                 total: report.cacheBytes + footprint.total, evictedFiles: report.evictedFiles,
                 evictedBytes: report.evictedBytes)
         }
+        failures = Failures(
+            new: report.failures - report.repeatedFailures, repeated: report.repeatedFailures,
+            tolerated: report.toleratedFailures)
         if !report.forgottenItems.isEmpty {
             forgotten = Forgotten(items: report.forgottenItems, files: report.forgottenFiles, bytes: report.forgottenBytes)
         }

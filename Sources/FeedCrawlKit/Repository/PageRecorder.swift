@@ -45,6 +45,13 @@ final class PageRecorder: @unchecked Sendable {
     private var nextToken = 0
     private var recorded = 0
     private var failure: String?
+    /// This run's failed and rejected items, at most `maxFailureMarks`, and how many more came.
+    private var failureMarks: [FailureMark] = []
+    private var unmarkedFailures: [String: Int] = [:]
+
+    /// The most failed or rejected items a run compares with their earlier records (about 60
+    /// bytes each): past it, failures count as new.
+    static let maxFailureMarks = 100_000
 
     init(journal: RunJournal, runStarted: Date, events: @escaping @Sendable (CrawlEvent) -> Void) {
         self.journal = journal
@@ -81,8 +88,17 @@ final class PageRecorder: @unchecked Sendable {
     @discardableResult
     func record(_ item: ManifestItem, page token: Int) -> (page: Int, item: Int) {
         events(.itemFinished(source: item.source, status: item.status))
+        let status = item.status
+        let mark = status == .failed || status == .rejected ? FailureMark(item) : nil
         let (complete, place): (Open?, Int) = lock.withLock {
             recorded += 1
+            if let mark {
+                if failureMarks.count < Self.maxFailureMarks {
+                    failureMarks.append(mark)
+                } else {
+                    unmarkedFailures[item.source, default: 0] += 1
+                }
+            }
             guard pages[token] != nil else { return (nil, 0) }
             let place = pages[token]!.items.count
             pages[token]!.items.append(item)
@@ -125,6 +141,10 @@ final class PageRecorder: @unchecked Sendable {
 
     /// Items recorded.
     var count: Int { lock.withLock { recorded } }
+
+    /// This run's failed and rejected items (up to `maxFailureMarks`), and how many more each
+    /// source had.
+    var failures: (marks: [FailureMark], unmarked: [String: Int]) { lock.withLock { (failureMarks, unmarkedFailures) } }
 
     /// Saves the journal's waiting groups when `force`, or when a flush is due.
     func flush(force: Bool) async {
