@@ -153,7 +153,8 @@ extension CommandLineOptions {
                "Largest image accepted, e.g. 500K, 20M; larger ones are rejected.", .size(\.crawl.maxImageBytes)),
         .value("--max-page-bytes", "SIZE", .options, defaultText: "8M",
                "Largest feed page accepted, e.g. 2M, 64M; a larger page fails, naming this option. "
-                   + "Pages have no element limit: decoding one costs about its size and its items.",
+                   + "A list on a page may hold one element per 64 bytes of SIZE (131,072 at 8M); decoding a page "
+                   + "costs about its size and its items.",
                .size(\.crawl.maxPageBytes, zero: "a page of 0 bytes holds nothing; give a size such as 8M")),
         .value("--cacert", "FILE", .options, defaultText: "system",
                "Trust the CA certificates in FILE for HTTPS, as curl's option does.", .caFile),

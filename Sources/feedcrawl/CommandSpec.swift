@@ -58,20 +58,23 @@ extension CommandSpec {
     private typealias Manifest = OptionBinding<ManifestCommand.Options>
     private static let helpOption = Option.flag("--help", short: "-h", .options, defaultText: nil, "Show this help and exit.")
 
-    /// `--out` and `--s3-endpoint` of a command that reads or changes an archive (`manifest`,
-    /// `forget`): one declaration of where OUT is, bound to each command's options.
+    /// `--out`, `--s3-endpoint` and `--config` of a command that reads or changes an archive
+    /// (`manifest`, `forget`): one declaration of where OUT is, bound to each command's options
+    /// (given or not: `ArchiveLocation` resolves them as the crawl would).
     private static func whereOUTIs<Root>(
-        out: OptionBinding<Root>.Key<String>, endpoint: OptionBinding<Root>.Key<String?>
+        out: OptionBinding<Root>.Key<String?>, endpoint: OptionBinding<Root>.Key<String?>,
+        config: OptionBinding<Root>.Key<String?>
     ) -> [Option] {
         typealias Binding = OptionBinding<Root>
         return [
-            .value("--out", "DIR", .options, defaultText: "./output",
+            .value("--out", "DIR", .options, defaultText: "FEEDCRAWL_OUT, else the configuration's out, else ./output",
                    "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage.")
                 .bind(Binding { options, list, name, _ in
-                    options[keyPath: out] = try list.value(for: name)
-                    try Binding.needs("a folder")(name, options[keyPath: out])
+                    let text = try list.value(for: name)
+                    try Binding.needs("a folder")(name, text)
+                    options[keyPath: out] = text
                 }),
-            .value("--s3-endpoint", "URL", .options, defaultText: "AWS_ENDPOINT_URL, else AWS",
+            .value("--s3-endpoint", "URL", .options, defaultText: "the configuration's s3Endpoint, else AWS_ENDPOINT_URL, else AWS",
                    "The S3-compatible service of an s3:// OUT.").bind(Binding { options, list, name, _ in
                 let text = try list.value(for: name)
                 guard text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") else {
@@ -79,6 +82,13 @@ extension CommandSpec {
                 }
                 options[keyPath: endpoint] = text
             }),
+            .value("--config", "PATH", .options, defaultText: "FEEDCRAWL_CONFIG, else OUT/feedcrawl.json",
+                   "Take OUT (and its s3Endpoint) from the configuration file the crawl reads.")
+                .bind(Binding { options, list, name, _ in
+                    let text = try list.value(for: name)
+                    try Binding.needs("a file name")(name, text)
+                    options[keyPath: config] = text
+                }),
         ]
     }
 
@@ -89,7 +99,7 @@ extension CommandSpec {
     /// `feedcrawl manifest [options]`.
     static let manifest = CommandSpec(
         words: ["manifest"], summary: "Summarise, list or verify what a crawl left in OUT",
-        options: whereOUTIs(out: \ManifestCommand.Options.outDirectory, endpoint: \.s3Endpoint) + [
+        options: whereOUTIs(out: \ManifestCommand.Options.out, endpoint: \.s3Endpoint, config: \.config) + [
             .value("--status", "S", .options, kind: .list, defaultText: nil,
                    choices: ItemStatus.allCases.map(\.rawValue),
                    "List items with status S (comma-separated or repeated for several).").bind(Manifest.filter { filter, _, text in
@@ -144,7 +154,7 @@ extension CommandSpec {
     /// `feedcrawl manifest export [--out OUT]`: the whole archive as one version-2 document.
     static let export = CommandSpec(
         words: ["manifest", "export"], summary: "Write the whole archive as one version-2 manifest document",
-        options: manifest.options.filter { ["--out", "--s3-endpoint", "--help"].contains($0.name) })
+        options: manifest.options.filter { ["--out", "--s3-endpoint", "--config", "--help"].contains($0.name) })
 
     /// `feedcrawl manifest merge [crawl options]`: takes the crawl's options.
     static let merge = CommandSpec(
@@ -157,7 +167,7 @@ extension CommandSpec {
     /// `feedcrawl forget [filters] [--dry-run] [--max-delete N|P%]`.
     static let forget = CommandSpec(
         words: ["forget"], summary: "Take items out of the archive, then the images nothing else names",
-        options: whereOUTIs(out: \ForgetCommand.Options.outDirectory, endpoint: \.s3Endpoint) + [
+        options: whereOUTIs(out: \ForgetCommand.Options.out, endpoint: \.s3Endpoint, config: \.config) + [
             .value("--not-listed-for", "DURATION", .options, defaultText: nil,
                    "Forget items no run listed within DURATION (30d, 12h) before the archive's most recent run "
                        + "started; 0s: everything that run did not list.")

@@ -7,9 +7,19 @@ import FeedCrawlSupport
 /// given, then the images nothing else names (`Forget`).
 enum ForgetCommand {
     struct Options {
+        /// `--out` and `--config` as given (nil: not given).
+        var out: String?
+        var config: String?
+        /// OUT as resolved (`ArchiveLocation`): `--out`, `FEEDCRAWL_OUT`, the configuration's, `output`.
         var outDirectory = "output"
-        /// `--s3-endpoint`, for an `s3://` OUT.
+        /// `--s3-endpoint`, for an `s3://` OUT (then the configuration's).
         var s3Endpoint: String?
+
+        /// Resolves `outDirectory` and `s3Endpoint` as the crawl would (`ArchiveLocation`).
+        mutating func locate(environment: [String: String]) throws {
+            (outDirectory, s3Endpoint) = try ArchiveLocation.resolve(
+                out: out, endpoint: s3Endpoint, config: config, environment: environment)
+        }
         var rule = Forget.Rule()
         var dryRun = false
         var limit: Forget.Limit?
@@ -21,7 +31,11 @@ enum ForgetCommand {
 
     static func run(_ arguments: [String]) async -> Never {
         let help = "feedcrawl forget"
-        let options = Console.orUsageError(help: help) { try ArgumentList.read(arguments, command: .forget, into: Options()) }
+        let options = Console.orUsageError(help: help) {
+            var options = try ArgumentList.read(arguments, command: .forget, into: Options())
+            if !options.help { try options.locate(environment: ProcessInfo.processInfo.environment) }
+            return options
+        }
         if options.help {
             Console.out(HelpText.forget)
             exit(0)

@@ -1,11 +1,14 @@
 extension HelpText {
     static let manifest = """
-    USAGE: feedcrawl manifest [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] [filters]
-                              [--format table|json|csv|ndjson] [--json] [--verify [--repair]]
-           feedcrawl manifest export [--out DIR|s3://BUCKET/PREFIX]
+    USAGE: feedcrawl manifest [--out DIR|s3://BUCKET/PREFIX] [--s3-endpoint URL] [--config PATH]
+                              [filters] [--format table|json|csv|ndjson] [--json] [--verify [--repair]]
+           feedcrawl manifest export [--out DIR|s3://BUCKET/PREFIX] [--config PATH]
            feedcrawl manifest merge [crawl options]     (see 'feedcrawl manifest merge --help')
 
-    Shows what crawls left in the archive at DIR: with no filter, a summary (items by source
+    Shows what crawls left in the archive at DIR (found as the crawl finds it: --out, else
+    FEEDCRAWL_OUT, else the configuration's "out" from --config or FEEDCRAWL_CONFIG, else
+    ./output; so 'feedcrawl manifest --config /etc/feedcrawl/feedcrawl.json' inspects what
+    the cron job crawls): with no filter, a summary (items by source
     and status, files and bytes in the cache, the last run, the most common errors), read from
     the archive's totals; with a filter (--status, --source, --id, --variant, --error, --page,
     --seen-since, --seen-before) or --all, the matching items in the manifest's order, one a
@@ -32,7 +35,8 @@ extension HelpText {
     EXIT STATUS:
       0    done (--verify: no problem found)
       1    --verify found missing, corrupt, incomplete or orphaned files (also with --repair),
-           or OUT could not be read (a store that cannot be reached, say)
+           an --id names no item of the archive, or OUT could not be read (a store that cannot
+           be reached, say)
       2    usage error, or no readable manifest in DIR
       65   the archive's root is damaged and has no copy to fall back on
       75   --verify: a crawl holds DIR's lock

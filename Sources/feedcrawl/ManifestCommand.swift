@@ -1,4 +1,5 @@
 import FeedCrawlKit
+import FoundationEssentials
 import Glibc
 import FeedCrawlSupport
 import FeedCrawlStorage
@@ -18,9 +19,19 @@ enum ManifestCommand {
     }
 
     struct Options {
+        /// `--out` and `--config` as given (nil: not given).
+        var out: String?
+        var config: String?
+        /// OUT as resolved (`ArchiveLocation`): `--out`, `FEEDCRAWL_OUT`, the configuration's, `output`.
         var outDirectory = "output"
-        /// `--s3-endpoint`, for an `s3://` OUT.
+        /// `--s3-endpoint`, for an `s3://` OUT (then the configuration's).
         var s3Endpoint: String?
+
+        /// Resolves `outDirectory` and `s3Endpoint` as the crawl would (`ArchiveLocation`).
+        mutating func locate(environment: [String: String]) throws {
+            (outDirectory, s3Endpoint) = try ArchiveLocation.resolve(
+                out: out, endpoint: s3Endpoint, config: config, environment: environment)
+        }
         var filter = ItemFilter()
         var listing = false
         var format = InspectionFormat.table
@@ -49,7 +60,9 @@ enum ManifestCommand {
         let given = exporting ? Array(arguments.dropFirst()) : arguments
         let command = exporting ? "feedcrawl manifest export" : "feedcrawl manifest"
         let options = Console.orUsageError(help: command) {
-            exporting ? try ArgumentList.read(given, command: .export, into: Options()) : try parse(given)
+            var options = exporting ? try ArgumentList.read(given, command: .export, into: Options()) : try parse(given)
+            if !options.help { try options.locate(environment: ProcessInfo.processInfo.environment) }
+            return options
         }
         if options.help {
             Console.out(exporting ? HelpText.export : HelpText.manifest)
@@ -88,6 +101,11 @@ enum ManifestCommand {
                     let names = written.sources.sorted()
                     await leave(.usage, error: "no source \(unknown.map { "'\(TerminalText.sanitize($0))'" }.joined(separator: ", ")) "
                         + "in this archive; its sources: " + (names.isEmpty ? "none yet" : names.map(TerminalText.sanitize).joined(separator: ", ")))
+                }
+                if !written.missingIDs.isEmpty {
+                    // A script asking for an item learns it is not there from the status.
+                    let ids = written.missingIDs.sorted().map { "'\(TerminalText.sanitize($0))'" }
+                    await leave(.itemsFailed, error: "no item with id \(ids.joined(separator: ", ")) in this archive")
                 }
             } else {
                 Console.write(reader.summary().render(options.format, manifestPath: reader.manifestPath))

@@ -19,6 +19,42 @@ struct ManifestCommandTests {
         try await BinaryProcess.run(["manifest"] + arguments)
     }
 
+    /// Issue 35: on an installed server `feedcrawl manifest` and `forget` find OUT as the crawl
+    /// does: FEEDCRAWL_OUT, the configuration's `out` (--config, FEEDCRAWL_CONFIG); --out wins.
+    @Test func manifestAndForgetFindOUTAsTheCrawlDoes() async throws {
+        try await BinaryTestGate.run {
+            let (feed, out) = try await crawled()
+            defer { feed.stop(); out.remove() }
+            let expected = try await manifest(["--out", out.path])
+            #expect(expected.status == 0)
+            let config = BinaryRunner.temporaryDirectory() + "/feedcrawl.json"
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            try Data("{\"out\": \"\(out.path)\"}".utf8).write(to: URL(fileURLWithPath: config))
+
+            let byConfig = try await manifest(["--config", config])
+            #expect(byConfig.status == 0, "\(byConfig.stderr)")
+            #expect(byConfig.stdout == expected.stdout)
+            let byConfigVariable = try await BinaryProcess.run(["manifest"], environment: ["FEEDCRAWL_CONFIG": config])
+            #expect(byConfigVariable.stdout == expected.stdout, "\(byConfigVariable.stderr)")
+            let byOutVariable = try await BinaryProcess.run(["manifest", "export"], environment: ["FEEDCRAWL_OUT": out.path])
+            #expect(byOutVariable.status == 0, "\(byOutVariable.stderr)")
+            #expect(byOutVariable.stdout.contains("\"items\""))
+            let forget = try await BinaryProcess.run(
+                ["forget", "--config", config, "--status", "failed", "--dry-run"], environment: [:])
+            #expect(forget.status == 0, "\(forget.stderr)")
+            // --out wins over both.
+            let elsewhere = try await BinaryProcess.run(
+                ["manifest", "--out", out.path + "-none"], environment: ["FEEDCRAWL_OUT": out.path, "FEEDCRAWL_CONFIG": config])
+            #expect(elsewhere.status == 2)
+            #expect(elsewhere.stderr.contains("no archive at \(out.path)-none"), "\(elsewhere.stderr)")
+            // A configuration that is not valid is a usage error naming the file.
+            try Data("{\"outt\": \"x\"}".utf8).write(to: URL(fileURLWithPath: config))
+            let bad = try await manifest(["--config", config])
+            #expect(bad.status == 2)
+            #expect(bad.stderr.contains(config), "\(bad.stderr)")
+        }
+    }
+
     @Test func summaryListingsAndFormats() async throws {
         try await BinaryTestGate.run {
             let (feed, out) = try await crawled()
@@ -81,6 +117,11 @@ struct ManifestCommandTests {
             #expect(one.status == 0, "\(one.stderr)")
             let decoded = try ManifestCoding.decoder().decode([ManifestItem].self, from: Data(one.stdout.utf8))
             #expect(decoded.map(\.id) == [some.id])
+            // An id the archive does not hold: status 1, named, so a script can tell.
+            let missing = try await manifest(["--out", out.path, "--id", some.id, "--id", "nosuch-id"])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("no item with id 'nosuch-id' in this archive"), "\(missing.stderr)")
+            #expect(missing.stdout.contains(some.id))
 
             let all = try await manifest(["--out", out.path, "--all"])
             #expect(all.stdout.split(separator: "\n").count == 1 + stored.items.count)

@@ -91,6 +91,8 @@ public struct ItemListing: Sendable {
         public var count = 0
         /// The source names of every item read, matching or not.
         public var sources: Set<String> = []
+        /// The ids `--id` asked for that no item of the archive has (of the sources asked for).
+        public var missingIDs: Set<String> = []
     }
 
     /// Writes the items of `reader` that `filter` keeps, in the manifest's order, to `write` as
@@ -103,7 +105,9 @@ public struct ItemListing: Sendable {
         if !filter.ids.isEmpty {
             // `--id`: a lookup a wanted item, not a pass over the archive.
             written.sources = Set(reader.sources)
-            let items = try await reader.items(ids: filter.ids, sources: filter.sources).filter(filter.matches)
+            let found = try await reader.items(ids: filter.ids, sources: filter.sources)
+            written.missingIDs = filter.ids.subtracting(found.map(\.id))
+            let items = found.filter(filter.matches)
             if listing.needsMeasuring { items.forEach { listing.measure($0) } }
             write(listing.begin())
             for item in items {

@@ -52,7 +52,7 @@ extension ArraySourceConfiguration {
         .value("--array-title-field", "F", defaultText: "name, else title", "Field with each element's title."),
         .value("--array-name", "NAME", defaultText: "array",
                "The array source's name in the manifest (and its folder name)."),
-        .value("--array-per-page", "N", defaultText: "25", "Elements per array page (per_page)."),
+        .value("--array-per-page", "N", defaultText: "25", "Elements per array page (per_page), 1 to 1000."),
     ]
 
     public static func check(option name: String, value: String) throws(FeedOptionError) {
