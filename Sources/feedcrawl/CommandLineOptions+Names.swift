@@ -234,8 +234,16 @@ extension CommandLineOptions {
                    + "and fields.", .choice(\.ux.logFormat), environment: "FEEDCRAWL_LOG_FORMAT"),
         .value("--log-file", "PATH", .output, defaultText: "stderr",
                "Append log lines to PATH (text lines get a timestamp; its folder is created if "
-                   + "missing); stderr still gets warnings, errors and the summary.",
-               .text(\.ux.logFile, Binding.needs("a file name")), environment: "FEEDCRAWL_LOG_FILE"),
+                   + "missing); stderr still gets warnings, errors and the summary. '-' is stderr.",
+               Binding(read: { options, list, name, _ in
+                   let text = try list.value(for: name)
+                   try Binding.needs("a file name")(name, text)
+                   options.ux.logFile = text == "-" ? nil : text
+               }, shown: { EffectiveConfiguration.Value($0.ux.logFile) }), environment: "FEEDCRAWL_LOG_FILE"),
+        .flag("--no-log-file", .output,
+              "Log to stderr, not to the log file a configuration or FEEDCRAWL_LOG_FILE names (a "
+                  + "manual run, to watch it).",
+              Binding(read: { options, _, _, _ in options.ux.logFile = nil }, shown: { .bool($0.ux.logFile == nil) })),
         .flag("--json", .output,
               "Print the run summary as one JSON object on stdout (counts by status, bytes, seconds, "
                   + "per-source pages and errors, exit status). Nothing else is ever printed on stdout.",

@@ -196,7 +196,9 @@ extension BinaryTests {
             #expect(view["deadline"] as? String == "90m" && view["maxImageBytes"] as? String == "1000")
             let sources = try #require(view["sources"] as? [[String: Any]])
             #expect(sources.map { $0["type"] as? String } == ["pixabay", "launches", "array"])
-            #expect(sources.map { $0["pageTtl"] as? String } == ["24h", "2h", "0s"])
+            // Only the entry that set its own page TTL prints one (the others follow the top level).
+            #expect(sources.map { $0["pageTtl"] as? String } == [nil, "2h", nil])
+            #expect(sources.map { $0["pages"] as? Int } == [3, nil, nil])  // FEEDCRAWL_PAGES overrides its 2
             #expect(sources[0]["keyEnv"] as? String == "MY_KEY")
             #expect(sources[2]["idField"] as? String == "uid")
             // jq reads it as well.
@@ -341,6 +343,69 @@ extension BinaryTests {
                 #expect(result.status == 2, "\(text)")
                 #expect(result.stderr.contains(message), "\(text): \(result.stderr)")
             }
+        }
+
+        /// Issue 35, point 2: `config --print` writes each setting once, under the key an edit
+        /// would change (no `noProgress` beside `progress`, no `patchSize` beside `launchImages`,
+        /// no per-source `pages` copied from the top level); a file giving an alias and its
+        /// option both is refused, naming both.
+        @Test func printWritesEachSettingOnceSoThatAnEditTakesEffect() async throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            let config = dir + "/c.json"
+            try Self.write(#"""
+                {"noProgress": true, "patchSize": "small", "pages": 2,
+                 "sources": [{"type": "launches", "url": "http://127.0.0.1:9/graphql"}]}
+                """#, to: config)
+            let first = try await BinaryRunner.run(["config", "--print", "--config", config])
+            #expect(first.status == 0, "\(first.stderr)")
+            let view = try Output.jsonLine(first.stdout)
+            #expect(view["noProgress"] == nil && view["patchSize"] == nil && view["noLogFile"] == nil, "\(first.stdout)")
+            #expect(view["progress"] as? String == "never")
+            #expect(view["launchImages"] as? [String] == ["small"])
+            let printedSources = try #require(view["sources"] as? [[String: Any]])
+            #expect(printedSources.first?["pages"] == nil && printedSources.first?["images"] == nil, "\(printedSources)")
+
+            // The printed file, edited where an operator would: the edits take effect.
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any])
+            object["launchImages"] = ["large"]
+            object["pages"] = 4
+            try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: dir + "/edited.json"))
+            let again = try Output.jsonLine(try await BinaryRunner.run(["config", "--print", "--config", dir + "/edited.json"]).stdout)
+            #expect(again["launchImages"] as? [String] == ["large"])
+            #expect(again["pages"] as? Int == 4)
+            #expect((again["sources"] as? [[String: Any]])?.first?["pages"] == nil)
+
+            // Both spellings of one setting in a file: refused, naming both.
+            for (text, alias, option) in [
+                (#"{"launchImages": ["large"], "patchSize": "small"}"#, "patchSize", "launchImages"),
+                (#"{"progress": "always", "noProgress": true}"#, "noProgress", "progress"),
+                (#"{"logFile": "/tmp/x.log", "noLogFile": true}"#, "noLogFile", "logFile"),
+            ] {
+                try Self.write(text, to: config)
+                let refused = try await BinaryRunner.run(["config", "--print", "--config", config])
+                #expect(refused.status == 2, "\(text)")
+                #expect(refused.stderr.contains(alias) && refused.stderr.contains("sets the same value as \"\(option)\""), "\(refused.stderr)")
+            }
+        }
+
+        /// Issue 35: `--log-file -` is stderr (no file named `-`), and `--no-log-file` turns off a
+        /// log file the environment (or a configuration) names, for a manual run.
+        @Test func logFileDashAndNoLogFileLogToStderr() async throws {
+            let feed = try DemoFeedServer(options: .small())
+            defer { feed.stop() }
+            let dir = BinaryRunner.temporaryDirectory()
+            let arguments = ["--pixabay-url", feed.pixabayURL, "--pages", "1", "--per-page", "5", "--progress", "never"]
+            let dash = try await BinaryRunner.run(
+                ["--out", dir + "/a", "--log-file", "-"] + arguments, environment: ["PIXABAY_KEY": "k"])
+            #expect(dash.status == 0, "\(dash.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/-"))
+            #expect(dash.stderr.contains("page 1"), "\(dash.stderr)")
+            let off = try await BinaryRunner.run(
+                ["--out", dir + "/b", "--no-log-file"] + arguments,
+                environment: ["PIXABAY_KEY": "k", "FEEDCRAWL_LOG_FILE": dir + "/run.log"])
+            #expect(off.status == 0, "\(off.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/run.log"))
+            #expect(off.stderr.contains("page 1"), "\(off.stderr)")
         }
 
         @Test func printShowsEveryFileOptionAndWhereItCameFrom() async throws {

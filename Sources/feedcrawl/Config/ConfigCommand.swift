@@ -128,11 +128,16 @@ struct EffectiveConfiguration: Encodable {
         return (CommandSpec.crawl.option(name)?.binding as? CommandLineOptions.Binding)?.shown(options)
     }
 
-    /// Options that set the same value as another: either one's layer counts for both.
-    static let sameSetting: [String: [String]] = [
-        "--progress": ["--no-progress"], "--no-progress": ["--progress"],
-        "--launch-images": ["--patch-size"], "--patch-size": ["--launch-images"],
-    ]
+    /// Options that set the same value as another (`LoadedConfiguration.aliases`, both ways):
+    /// either one's layer counts for both.
+    static let sameSetting: [String: [String]] = {
+        var same: [String: [String]] = [:]
+        for (alias, option) in LoadedConfiguration.aliases {
+            same[alias, default: []].append(option)
+            same[option, default: []].append(alias)
+        }
+        return same
+    }()
 
     init(_ loaded: LoadedConfiguration, environment: [String: String]) {
         let options = loaded.options
@@ -140,7 +145,11 @@ struct EffectiveConfiguration: Encodable {
         var from: [String: String] = [:]
         for name in LoadedConfiguration.fileOptionNames {
             let key = ConfigFile.key(forOptionName: name)
-            settings[key] = Self.value(of: name, in: options) ?? .string("(not shown)")
+            // An alias is printed as the option it sets, once: a file holding both would
+            // freeze the alias's value against an edit of the other.
+            if LoadedConfiguration.aliases[name] == nil {
+                settings[key] = Self.value(of: name, in: options) ?? .string("(not shown)")
+            }
             let origin = ([name] + (Self.sameSetting[name] ?? [])).map(loaded.origin(of:)).max() ?? .default
             from[key] = origin.rawValue
         }
@@ -163,9 +172,13 @@ struct EffectiveConfiguration: Encodable {
             let redactor = SecretRedactor(secrets: source.secrets.filter { $0 != unset })
             var printed: Source = [
                 "type": .string(source.type), "name": .string(source.name), "url": .string(redactor.redactURL(source.url)),
-                "pages": .int(source.pages), "pageTtl": .string(Self.duration(source.pageTTL)),
-                "images": .strings(source.feed.variantList),
             ]
+            // Pages, page TTL and images only where the file's entry sets its own: printed from
+            // the top level, they would override a later edit of the top-level key.
+            let own = fileSources == nil ? [:] : fileEntries[index].entry.fields
+            if own["pages"] != nil { printed["pages"] = .int(source.pages) }
+            if own["pageTtl"] != nil { printed["pageTtl"] = .string(Self.duration(source.pageTTL)) }
+            if own["images"] != nil { printed["images"] = .strings(source.feed.variantList) }
             // Headers as the file gives them (a variable's name, or a value that is no secret);
             // the command line's are secrets, named on stderr.
             let written = fileSources == nil ? [] : fileEntries[index].entry.headers

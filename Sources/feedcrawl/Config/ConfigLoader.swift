@@ -40,6 +40,13 @@ struct LoadedConfiguration {
         }
     }
 
+    /// Options that set another option's value, by long name → that option's
+    /// (`--no-progress` is `--progress never`): `config --print` writes only the other, and a
+    /// file may not give both.
+    static let aliases: [String: String] = [
+        "--no-progress": "--progress", "--patch-size": "--launch-images", "--no-log-file": "--log-file",
+    ]
+
     /// Options a file may not set: they act at once or name sources another way.
     static let notInFile: Set<String> = Set(["--help", "--version", "--config", "--shard", "--header"] + sourceOptions)
 
@@ -83,6 +90,14 @@ struct LoadedConfiguration {
             foundInOut = true
         }
         let file = try ConfigFile.load(path: path, topLevelKeys: fileKeys)
+        let given = Set(file.options.map(\.optionName))
+        for option in file.options {
+            if let other = aliases[option.optionName], given.contains(other) {
+                let otherKey = ConfigFile.key(forOptionName: other)
+                throw ConfigError(path: path, key: option.key,
+                                  problem: "sets the same value as \"\(otherKey)\", which the file gives too; keep one of them")
+            }
+        }
         var fileArguments: [String] = []
         for option in file.options {
             let tokens = try Self.arguments(for: option, file: file)

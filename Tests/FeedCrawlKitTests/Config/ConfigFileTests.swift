@@ -92,6 +92,9 @@ struct ConfigFileTests {
         #expect(a.idField == "beer.id" && a.imageField == "img" && a.titleField == "name")
         #expect(a.perPage == 80 && a.pageTTL == 7200 && a.name == "beers")
         #expect(Self.problem(#"{"sources": [{"type": "launches", "url": "https://a.example/", "patchSize": "huge"}]}"#)?.key == "sources[0].patchSize")
+        // patchSize and images set one value: both given is refused (issue 35, point 2).
+        let both = Self.problem(#"{"sources": [{"type": "launches", "url": "https://a.example/", "patchSize": "small", "images": ["large"]}]}"#)
+        #expect(both?.key == "sources[0].patchSize" && both?.problem.contains("\"images\"") == true, "\(String(describing: both))")
         #expect(Self.problem(#"{"sources": [{"type": "array", "url": "https://a.example/", "pageTtl": "soon"}]}"#)?.key == "sources[0].pageTtl")
     }
 

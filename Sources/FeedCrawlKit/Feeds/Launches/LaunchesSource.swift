@@ -113,7 +113,11 @@ extension LaunchesSourceConfiguration {
             guard LaunchesQuery.PatchSize(rawValue: text.lowercased()) != nil else {
                 throw entry.fail("patchSize", "expected \"small\" or \"large\", not \(ConfigValue.string(text).kindDescription)")
             }
-            if images == nil { images = [text] }
+            // One setting, two keys: both given is refused, never one silently ignored.
+            guard images == nil else {
+                throw entry.fail("patchSize", "sets the same value as \"images\", which this source gives too; keep one of them")
+            }
+            images = [text]
         }
         var config = LaunchesSourceConfiguration(url: entry.url, pages: try entry.pages)
         config.name = entry.name
