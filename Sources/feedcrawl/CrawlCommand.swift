@@ -55,6 +55,13 @@ enum CrawlCommand {
                     "no feed configured, so crawling the built-in demo feed at \(server.baseURL) (loopback only).",
                     "for real feeds use --pixabay-url URL (key in PIXABAY_KEY) and/or --launches-url URL, or a config file; see --help.",
                 ]
+                if options.ux.quiet {
+                    // --quiet is for cron: a scheduled run with no feed has most likely lost its
+                    // --config, and would fill OUT with made-up data for ever, unnoticed. Said
+                    // even under --quiet, so the run's output (cron's mail) shows it.
+                    Console.err("feedcrawl: warning: no feed configured: crawling the built-in demo feed (made-up data) into "
+                        + "\(DamagedManifest.shellQuoted(options.crawl.outDirectory)); a scheduled run has likely lost its --config")
+                }
             } catch let error as CommandLineOptions.UsageError {
                 usageError(error, arguments: arguments)
             } catch {
