@@ -365,9 +365,15 @@ public final class Crawler: Sendable {
                     pages.pageTTL = source.pageTTL
                     pages.refresh = self.configuration.refreshPages
                     pages.recording = self.configuration.recordDirectory != nil
-                    let report = await Self.crawl(
+                    var report = await Self.crawl(
                         source, group: index, shard: self.configuration.shard, client: client, redactor: redactor,
                         pipeline: pipeline, pages: pages)
+                    // A page listed after the device filled up is not recorded: a failed page,
+                    // so that the items the source listed add up (issue 35).
+                    for page in pipeline.droppedPages(group: index) {
+                        report.pageFailed(page, "not recorded: the output device is full; its items are not in this run's "
+                            + "counts, and the next run lists it again")
+                    }
                     if report.failure != nil { pipeline.cancel(group: index) }
                     return (index, report)
                 }

@@ -70,6 +70,9 @@ final class ImagePipeline: @unchecked Sendable {
     var recording: [Int: PendingItems.Pending] = [:]
     var recordQueue: [Int] = []
     var cancelledGroups: Set<Int> = []
+    /// Pages dropped because the output device had no room for their records (`submit`), by
+    /// group: their numbers.
+    var droppedPages: [Int: [Int]] = [:]
     /// Set by `cancelAll`: why everything stopped (e.g. `cancelled: deadline reached`).
     var stopReason: String?
     var roomWaiters: [CheckedContinuation<Void, Never>] = []
@@ -102,6 +105,10 @@ final class ImagePipeline: @unchecked Sendable {
             noteWriteFailure: { [weak storage] error in storage?.noteWriteFailure(error) })
     }
 
+    /// The pages of `group` dropped because the output device was full: not recorded, so
+    /// their items are in neither this run's counts nor the archive.
+    func droppedPages(group: Int) -> [Int] { lock.withLock { droppedPages[group] ?? [] } }
+
     /// The most image requests that ever waited at once.
     var peakWaiting: Int { lock.withLock { maxWaitingSeen } }
 
@@ -114,10 +121,12 @@ final class ImagePipeline: @unchecked Sendable {
     /// its group records it) and schedules their images; waits while the queue is full. Returns
     /// each item's token. With `awaitingDetails` an item is recorded only after `setDetails`
     /// (launch details). When the output device is full (`CrawlStorage.admit`) the page is
-    /// dropped (every token nil) and the calling task is cancelled.
+    /// dropped (every token nil, its number kept for `droppedPages(group:)`) and the calling
+    /// task is cancelled.
     @discardableResult
     func submit(_ page: [FeedItem], group: Int, listing: PageListing, awaitingDetails: Bool = false) async -> [Int?] {
         if let storage, !storage.admit(page) {
+            lock.withLock { droppedPages[group, default: []].append(listing.page) }
             withUnsafeCurrentTask { $0?.cancel() }
             return page.map { _ in nil }
         }

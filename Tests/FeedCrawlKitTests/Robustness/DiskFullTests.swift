@@ -100,6 +100,38 @@ struct DiskFullTests {
         }
     }
 
+    /// Issue 35, point 4: a page listed after the device filled is not recorded; it counts as a
+    /// failed page of its source, so the items the source listed add up to the run's counts plus
+    /// the items of its failed pages.
+    @Test func pagesListedAfterTheDeviceFilledAreFailedPagesAndTheCountsAddUp() async throws {
+        let dir = TestDirectory()
+        let out = dir.file("out")
+        var options = DemoFeedOptions()
+        options.latencyMs = 2
+        try await withDemoFeed(options: options) { feed in
+            let harness = CrawlHarness(feed: feed, out: out)
+            // One transfer at a time and almost no queue: page 1 is still being fetched when the
+            // device fills, so the later pages arrive after it.
+            var configuration = harness.configuration(pages: 4, perPage: 50)
+            configuration.concurrency = 1
+            configuration.maxWaiting = 1
+            let estimates = try await Self.estimatedBytes(feed, pages: 4, perPage: 50)
+            WriteFaults.arm(directory: out, allowBytes: CrawlStorage.margin + estimates + CrawlStorage.step + (8 << 10))
+            defer { WriteFaults.disarm(directory: out) }
+            let report = try await harness.run(configuration)
+
+            #expect(report.storageProblem?.contains("no space left on device") == true, "\(report.storageProblem ?? "")")
+            let source = try #require(report.sources.first)
+            #expect(source.failedPages >= 1, "\(source)")
+            #expect(source.warnings.contains { $0.contains("not recorded: the output device is full") }, "\(source.warnings)")
+            #expect(report.itemCount + 50 * source.failedPages == source.items,
+                    "listed \(source.items), counted \(report.itemCount), \(source.failedPages) failed pages")
+            // The archive holds what the counts say, and matches the cache.
+            #expect(try await harness.manifest().items.count == report.itemCount)
+            #expect(try await verifyCache(out).isClean)
+        }
+    }
+
     @Test func aDeviceTooFullForTheManifestReserveChangesNothing() async throws {
         let dir = TestDirectory()
         let out = dir.file("out")
