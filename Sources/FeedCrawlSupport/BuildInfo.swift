@@ -6,6 +6,8 @@ import CCurl
 public enum BuildInfo {
     /// The release: `0.2.0`.
     public static let version = "0.2.0"
+    /// When this release was made (the man pages' date), as `YYYY-MM-DD`.
+    public static let date = "2026-12-07"
 
     /// The commit hash the binary was built from, or nil when the build was not given one.
     public static var commit: String? {

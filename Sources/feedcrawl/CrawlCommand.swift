@@ -20,7 +20,7 @@ enum CrawlCommand {
 
         switch options.action {
         case .help:
-            Console.out(HelpText.main)
+            HelpText.show(HelpText.main)
             exit(0)
         case .version:
             Console.out(BuildInfo.versionText)

@@ -32,7 +32,7 @@ enum DemoFeedCommand {
     static func run(_ arguments: [String]) -> Never {
         let options = Console.orUsageError(help: "feedcrawl demo-feed") { try parse(arguments) }
         if options.help {
-            Console.out(HelpText.demoFeed)
+            HelpText.show(HelpText.demoFeed)
             exit(0)
         }
         // Blocked before the server starts its threads, which inherit the mask: the signals

@@ -37,7 +37,7 @@ enum ForgetCommand {
             return options
         }
         if options.help {
-            Console.out(HelpText.forget)
+            HelpText.show(HelpText.forget)
             exit(0)
         }
         if options.rule.isEmpty {

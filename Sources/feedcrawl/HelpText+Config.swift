@@ -12,7 +12,7 @@ extension HelpText {
         for spec in CommandLineOptions.declared {
             guard let variable = spec.environment else { continue }
             let what = "Like \(spec.name)" + (spec.value == .flag ? " (1 on, 0 off)" : "") + "; the command line wins."
-            text += entry("  " + variable, what, column: 26, width: 200, gap: 1) + "\n"
+            text += entry("  " + variable, what, column: 26, width: max(width, 66), gap: 1) + "\n"
         }
         return String(text.dropLast())
     }
@@ -76,8 +76,8 @@ extension HelpText {
           have one ("500K", "20M", "2G"). A misspelt key is answered with the closest one.
 
         TOP-LEVEL KEYS:
-        \(wrap(intro, width: 94).map { "  " + $0 }.joined(separator: "\n"))
-        \(wrap(keys, width: 92).map { "    " + $0 }.joined(separator: "\n"))
+        \(wrap(intro, width: width - 2).map { "  " + $0 }.joined(separator: "\n"))
+        \(wrap(keys, width: width - 4).map { "    " + $0 }.joined(separator: "\n"))
           Lists (pixabayImages, launchImages, a source's images) take a JSON array of names,
           ["large", "webformat"], or one comma-separated string, "large,webformat".
 
@@ -107,7 +107,7 @@ extension HelpText {
         for (title, keys) in blocks {
             lines.append("  " + title + ":")
             for key in keys {
-                lines.append(entry("    " + key.name, key.help, column: 24, width: 96))
+                lines.append(entry("    " + key.name, key.help, column: width >= 66 ? 24 : 8, width: width))
             }
         }
         lines.append("  Never write a key or a token in the file: name its environment variable.")

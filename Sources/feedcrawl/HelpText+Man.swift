@@ -16,7 +16,7 @@ extension HelpText {
     /// The first lines of a man page: its title (`.TH`), no hyphenation (option names are never
     /// hyphenated), left-aligned, and NAME saying `name`.
     static func manHead(_ title: String, _ name: String) -> [String] {
-        [#".TH \#(roff(title)) 1 "" "feedcrawl \#(roff(BuildInfo.version))" "User Commands""#, ".nh", ".ad l", ".SH NAME", name]
+        [#".TH \#(roff(title)) 1 "\#(BuildInfo.date)" "feedcrawl \#(roff(BuildInfo.version))" "User Commands""#, ".nh", ".ad l", ".SH NAME", name]
     }
 
     /// `feedcrawl help --man`: a man page in roff (`man -l -` reads it): NAME, SYNOPSIS,
@@ -45,7 +45,8 @@ extension HelpText {
         page += [".SH ENVIRONMENT", ".nf", roff(environment.split(separator: "\n").dropFirst().joined(separator: "\n")), ".fi"]
         page += [".SH EXAMPLES", ".nf", roff(examples), ".fi"]
         page += [".SH EXIT STATUS", ".nf", roff(exitStatus), ".fi"]
-        page += [".SH SEE ALSO", "feedcrawl help \\-\\-man manifest (also merge, config, demo\\-feed)"]
+        page += [".SH SEE ALSO", topics.keys.sorted().map { "\\fBfeedcrawl\\-\(roff($0))\\fR(1)" }.joined(separator: ", ")
+            + " (installed as feedcrawl\\-TOPIC.1 from \\fBfeedcrawl help \\-\\-man\\fR \\fITOPIC\\fR)"]
         return page.joined(separator: "\n")
     }
 

@@ -1,13 +1,85 @@
 import FeedCrawlKit
 import FoundationEssentials
+import Glibc
 
 /// The option lines of `--help` and the declaration as JSON, generated from
 /// `CommandLineOptions.declared` (the man page and the completion scripts build on them).
 extension HelpText {
-    /// The width `--help` is wrapped at (columns).
-    static let width = 100
-    /// The column an option's help starts at in `--help`.
-    static let helpColumn = 26
+    /// The width help is laid out for (columns): `COLUMNS` when set (as `ls` and `man` honour
+    /// it), else the terminal's width when stdout is one, else 80; kept within 40 to 100 (longer
+    /// lines read badly). The man page is laid out by `man` itself.
+    static let width: Int = {
+        var columns = 80
+        var size = winsize()
+        if let text = getenv("COLUMNS"), let given = Int(String(cString: text)), given > 0 {
+            columns = given
+        } else if isatty(1) == 1, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+            columns = Int(size.ws_col)
+        }
+        return min(max(columns, 40), 100)
+    }()
+    /// The column an option's help starts at in `--help`: 26, or 8 (under its name) on a
+    /// terminal narrower than 66 columns.
+    static let helpColumn = width >= 66 ? 26 : 8
+
+    /// Prints the help `text` on stdout, laid out for `width` columns (`fitted`).
+    static func show(_ text: String) {
+        Console.out(fitted(text))
+    }
+
+    /// `text` (a help) laid out for `width` columns, no word cut: each paragraph of unindented
+    /// prose (its lines up to a blank line, an indented line, a line ending in `:` or a `USAGE:`
+    /// line) wrapped anew; any other line longer than `width` wrapped with its continuation
+    /// lines under its text (after the first gap of two spaces, as in a table), else indented
+    /// four more than it.
+    static func fitted(_ text: String, width: Int = width) -> String {
+        var out: [String] = []
+        var paragraph: [Substring] = []
+        func flush() {
+            guard !paragraph.isEmpty else { return }
+            out += wrap(paragraph.joined(separator: " "), width: width)
+            paragraph = []
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let indent = line.prefix { $0 == " " }.count
+            let prose = indent == 0 && !line.isEmpty && !line.hasPrefix("USAGE:")
+            if prose {
+                paragraph.append(line)
+                if line.hasSuffix(":") { flush() }
+                continue
+            }
+            flush()
+            guard line.count > width else {
+                out.append(String(line))
+                continue
+            }
+            // Its text starts after its label's gap (continued under it), else at its indent
+            // (continued four further in).
+            var start = indent
+            var hang = min(indent + 4, width / 2)
+            if let gap = line.dropFirst(indent).firstRange(of: "  ") {
+                let column = line.distance(from: line.startIndex, to: gap.lowerBound) + 2
+                    + line[gap.upperBound...].prefix { $0 == " " }.count
+                if column < width / 2 { (start, hang) = (column, column) }
+            }
+            var current = String(line.prefix(start))
+            var room = width - start
+            var filled = 0
+            for word in line.dropFirst(start).split(separator: " ") {
+                if filled > 0, filled + 1 + word.count > room {
+                    out.append(current)
+                    current = String(repeating: " ", count: hang)
+                    room = width - hang
+                    filled = 0
+                }
+                current += (filled > 0 ? " " : "") + word
+                filled += (filled > 0 ? 1 : 0) + word.count
+            }
+            out.append(current)
+        }
+        flush()
+        return out.joined(separator: "\n")
+    }
 
     /// How an option is named to people: `-q, --quiet` or `--pages N`.
     static func label(_ spec: CommandSpec.Option) -> String {

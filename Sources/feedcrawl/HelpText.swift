@@ -15,7 +15,7 @@ enum HelpText {
     /// The exit statuses, as `--help` and the man page list them: `ExitStatus.rows`, wrapped.
     static var exitStatus: String {
         ExitStatus.rows.map { row in
-            let lines = wrap(row.meaning.replacing("`", with: ""), width: 78)
+            let lines = wrap(row.meaning.replacing("`", with: ""), width: width - 11)
             let code = row.codes.replacing(" / ", with: "/")
             return "  " + code + String(repeating: " ", count: max(1, 9 - code.count)) + lines.joined(separator: "\n" + String(repeating: " ", count: 11))
         }.joined(separator: "\n")

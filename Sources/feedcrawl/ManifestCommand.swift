@@ -65,7 +65,7 @@ enum ManifestCommand {
             return options
         }
         if options.help {
-            Console.out(exporting ? HelpText.export : HelpText.manifest)
+            HelpText.show(exporting ? HelpText.export : HelpText.manifest)
             await leave(.success)
         }
         let reader = await open(options, help: command)
@@ -88,7 +88,11 @@ enum ManifestCommand {
             if options.listing {
                 // Written as read, in 64 KiB pieces: memory stays flat at any archive size.
                 var pending = ""
-                let written = try await ItemListing.stream(reader, filter: options.filter, format: options.format) { text in
+                // On a terminal a table row fits its width (one line an item); a pipe gets it whole.
+                let width = ConsoleWriter.isTerminal(1) ? ConsoleWriter.width(fd: 1) : nil
+                let written = try await ItemListing.stream(
+                    reader, filter: options.filter, format: options.format, maxWidth: width
+                ) { text in
                     pending += text
                     if pending.utf8.count >= 1 << 16 {
                         Console.write(pending)

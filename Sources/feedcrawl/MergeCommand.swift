@@ -10,7 +10,7 @@ import FeedCrawlSupport
 enum MergeCommand {
     static func run(_ arguments: [String]) async -> Never {
         if arguments.contains("-h") || arguments.contains("--help") {
-            Console.out(HelpText.merge)
+            HelpText.show(HelpText.merge)
             exit(0)
         }
         var environment = ProcessInfo.processInfo.environment

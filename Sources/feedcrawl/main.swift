@@ -11,8 +11,11 @@ case "config":
 case "help":
     let topics = CommandSpec.help.operands
     switch arguments.dropFirst().first {
-    case nil: Console.out(HelpText.main)
-    case let topic? where topics.contains(topic): Console.out(HelpText.topics[topic]?() ?? "")
+    case nil: HelpText.show(HelpText.main)
+    case let topic? where topics.contains(topic) && arguments.dropFirst(2).first == "--man":
+        // `help manifest --man` as `help --man manifest`.
+        Console.out(HelpText.manPage(topic: topic, help: HelpText.topics[topic]?() ?? ""))
+    case let topic? where topics.contains(topic): HelpText.show(HelpText.topics[topic]?() ?? "")
     case "--man":
         switch arguments.dropFirst(2).first {
         case nil: Console.out(HelpText.manPage)

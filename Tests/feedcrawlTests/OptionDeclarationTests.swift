@@ -58,6 +58,45 @@ struct OptionDeclarationTests {
         for line in help.stdout.split(separator: "\n") { #expect(line.count <= 100, "\(line)") }
     }
 
+    /// Issue 35, point 5: help is laid out for the terminal (`COLUMNS`, else its width, else 80
+    /// on a pipe): no line wider, no word cut, the same words in the same order at every width.
+    @Test(arguments: [["--help"], ["help", "manifest"], ["help", "config"], ["help", "forget"], ["help", "merge"]])
+    func helpFitsTheColumnsItIsGiven(arguments: [String]) async throws {
+        func words(_ text: String) -> [Substring] { text.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
+        let wide = try await BinaryRunner.run(arguments, environment: ["COLUMNS": "100"])
+        #expect(wide.status == 0)
+        for columns in [80, 60] {
+            let narrow = try await BinaryRunner.run(arguments, environment: ["COLUMNS": "\(columns)"])
+            #expect(narrow.status == 0)
+            for line in narrow.stdout.split(separator: "\n") where line.count > columns {
+                // Only a word longer than the room left (a long URL) may stick out.
+                #expect(words(String(line)).count == 1, "\(arguments) at \(columns): \(line)")
+            }
+            #expect(words(narrow.stdout) == words(wide.stdout), "\(arguments) at \(columns): words cut, lost or moved")
+        }
+        // A pipe with no COLUMNS: 80.
+        let piped = try await BinaryRunner.run(arguments)
+        #expect(piped.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 || words(String($0)).count == 1 })
+    }
+
+    /// Issue 35: `help TOPIC --man` is the topic's man page (as `help --man TOPIC`), every page
+    /// is dated, and the main page's SEE ALSO names the pages the README installs.
+    @Test func manPagesForTopicsEitherWayDatedAndNamed() async throws {
+        let after = try await BinaryRunner.run(["help", "manifest", "--man"])
+        let before = try await BinaryRunner.run(["help", "--man", "manifest"])
+        #expect(after.status == 0 && after.stdout == before.stdout)
+        #expect(after.stdout.hasPrefix(".TH FEEDCRAWL\\-MANIFEST 1 \"20"), "\(after.stdout.prefix(80))")
+        let main = try await BinaryRunner.run(["help", "--man"])
+        #expect(main.stdout.hasPrefix(".TH FEEDCRAWL 1 \"20"), "\(main.stdout.prefix(80))")
+        for topic in ["config", "demo-feed", "forget", "manifest", "merge"] {
+            #expect(main.stdout.contains("\\fBfeedcrawl\\-\(topic.replacingOccurrences(of: "-", with: "\\-"))\\fR(1)"), "\(topic)")
+        }
+        // `config --prnt`: the suggestion is config's own option.
+        let typo = try await BinaryRunner.run(["config", "--prnt"])
+        #expect(typo.status == 2)
+        #expect(typo.stderr.contains("did you mean '--print'?"), "\(typo.stderr)")
+    }
+
     @Test func theManPageHasItsSectionsAndEveryOptionAndGroffReadsIt() async throws {
         let options = try await Self.declared()
         let man = try await BinaryRunner.run(["help", "--man"])

@@ -133,7 +133,12 @@ extension BinaryTests {
                 #expect(record["source"] as? String == "pixabay", "\(record)")
                 #expect((fields["id"] as? String)?.isEmpty == false, "\(record)")
                 #expect(fields["variant"] as? String == "preview", "\(record)")
+                // A downloaded image's dimensions, as the text line gives them (issue 35).
+                if fields["status"] as? String == "downloaded" {
+                    #expect((fields["width"] as? Int ?? 0) > 0 && (fields["height"] as? Int ?? 0) > 0, "\(record)")
+                }
             }
+            #expect(images.contains { ($0["fields"] as? [String: Any])?["status"] as? String == "downloaded" })
         }
 
         @Test func pipedStderrGetsPageLinesAndTimedProgressLines() async throws {

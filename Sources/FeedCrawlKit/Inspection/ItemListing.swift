@@ -18,11 +18,32 @@ public struct ItemListing: Sendable {
     public let format: InspectionFormat
     /// Table column widths, grown by `measure` (the header's to start with).
     private var widths: [Int]
+    /// The most columns a table row may take (`feedcrawl manifest` on a terminal: its width);
+    /// nil (default): as wide as its cells. The widest of the url, title and file-or-error
+    /// columns gives way first, down to 12 columns each; their cells are cut with `…`.
+    public var maxWidth: Int?
 
-    /// A listing in `format`.
-    public init(format: InspectionFormat) {
+    /// A listing in `format`, its table rows at most `maxWidth` columns (default: no limit).
+    public init(format: InspectionFormat, maxWidth: Int? = nil) {
         self.format = format
+        self.maxWidth = maxWidth
         widths = Self.tableHeader.map(\.count)
+    }
+
+    /// `widths` narrowed to fit `maxWidth`, as far as the columns that may give way allow.
+    private var fittedWidths: [Int] {
+        guard let maxWidth else { return widths }
+        var fitted = widths
+        var excess = fitted.reduce(0, +) + 2 * (fitted.count - 1) - maxWidth
+        while excess > 0 {
+            // url, title, file or error: the widest that can still give way.
+            guard let column = [5, 4, 3].filter({ fitted[$0] > 12 }).max(by: { fitted[$0] < fitted[$1] }) else { break }
+            let others = [5, 4, 3].filter { $0 != column }.map { fitted[$0] }.max() ?? 12
+            let cut = min(excess, fitted[column] - max(12, min(others, fitted[column] - 1)))
+            fitted[column] -= max(cut, 1)
+            excess -= max(cut, 1)
+        }
+        return fitted
     }
 
     /// Whether rows need a first pass (`measure` over every item) before `row`: the table's.
@@ -62,8 +83,10 @@ public struct ItemListing: Sendable {
                 ]) + "\n"
             }.joined()
         case .table:
+            let widths = fittedWidths
+            let cells = zip(Self.tableCells(item), widths).map { ManifestSummary.shorten($0, to: $1) }
             return (index == 0 ? TextTable.line(Self.tableHeader, widths: widths) : "")
-                + TextTable.line(Self.tableCells(item), widths: widths)
+                + TextTable.line(cells, widths: widths)
         }
     }
 
@@ -76,9 +99,10 @@ public struct ItemListing: Sendable {
         }
     }
 
-    /// `items` in `format`, ending with a newline (the listing of items already in memory).
-    public static func render(_ items: [ManifestItem], format: InspectionFormat) -> String {
-        var listing = ItemListing(format: format)
+    /// `items` in `format`, ending with a newline (the listing of items already in memory); a
+    /// table's rows at most `maxWidth` columns (default: no limit).
+    public static func render(_ items: [ManifestItem], format: InspectionFormat, maxWidth: Int? = nil) -> String {
+        var listing = ItemListing(format: format, maxWidth: maxWidth)
         if listing.needsMeasuring { items.forEach { listing.measure($0) } }
         var out = listing.begin()
         for (index, item) in items.enumerated() { out += listing.row(item, index: index) }
@@ -96,11 +120,12 @@ public struct ItemListing: Sendable {
     }
 
     /// Writes the items of `reader` that `filter` keeps, in the manifest's order, to `write` as
-    /// they are read (two passes for a table). Memory stays flat at any size.
+    /// they are read (two passes for a table, its rows at most `maxWidth` columns). Memory stays
+    /// flat at any size.
     public static func stream(
-        _ reader: ArchiveReader, filter: ItemFilter, format: InspectionFormat, write: (String) -> Void
+        _ reader: ArchiveReader, filter: ItemFilter, format: InspectionFormat, maxWidth: Int? = nil, write: (String) -> Void
     ) async throws -> Written {
-        var listing = ItemListing(format: format)
+        var listing = ItemListing(format: format, maxWidth: maxWidth)
         var written = Written()
         if !filter.ids.isEmpty {
             // `--id`: a lookup a wanted item, not a pass over the archive.

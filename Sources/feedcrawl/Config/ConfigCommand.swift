@@ -1,4 +1,5 @@
 import FeedCrawlKit
+import FeedCrawlSupport
 import FoundationEssentials
 import Glibc
 
@@ -8,7 +9,7 @@ import Glibc
 enum ConfigCommand {
     static func run(_ arguments: [String]) -> Never {
         if arguments.contains("--help") || arguments.contains("-h") {
-            Console.out(HelpText.config)
+            HelpText.show(HelpText.config)
             exit(0)
         }
         let origins = arguments.contains("--origins")
@@ -17,6 +18,12 @@ enum ConfigCommand {
         let loaded: LoadedConfiguration
         do {
             loaded = try LoadedConfiguration.load(arguments: rest, environment: environment)
+        } catch let error as CommandLineOptions.UsageError {
+            // An unknown word is judged against config's own options too (`--prnt`: `--print`).
+            if let word = rest.first(where: { $0.hasPrefix("-") && error.description.hasPrefix("unknown option '\(TerminalText.sanitize($0))'") }) {
+                Console.usageError(CommandSpec.config.unknownOption(word).description, help: "feedcrawl config")
+            }
+            CrawlCommand.usageError(error, arguments: [])
         } catch {
             CrawlCommand.usageError(error, arguments: [])
         }

@@ -126,10 +126,10 @@ final class ConsoleWriter: @unchecked Sendable {
         return out + eraseBelow(old - lines.count)
     }
 
-    /// Columns of the terminal on stderr, else `COLUMNS`, else 80.
-    static func width() -> Int {
+    /// Columns of the terminal on `fd` (default stderr), else `COLUMNS`, else 80.
+    static func width(fd: Int32 = 2) -> Int {
         var size = winsize()
-        if ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         if let text = getenv("COLUMNS"), let columns = Int(String(cString: text)), columns > 0 { return columns }
         return 80
     }

@@ -101,7 +101,10 @@ final class Reporter: @unchecked Sendable {
             message += " \(ByteSize.format(bytes))"
             fields.append(LogField("bytes", bytes))
         }
-        if let width = outcome.width, let height = outcome.height { message += " \(width)x\(height)" }
+        if let width = outcome.width, let height = outcome.height {
+            message += " \(width)x\(height)"
+            fields += [LogField("width", width), LogField("height", height)]
+        }
         message += " in \((seconds * 1000).rounded() / 1000) s"
         if let error = outcome.error {
             message += " (\(error))"

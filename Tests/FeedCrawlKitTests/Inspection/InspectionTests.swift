@@ -130,6 +130,26 @@ struct InspectionTests {
         #expect(ItemListing.render([], format: .table) == "No matching items.\n")
     }
 
+    /// Issue 35, point 5: on a terminal of 80 columns a table row is one line: the url, title
+    /// and file-or-error columns give way (cut with `…`); the other columns stay whole.
+    @Test func aTableRowFitsTheWidthItIsGiven() {
+        let long = String(repeating: "very long title ", count: 6)
+        let items = [
+            Self.item("pixabay", "1234567", title: long, [Self.image("preview", .downloaded, file: ItemFixtures.file(1),
+                url: "https://cdn.example.org/" + String(repeating: "path/", count: 14) + "image.jpg")]),
+            Self.item("pixabay", "2", title: "short", [Self.image("preview", .failed, error: "HTTP 404 " + long)]),
+        ]
+        let whole = ItemListing.render(items, format: .table).split(separator: "\n")
+        #expect(whole.contains { $0.count > 160 })
+        for width in [80, 100] {
+            let lines = ItemListing.render(items, format: .table, maxWidth: width).split(separator: "\n")
+            #expect(lines.count == 3)
+            #expect(lines.allSatisfy { $0.count <= width }, "\(lines.map(\.count))")
+            #expect(lines[1].hasPrefix("pixabay  1234567  downloaded  "), "\(lines[1])")
+            #expect(lines[1].contains("…") && lines[2].contains("failed"))
+        }
+    }
+
     @Test func jsonIsTheManifestsOwnItemLines() throws {
         let items = [ItemFixtures.full, ItemFixtures.item("pixabay", "7", status: .noImage)]
         let json = ItemListing.render(items, format: .json)
