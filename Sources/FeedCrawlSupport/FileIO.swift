@@ -115,6 +115,13 @@ public enum FileIO {
         try sync(fd, path: path)
     }
 
+    /// The working folder, absolute (`getcwd`); `"."` when it cannot be read (removed).
+    public static func currentDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(cString: buffer)
+    }
+
     /// The directory part of `path`: `"a/b/c"` → `"a/b"`, `"c"` → `"."`, `"/c"` → `"/"`.
     public static func directoryName(of path: String) -> String {
         var trimmed = Substring(path)

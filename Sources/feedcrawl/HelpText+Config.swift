@@ -71,6 +71,8 @@ extension HelpText {
               { "type": "launches", "url": "https://apollo-fullstack-tutorial.herokuapp.com/graphql" }
             ]
           }
+          A relative path (out, logFile, metricsFile, cacert, record, replay) is relative to
+          the file's folder; config --print writes paths absolute.
           Strict JSON, as jq reads it: a trailing comma or a key given twice is refused with its
           line and column; a duration needs its unit ("90s", "10m", "24h", "7d"), a size may
           have one ("500K", "20M", "2G"). A misspelt key is answered with the closest one.

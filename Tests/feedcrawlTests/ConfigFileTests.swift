@@ -408,6 +408,38 @@ extension BinaryTests {
             #expect(off.stderr.contains("page 1"), "\(off.stderr)")
         }
 
+        /// Issue 35: a relative path in a configuration file is relative to the file's folder,
+        /// wherever the command runs (cron runs it in the user's home); `config --print` writes
+        /// paths absolute, so the printed file means the same wherever it is saved.
+        @Test func relativePathsInAFileAreRelativeToItsFolder() async throws {
+            let dir = BinaryRunner.temporaryDirectory()
+            try FileManager.default.createDirectory(atPath: dir + "/etc", withIntermediateDirectories: true)
+            try Self.write(#"{"out": "mirror", "logFile": "./logs/run.log", "metricsFile": "../m/feedcrawl.prom"}"#, to: dir + "/etc/c.json")
+            let printed = try await BinaryRunner.run(["config", "--print", "--config", dir + "/etc/c.json"])
+            #expect(printed.status == 0, "\(printed.stderr)")
+            let view = try Output.jsonLine(printed.stdout)
+            #expect(view["out"] as? String == dir + "/etc/mirror")
+            #expect(view["logFile"] as? String == dir + "/etc/logs/run.log")
+            #expect(view["metricsFile"] as? String == dir + "/etc/../m/feedcrawl.prom")
+            // No file: the default OUT, printed absolute (the test runs in some working folder).
+            let defaults = try Output.jsonLine(try await BinaryRunner.run(["config", "--print"]).stdout)
+            #expect((defaults["out"] as? String)?.hasPrefix("/") == true && (defaults["out"] as? String)?.hasSuffix("/output") == true)
+            // The printed file, saved elsewhere, says the same.
+            try Self.write(printed.stdout, to: dir + "/elsewhere.json")
+            let again = try await BinaryRunner.run(["config", "--print", "--config", dir + "/elsewhere.json"])
+            #expect(again.stdout == printed.stdout)
+            // A crawl with the file writes where it says, not in the working folder.
+            let feed = try DemoFeedServer(options: .small())
+            defer { feed.stop() }
+            let crawl = try await BinaryRunner.run(
+                ["--config", dir + "/etc/c.json", "--pixabay-url", feed.pixabayURL, "--pages", "1", "--per-page", "5", "--quiet"],
+                environment: ["PIXABAY_KEY": "k"])
+            #expect(crawl.status == 0, "\(crawl.stderr)")
+            #expect(FileManager.default.fileExists(atPath: dir + "/etc/mirror/manifest.json"))
+            #expect(FileManager.default.fileExists(atPath: dir + "/etc/logs/run.log"))
+            #expect(FileManager.default.fileExists(atPath: dir + "/m/feedcrawl.prom"))
+        }
+
         @Test func printShowsEveryFileOptionAndWhereItCameFrom() async throws {
             let dir = BinaryRunner.temporaryDirectory()
             let config = dir + "/c.json"

@@ -155,7 +155,13 @@ struct EffectiveConfiguration: Encodable {
             // An alias is printed as the option it sets, once: a file holding both would
             // freeze the alias's value against an edit of the other.
             if LoadedConfiguration.aliases[name] == nil {
-                settings[key] = Self.value(of: name, in: options) ?? .string("(not shown)")
+                var value = Self.value(of: name, in: options) ?? .string("(not shown)")
+                // Paths absolute, so that the printed file means the same wherever it is saved
+                // (a file's relative paths are relative to its folder).
+                if case .string(let path) = value, let spec = CommandSpec.crawl.option(name), LoadedConfiguration.isPath(spec) {
+                    value = .string(LoadedConfiguration.absolute(path, from: "."))
+                }
+                settings[key] = value
             }
             let origin = ([name] + (Self.sameSetting[name] ?? [])).map(loaded.origin(of:)).max() ?? .default
             from[key] = origin.rawValue

@@ -101,7 +101,8 @@ struct LoadedConfiguration {
         var fileArguments: [String] = []
         for option in file.options {
             let tokens = try Self.arguments(for: option, file: file)
-            if foundInOut, option.optionName == "--out", tokens.last != first.crawl.outDirectory {
+            if foundInOut, option.optionName == "--out",
+               tokens.last != Self.absolute(first.crawl.outDirectory, from: ".") {
                 throw ConfigError(path: path, key: option.key,
                                   problem: "a \(ConfigFile.fileName) found in the output folder cannot name another one; use --config PATH")
             }
@@ -142,8 +143,23 @@ struct LoadedConfiguration {
         return arguments
     }
 
+    /// Whether option `spec` takes a path (`--out DIR`, `--log-file PATH`, `--cacert FILE`, …).
+    static func isPath(_ spec: CommandSpec.Option) -> Bool {
+        ["DIR", "PATH", "FILE"].contains(spec.placeholder ?? "")
+    }
+
+    /// `path` made absolute against the folder `base` (itself made absolute against the working
+    /// folder); an absolute path, an `s3://`-style URL and `-` (stderr) stay as they are.
+    static func absolute(_ path: String, from base: String) -> String {
+        guard !path.hasPrefix("/"), !path.contains("://"), path != "-", !path.isEmpty else { return path }
+        var folder = base.isEmpty ? "." : base
+        if !folder.hasPrefix("/") { folder = FileIO.currentDirectory() + (folder == "." ? "" : "/" + folder) }
+        let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+        return relative == "." ? folder : (folder.hasSuffix("/") ? folder + relative : folder + "/" + relative)
+    }
+
     /// The arguments one top-level file option stands for, checked on its own so that an error
-    /// names the file and the key.
+    /// names the file and the key; a relative path is taken relative to the file's folder.
     static func arguments(for option: ConfigFile.Option, file: ConfigFile) throws -> [String] {
         let name = option.optionName
         func fail(_ problem: String) -> ConfigError {
@@ -185,7 +201,9 @@ struct LoadedConfiguration {
             if case .number = value, spec.placeholder == "DURATION" || spec.placeholder == "D" {
                 throw fail("a duration needs its unit: write \"\(text)s\" (or m, h, d), not the bare number \(text)")
             }
-            tokens = [name, text]
+            // A relative path in a file means the same wherever the command runs (cron starts it
+            // in the user's home): it is taken relative to the file's folder.
+            tokens = [name, isPath(spec) ? absolute(text, from: FileIO.directoryName(of: file.path)) : text]
         }
         do {
             _ = try CommandLineOptions.parse(tokens, environment: [:])
