@@ -16,7 +16,7 @@ extension ContactSheet {
         <style>\(Self.style)</style>
         </head>
         <body>
-        <input type="checkbox" id="pf" class="pf">
+        <i id="problems" class="pt"></i>
 
         """
     }
@@ -72,10 +72,49 @@ extension ContactSheet {
         if earlier > 0 { out += " (\(earlier) not listed by the last run, shown faded)" }
         out += "; generated \(Self.time(generatedAt)).</p>\n"
         if pages.contains(where: { pixabaySources.contains($0.source) }) { out += Self.pixabayNote }
-        out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
+        out += Self.filterToggle
+        out += problemPages(pages)
         out += toc(pages)
         out += "</header>\n"
         return out
+    }
+
+    /// The filter "only items without an image": the URL fragment `#problems` turns it on (the
+    /// style hides the items with an image), so it survives a reload, a bookmark, and every
+    /// sheet page's previous / next / part links, which carry it on (`link`).
+    static let filterToggle = "<p><a href=\"#problems\" class=\"pfl\">show only items without an image</a>"
+        + "<a href=\"#\" class=\"pfo\">showing only items without an image: show every item</a></p>\n"
+
+    /// A link to `href` reading `label`: one as it is, and one that keeps the filter on
+    /// (`#problems`); the style shows the one that matches the filter.
+    static func link(_ href: String, _ label: String, rel: String? = nil) -> String {
+        let relation = rel.map { " rel=\"\($0)\"" } ?? ""
+        return "<a class=\"na\" href=\"\(href)\"\(relation)>\(label)</a><a class=\"np\" href=\"\(href)#problems\"\(relation)>\(label)</a>"
+    }
+
+    /// Most sheet pages `problemPages` links.
+    static let problemPageLinks = 200
+
+    /// Where the items without an image are: the feed pages whose live items include failed,
+    /// rejected, cancelled or no-image ones (by the group table's counts), each linked with
+    /// the filter on and its count, at most `problemPageLinks` of them; nothing when none has.
+    func problemPages(_ pages: [FeedPage]) -> String {
+        var links: [String] = []
+        var total = 0
+        var shown = 0
+        for page in pages {
+            let count = page.groups.reduce(0) { sum, group in
+                sum + group.counts.reduce(0) { $0 + ((ItemStatus(rawValue: $1.key)?.hasImage ?? true) ? 0 : $1.value) }
+            }
+            guard count > 0 else { continue }
+            total += count
+            shown += 1
+            guard links.count < Self.problemPageLinks else { continue }
+            links.append("<a href=\"\(page.name)#problems\">\(HTMLText.escape(page.source, limit: 80)) \(page.page)</a> (\(count))")
+        }
+        guard total > 0 else { return "" }
+        return "<p class=\"pp\">\(Self.count(total, "item")) without an image, on \(Self.count(shown, "feed page")): "
+            + links.joined(separator: ", ") + (shown > links.count ? ", …" : "") + "</p>\n"
     }
 
     /// "Images from Pixabay", on `index.html` and on every page of a Pixabay source.
@@ -147,28 +186,28 @@ extension ContactSheet {
     /// feed page before (`previous`, its first part) and after (`next`), and the other parts of
     /// this feed page (the current one not a link).
     func pageNav(_ page: FeedPage, part: Int, of parts: Int, previous: FeedPage?, next: FeedPage?) -> String {
-        var out = "<nav class=\"pg\"><a href=\"\(Self.fileName)\">contact sheet</a> · "
+        var out = "<nav class=\"pg\">" + Self.link(Self.fileName, "contact sheet") + " · "
         func label(_ other: FeedPage) -> String {
             (other.source == page.source ? "" : HTMLText.escape(other.source, limit: 80) + " ") + "page \(other.page)"
         }
         if part > 1 {
-            out += "<a href=\"\(Self.pageName(source: page.source, page: page.page, part: part - 1))\" rel=\"prev\">previous</a>"
+            out += Self.link(Self.pageName(source: page.source, page: page.page, part: part - 1), "previous", rel: "prev")
         } else if let previous {
-            out += "<a href=\"\(previous.name)\" rel=\"prev\">previous: \(label(previous))</a>"
+            out += Self.link(previous.name, "previous: \(label(previous))", rel: "prev")
         } else {
             out += "previous"
         }
         if parts > 1 {
             out += " · parts"
             for n in 1...parts {
-                out += n == part ? " <b>\(n)</b>" : " <a href=\"\(Self.pageName(source: page.source, page: page.page, part: n))\">\(n)</a>"
+                out += n == part ? " <b>\(n)</b>" : " " + Self.link(Self.pageName(source: page.source, page: page.page, part: n), "\(n)")
             }
         }
         out += " · "
         if part < parts {
-            out += "<a href=\"\(Self.pageName(source: page.source, page: page.page, part: part + 1))\" rel=\"next\">next</a>"
+            out += Self.link(Self.pageName(source: page.source, page: page.page, part: part + 1), "next", rel: "next")
         } else if let next {
-            out += "<a href=\"\(next.name)\" rel=\"next\">next: \(label(next))</a>"
+            out += Self.link(next.name, "next: \(label(next))", rel: "next")
         } else {
             out += "next"
         }
@@ -223,7 +262,7 @@ extension ContactSheet {
         let nav = pageNav(page, part: part, of: parts.count, previous: previous, next: next)
         out += "<header>\n<h1>feedcrawl contact sheet <small>\(title)</small></h1>\n"
         if pixabaySources.contains(page.source) { out += Self.pixabayNote }
-        out += "<p><label for=\"pf\" class=\"pfl\">show only items without an image</label></p>\n"
+        out += Self.filterToggle
         out += nav + "</header>\n<main>\n<section>\n" + pageHeading(page, link: false)
         body(tiles, flat: flat, range: range, into: &out)
         out += "</section>\n<footer>" + nav + "</footer>\n" + Self.tail

@@ -1,6 +1,7 @@
 extension ContactSheet {
     /// The inline style sheet: a responsive grid of fixed-height cells, status colours, a CSS-only
-    /// "problems only" filter, and `content-visibility` so long pages render quickly. Caption
+    /// "problems only" filter (on while the URL's fragment is `#problems`, also on the pages the
+    /// sheet's links lead to), and `content-visibility` so long pages render quickly. Caption
     /// lines are cut at the tile's edge (ellipsis) but for the credit (`cr`) and the facts (`f`:
     /// author or site, size, dimensions), which wrap, and errors (`e`).
     static let style = """
@@ -46,11 +47,12 @@ extension ContactSheet {
     header .e{color:#ff9e9e}
     header ul.w{margin:2px 0 4px;color:#ffcc80}
     .u{color:#888;font-size:11px}
-    .pf{position:absolute;opacity:0}
-    .pfl{cursor:pointer;text-decoration:underline}
-    .pf:checked~header .pfl::after{content:" (on)"}
-    .pf:checked~main figure.ok{display:none}
-    .pf:checked~main section:not(:has(figure:not(.ok))){display:none}
+    .pt{position:absolute;top:0}
+    .pfo,.np{display:none}
+    .pt:target~header .pfl,.pt:target~header .na,.pt:target~main .na{display:none}
+    .pt:target~header .pfo,.pt:target~header .np,.pt:target~main .np{display:inline}
+    .pt:target~main figure.ok{display:none}
+    .pt:target~main section:not(:has(figure:not(.ok))){display:none}
     .empty{color:#777}
 
     """

@@ -7,7 +7,7 @@ import FoundationEssentials
 extension ContactSheet {
     /// The version of what `render` makes: a release that renders pages differently raises it,
     /// so that its first run rewrites every page (it is part of every fingerprint).
-    static let rendererVersion = 2
+    static let rendererVersion = 3
 
     /// Where the fingerprints of the pages are kept: `OUT/.sheet.json` (kind `.state`).
     static let stateHandle = FileHandle(.state, ".sheet.json")!

@@ -76,37 +76,61 @@ struct ContactSheetPagesTests {
             #expect(html.hasSuffix("</main>\n</body>\n</html>\n"))
             #expect(html.contains("<title>feedcrawl contact sheet — pixabay page 2, part \(number) of 4</title>"))
             // The toggle works on every page; no script anywhere; no time that changes every run.
-            #expect(html.contains("<input type=\"checkbox\" id=\"pf\" class=\"pf\">"))
-            #expect(html.contains("<label for=\"pf\" class=\"pfl\">show only items without an image</label>"))
+            #expect(html.contains("<i id=\"problems\" class=\"pt\"></i>"))
+            #expect(html.contains("<a href=\"#problems\" class=\"pfl\">show only items without an image</a>"))
             #expect(!html.contains("<script"))
             #expect(!html.contains("Last run") && !html.contains("generated"))
             #expect(html.components(separatedBy: "<section").count == html.components(separatedBy: "</section>").count)
             #expect(html.components(separatedBy: "<div class=\"grid\">").count == html.components(separatedBy: "</div>\n").count)
             // The links, at the top and the bottom.
             #expect(html.components(separatedBy: "<nav class=\"pg\">").count - 1 == 2)
-            #expect(html.contains("<a href=\"index.html\">contact sheet</a>"))
+            #expect(html.contains("<a class=\"na\" href=\"index.html\">contact sheet</a>"))
             #expect(html.contains(" · parts"))
             if number == 1 {
-                #expect(html.contains("<a href=\"index-launches-p1.html\" rel=\"prev\">previous: launches page 1</a>"))
+                #expect(html.contains("<a class=\"na\" href=\"index-launches-p1.html\" rel=\"prev\">previous: launches page 1</a>"))
             } else {
-                #expect(html.contains("<a href=\"\(names[index + 1])\" rel=\"prev\">previous</a>"))
+                #expect(html.contains("<a class=\"na\" href=\"\(names[index + 1])\" rel=\"prev\">previous</a>"))
                 #expect(html.contains("(continued)"))
             }
             if number == 4 {
-                #expect(html.contains("<a href=\"index-pixabay-p3.html\" rel=\"next\">next: page 3</a>"))
+                #expect(html.contains("<a class=\"na\" href=\"index-pixabay-p3.html\" rel=\"next\">next: page 3</a>"))
             } else {
-                #expect(html.contains("<a href=\"\(names[index + 3])\" rel=\"next\">next</a>"))
+                #expect(html.contains("<a class=\"na\" href=\"\(names[index + 3])\" rel=\"next\">next</a>"))
             }
             for link in SheetFixture.pageLinks(html) { #expect(names.contains(link), "\(part.name) links \(link)") }
         }
         // The first and last feed pages have no neighbour on one side.
-        #expect(all[1].html.contains("· previous · <a href=\"index-pixabay-p2.html\" rel=\"next\">next: pixabay page 2</a>"))
-        #expect(all[6].html.contains("<a href=\"index-pixabay-p2.html\" rel=\"prev\">previous: page 2</a> · next</nav>"))
+        #expect(all[1].html.contains("· previous · <a class=\"na\" href=\"index-pixabay-p2.html\" rel=\"next\">next: pixabay page 2</a>"))
+        #expect(all[6].html.contains("<a class=\"np\" href=\"index-pixabay-p2.html#problems\" rel=\"prev\">previous: page 2</a> · next</nav>"))
+        // Every link between sheet pages comes twice: as it is, and keeping the filter on.
+        for page in all.dropFirst() {
+            let plain = page.html.components(separatedBy: "<a class=\"na\" href=\"").count
+            #expect(plain > 1 && plain == page.html.components(separatedBy: "<a class=\"np\" href=\"").count, "\(page.name)")
+            #expect(page.html.contains("#problems\" rel=\"") || page.name == "index-launches-p1.html")
+        }
         // index.html links every feed page's first part.
         for name in ["index-launches-p1.html", "index-pixabay-p2.html", "index-pixabay-p3.html"] {
             #expect(all[0].html.contains("<a href=\"\(name)\">"))
         }
         for link in SheetFixture.pageLinks(all[0].html) { #expect(names.contains(link), "index.html links \(link)") }
+        // Nothing lacks an image here: no list of where such items are.
+        #expect(!all[0].html.contains("class=\"pp\""))
+    }
+
+    /// Issue 35: the items without an image can be found from `index.html`: it names the feed
+    /// pages that hold them, with their counts, each linked with the filter on (`#problems`),
+    /// which the style turns on from the URL alone.
+    @Test func theIndexNamesThePagesWithItemsWithoutAnImage() {
+        var items = (0..<6).map { n in ContactSheetTests.item("pixabay", String(n), page: 1, [ContactSheetTests.stored("preview", n)]) }
+        items += (6..<9).map { n in ContactSheetTests.item("pixabay", String(n), page: 2, [ContactSheetTests.stored("preview", n)]) }
+        items += [ContactSheetTests.item("pixabay", "9", page: 2, []), ContactSheetTests.item("launches", "1", page: 4, [])]
+        let all = ContactSheet.pages(ContactSheetTests.manifest(items), pageItems: 7)
+        let index = all[0].html
+        #expect(index.contains("<p class=\"pp\">2 items without an image, on 2 feed pages: "
+            + "<a href=\"index-launches-p4.html#problems\">launches 4</a> (1), <a href=\"index-pixabay-p2.html#problems\">pixabay 2</a> (1)</p>"),
+            "\(index)")
+        #expect(!index.contains("index-pixabay-p1.html#problems\">"))
+        #expect(ContactSheet.style.contains(".pt:target~main figure.ok{display:none}"))
     }
 
     /// Titles of 500 characters that each escape to 6 bytes: the parts hold fewer items, and

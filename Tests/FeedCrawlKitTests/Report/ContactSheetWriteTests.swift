@@ -160,7 +160,7 @@ extension ContactSheetWriteTests {
         written = try await SheetFixture.write(repository, run: record, backend: backend)
         #expect(Set(written.saved) == ["index-pixabay-p5.html", "index-pixabay-p6.html", "index.html"])
         #expect(backend.saved.last == "index.html")
-        #expect(try await SheetFixture.pages(memory)["index-pixabay-p5.html"]?.contains("<a href=\"index-pixabay-p6.html\" rel=\"next\">") == true)
+        #expect(try await SheetFixture.pages(memory)["index-pixabay-p5.html"]?.contains("<a class=\"na\" href=\"index-pixabay-p6.html\" rel=\"next\">") == true)
 
         // A run that lists pages 1 and 2 only: 3 to 6 are faded (rewritten), then left alone.
         for round in 0..<2 {
