@@ -116,6 +116,7 @@ extension CommandSpec {
             .value("--id", "ID", .options, defaultText: nil, "List the item with this id (repeatable).")
                 .bind(Manifest.filter { filter, _, text in filter.ids.insert(text) }),
             .value("--variant", "V", .options, kind: .list, defaultText: nil,
+                   choices: Array(Set(FeedSources.registered.flatMap { $0.variantNames })).sorted(),
                    "List items with an image of variant V (preview, webformat, large, small or another the archive holds).")
                 .bind(Manifest.filter { filter, _, text in filter.variants.formUnion(text.split(separator: ",").map { String($0) }) }),
             .value("--error", "TEXT", .options, defaultText: nil,

@@ -54,6 +54,9 @@ struct CompletionTests {
         #expect(try await Self.bash(script, ["feedcrawl", "manifest", "export", "--"]).contains("--out"))
         #expect(!(try await Self.bash(script, ["feedcrawl", "manifest", "export", "--"]).contains("--status")))
         #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--status", "fa"]) == ["failed"])
+        // --variant offers every feed type's variants (issue 35).
+        #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--variant", "web"]) == ["webformat"])
+        #expect(Set(try await Self.bash(script, ["feedcrawl", "manifest", "--variant", "preview,l"])) == ["preview,large"])
         #expect(Set(try await Self.bash(script, ["feedcrawl", "manifest", "--status", "failed,re"]))
             == ["failed,rejected", "failed,revalidated"])
         #expect(try await Self.bash(script, ["feedcrawl", "manifest", "--format", ""]) == ["table", "json", "csv", "ndjson"])
