@@ -27,7 +27,8 @@ extension HelpText {
                                     (see 'feedcrawl help demo-feed').
       feedcrawl help [COMMAND]      Show help for a command; 'help --man' prints a man page (roff).
       feedcrawl completion SHELL    Print a completion script for bash, zsh or fish, e.g.
-                                    feedcrawl completion bash > /etc/bash_completion.d/feedcrawl
+                                    feedcrawl completion bash >
+                                    /usr/local/share/bash-completion/completions/feedcrawl
     """
 
     /// `feedcrawl help config`: the source keys listed from their declaration
