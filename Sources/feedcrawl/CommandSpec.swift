@@ -69,11 +69,7 @@ extension CommandSpec {
         return [
             .value("--out", "DIR", .options, defaultText: "FEEDCRAWL_OUT, else the configuration's out, else ./output",
                    "Output folder of the crawl, or s3://BUCKET/PREFIX for one in object storage.")
-                .bind(Binding { options, list, name, _ in
-                    let text = try list.value(for: name)
-                    try Binding.needs("a folder")(name, text)
-                    options[keyPath: out] = text
-                }),
+                .bind(Binding.text(out, Binding.needs("a folder"))),
             .value("--s3-endpoint", "URL", .options, defaultText: "the configuration's s3Endpoint, else AWS_ENDPOINT_URL, else AWS",
                    "The S3-compatible service of an s3:// OUT.").bind(Binding { options, list, name, _ in
                 let text = try list.value(for: name)
@@ -84,11 +80,7 @@ extension CommandSpec {
             }),
             .value("--config", "PATH", .options, defaultText: "FEEDCRAWL_CONFIG, else OUT/feedcrawl.json",
                    "Take OUT (and its s3Endpoint) from the configuration file the crawl reads.")
-                .bind(Binding { options, list, name, _ in
-                    let text = try list.value(for: name)
-                    try Binding.needs("a file name")(name, text)
-                    options[keyPath: config] = text
-                }),
+                .bind(Binding.text(config, Binding.needs("a file name"))),
         ]
     }
 
