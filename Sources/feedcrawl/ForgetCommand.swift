@@ -22,7 +22,7 @@ enum ForgetCommand {
         }
         var rule = Forget.Rule()
         var dryRun = false
-        var limit: Forget.Limit?
+        var limit: ItemLimit?
         var json = false
         /// `--metrics-file`: where to write the forget's metrics (nil: none).
         var metricsFile: String?

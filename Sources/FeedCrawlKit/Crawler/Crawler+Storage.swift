@@ -144,7 +144,7 @@ extension Crawler {
     /// listed every page this run (`reports`) that no run listed for `after` seconds before this
     /// run started (`started`, ms), unless `limit` refuses; then their files no kept item names.
     static func forget(
-        after: Double, reports: [SourceReport], started: Int64, limit: Forget.Limit?, repository: Repository,
+        after: Double, reports: [SourceReport], started: Int64, limit: ItemLimit?, repository: Repository,
         archive: any Backend
     ) async -> ForgetOutcome {
         var outcome = ForgetOutcome()

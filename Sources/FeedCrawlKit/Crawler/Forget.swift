@@ -43,10 +43,6 @@ public struct Forget: Sendable {
         }
     }
 
-    /// The most a forget may take before it refuses (rclone's `--max-delete`): items, or a
-    /// percentage of the archive's.
-    public typealias Limit = ItemLimit
-
     /// What the forget did (or, dry, would do).
     public struct Report: Sendable {
         /// Items forgotten, by source.
@@ -101,8 +97,9 @@ public struct Forget: Sendable {
     public var rule: Rule
     /// Look, say what would go, change nothing; default false.
     public var dryRun = false
-    /// Refuse (and change nothing) when more would go; default nil: no limit.
-    public var limit: Limit?
+    /// Refuse (and change nothing) when more items than this, or more than this percentage of the
+    /// archive's, would go (rclone's `--max-delete`); default nil: no limit.
+    public var limit: ItemLimit?
     /// OUT in object storage (`--out s3://…`) instead of `outDirectory`; default nil.
     public var objectStore: ObjectStoreTarget? = nil
     /// The CA bundle, proxy settings and User-Agent of requests to object storage.
@@ -238,7 +235,7 @@ public struct Forget: Sendable {
     }
 
     /// Why `count` items of `total` are more than `limit` allows, or nil when they are not.
-    static func refusal(_ count: Int, of total: Int, limit: Limit) -> String? {
+    static func refusal(_ count: Int, of total: Int, limit: ItemLimit) -> String? {
         guard limit.isExceeded(by: count, of: total) else { return nil }
         switch limit {
         case .items:
