@@ -227,6 +227,7 @@ package struct FileHandle: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func isValid(_ name: String, kind: FileKind) -> Bool {
+        if kind == .image { return isImageName(name) }
         let bytes = name.utf8
         guard !bytes.isEmpty, bytes.count <= 900, !name.hasSuffix(partialSuffix),
               !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x5C }) else { return false }
@@ -235,12 +236,7 @@ package struct FileHandle: Hashable, Sendable, CustomStringConvertible {
         }
         switch kind {
         case .image:
-            // `<64 lowercase hex>.<ext>`, one component.
-            guard bytes.count > 65, let dot = name.firstIndex(of: "."), name.distance(from: name.startIndex, to: dot) == 64 else {
-                return false
-            }
-            let key = name[..<dot], ext = name[name.index(after: dot)...]
-            return isLowerHex(key) && ImageExtension.isKnown(String(ext))
+            return false  // isImageName above
         case .sheet:
             return isSheetPage(name)
         case .state:
@@ -249,6 +245,20 @@ package struct FileHandle: Hashable, Sendable, CustomStringConvertible {
             return !["cache", "archive", "pages", "locks"].contains(first) && !isSheetPage(name) && first != ".lock"
         case .archive, .page, .lock:
             return true
+        }
+    }
+
+    /// Whether `name` is `<64 lowercase hex digits>.<ext>` with a known extension: one pass over
+    /// its bytes (it runs for every image a run stages or saves; the general checks above, with
+    /// `Character` indexing, cost a few microseconds an image, on the engine's thread).
+    private static func isImageName(_ name: String) -> Bool {
+        var name = name
+        return name.withUTF8 { bytes in
+            guard bytes.count > 65, bytes.count <= 69, bytes[64] == UInt8(ascii: ".") else { return false }
+            for byte in bytes[..<64] where !((0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)) {
+                return false
+            }
+            return ImageExtension.isKnown(bytes[65...])
         }
     }
 
@@ -266,6 +276,11 @@ package enum ImageExtension {
 
     /// Whether `ext` is one a cache name may end in.
     package static func isKnown(_ ext: String) -> Bool { types[ext] != nil }
+
+    /// Whether the bytes `ext` spell one a cache name may end in (no `String` made).
+    static func isKnown(_ ext: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        types.keys.contains { $0.utf8.elementsEqual(ext) }
+    }
 
     /// The media type of a name's extension, or nil.
     package static func mimeType(of name: String) -> String? {

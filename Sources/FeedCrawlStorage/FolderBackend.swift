@@ -80,11 +80,34 @@ final class FolderBackend: Backend {
     /// Where a body staged for `handle` is written: `<path>.<12 hex digits>.part` (an image's:
     /// `cache/ab/<key>.<12 hex digits>.part`, its extension not known yet).
     static func stagedPath(for handle: FileHandle) -> String {
-        let name = FileHandle.stagedName(for: handle, suffix: TemporaryName.next())
+        let suffix = TemporaryName.next()
         switch handle.kind {
-        case .image: return "cache/" + name.prefix(2) + "/" + name
-        case .archive, .page: return handle.kind.folder + "/" + name
-        case .state, .sheet, .lock: return name
+        case .image: return imageStagedPath(key: handle.name.utf8.prefix(64), suffix: suffix)
+        case .archive, .page: return handle.kind.folder + "/" + FileHandle.stagedName(for: handle, suffix: suffix)
+        case .state, .sheet, .lock: return FileHandle.stagedName(for: handle, suffix: suffix)
+        }
+    }
+
+    /// `cache/<first two digits>/<key>.<suffix>.part` made in one pass (every download stages
+    /// one, on the engine's thread).
+    private static func imageStagedPath(key: Substring.UTF8View, suffix: String) -> String {
+        let count = 6 + 2 + 1 + key.count + 1 + suffix.utf8.count + FileHandle.partialSuffix.utf8.count
+        return String(unsafeUninitializedCapacity: count) { out in
+            var at = 0
+            func put(_ bytes: some Sequence<UInt8>) {
+                for byte in bytes {
+                    out[at] = byte
+                    at += 1
+                }
+            }
+            put("cache/".utf8)
+            put(key.prefix(2))
+            put(CollectionOfOne(UInt8(ascii: "/")))
+            put(key)
+            put(CollectionOfOne(UInt8(ascii: ".")))
+            put(suffix.utf8)
+            put(FileHandle.partialSuffix.utf8)
+            return at
         }
     }
 

@@ -15,11 +15,12 @@ public enum FileIO {
     }
 
     /// Writes all of `bytes` to `fd`, looping over partial writes and EINTR.
-    /// `path` only labels errors.
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileSystemError) {
+    /// `path` only labels errors (and selects an armed `WriteFaults`): it is evaluated only then,
+    /// so a download's chunk writes build no path.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: @autoclosure () -> String) throws(FileSystemError) {
         guard var p = bytes.baseAddress else { return }
-        if let code = WriteFaults.check(path: path, count: bytes.count) {
-            throw FileSystemError("write", path: path, code: code)
+        if let code = WriteFaults.check(path: path(), count: bytes.count) {
+            throw FileSystemError("write", path: path(), code: code)
         }
         var left = bytes.count
         while left > 0 {
@@ -32,7 +33,7 @@ public enum FileIO {
             } else {
                 // write() returning 0 for a non-zero count should not happen on files; treat it
                 // like a full device rather than spinning.
-                throw FileSystemError("write", path: path, code: n == 0 ? ENOSPC : errno)
+                throw FileSystemError("write", path: path(), code: n == 0 ? ENOSPC : errno)
             }
         }
     }

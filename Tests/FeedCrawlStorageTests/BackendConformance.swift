@@ -404,6 +404,11 @@ enum BackendConformance {
         #expect(FileHandle(.image, "cat.jpg") == nil)
         #expect(FileHandle(.image, String(repeating: "A", count: 64) + ".jpg") == nil)
         #expect(FileHandle(.image, key("k") + ".exe") == nil)
+        for bad in [key("k"), key("k") + ".", key("k") + "..jpg", key("k") + ".jpgx", key("k") + ".jp", key("k") + ".jpg/x",
+                    key("k") + ".web", "0" + key("k") + ".jpg", "é" + key("k").dropFirst(2) + ".jpg", key("k") + ".JPG"] {
+            #expect(FileHandle(.image, bad) == nil, "\(bad) must be refused")
+        }
+        for ext in ["jpg", "png", "gif", "webp"] { #expect(FileHandle(.image, key("k") + "." + ext) != nil) }
         #expect(FileHandle(.sheet, "notes.html") == nil)
         #expect(FileHandle(.state, "cache/ab/x") == nil)
         #expect(FileHandle.image(file: "cache/" + key("k").prefix(2) + "/" + key("k") + ".png") != nil)

@@ -19,6 +19,26 @@ import Testing
         }
     }
 
+    /// A staged body's path: next to its file, its suffix fresh each time, classified back as a
+    /// leftover of that file (an image's built byte by byte, as every download stages one).
+    @Test func stagedPathsSitNextToTheirFileAndClassifyAsPartial() throws {
+        let key = SHA256.hex("https://example.org/a.png")
+        let cases: [(FileHandle, String)] = [
+            (try #require(FileHandle(.image, key + ".png")), "cache/" + key.prefix(2) + "/" + key + "."),
+            (try #require(FileHandle(.archive, "segments/s-1.ndjson")), "archive/segments/s-1.ndjson."),
+            (try #require(FileHandle(.state, "manifest.json")), "manifest.json."),
+        ]
+        for (handle, prefix) in cases {
+            let first = FolderBackend.stagedPath(for: handle), second = FolderBackend.stagedPath(for: handle)
+            #expect(first != second)
+            for path in [first, second] {
+                #expect(path.hasPrefix(prefix) && path.hasSuffix(".part") && path.utf8.count == prefix.utf8.count + 12 + 5, "\(path)")
+                let classified = try #require(FileHandle.classify(path), "\(path)")
+                #expect(classified.isPartial && classified.kind == handle.kind, "\(path)")
+            }
+        }
+    }
+
     @Test func outIsMadeButNotItsParent() throws {
         let folder = try TempFolder()
         defer { folder.remove() }
