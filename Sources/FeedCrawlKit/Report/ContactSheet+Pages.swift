@@ -92,9 +92,9 @@ extension ContactSheet {
 
     /// The tiles of a feed page, rendered: for each of its groups (newest first) the group and
     /// its effective items' tiles, in id order.
-    struct Tiles {
+    struct Tiles: Sendable {
         /// One group's tiles.
-        struct Group {
+        struct Group: Sendable {
             /// The group.
             var entry: GroupEntry
             /// Whether this is an older listing (not the page's newest group).

@@ -18,6 +18,12 @@ extension ContactSheet {
     /// What saves are gathered into one `saveAll` before it is sent: at most this many bytes.
     static let batchBytes = 16 << 20
 
+    /// Feed pages whose items are read and tiles made at once (2): that is most of the end of a
+    /// cold run, and the task pool has both cores. Only pages that fit one sheet page's items
+    /// (`pageItems`) share a turn; a larger one is made alone, so the sheet holds one large
+    /// page's items at a time, as before.
+    static let tilesAtOnce = 2
+
     /// The fingerprints of the sheet pages a run wrote (`OUT/.sheet.json`): for each feed page's
     /// sheet page (by its first part's name), the fingerprint of what it shows and how many
     /// parts it has. A page whose fingerprint is unchanged, and whose parts are all there, is not
@@ -163,24 +169,43 @@ extension ContactSheet {
             batchSize = 0
         }
         var firstTiles: Tiles?
-        for index in render {
-            let page = pages[index]
-            let tiles = sheet.tiles(of: page, items: try await items(of: page, in: repository))
-            if index == 0 { firstTiles = tiles }
-            let parts = sheet.parts(tiles)
-            for part in 1...parts.count {
-                let html = sheet.render(
-                    tiles, part: part, parts: parts, previous: index > 0 ? pages[index - 1] : nil,
-                    next: index + 1 < pages.count ? pages[index + 1] : nil)
-                let name = pageName(source: page.source, page: page.page, part: part)
-                guard let handle = FileHandle(.sheet, name) else {
-                    throw BackendError(.refused, "save", location: name, reason: "not a name of a sheet page")
-                }
-                batch.append(SaveRequest(handle, body: .bytes(Array(html.utf8))))
-                batchSize += html.utf8.count
-                if batch.count >= max(2, 2 * backend.properties.connections) || batchSize >= batchBytes { try await send() }
+        var position = 0
+        while position < render.count {
+            // The next turn: one page, or up to `tilesAtOnce` small ones, their tiles made at once.
+            var turn = [render[position]]
+            while turn.count < tilesAtOnce, position + turn.count < render.count, pages[turn[0]].items <= sheet.pageItems,
+                  pages[render[position + turn.count]].items <= sheet.pageItems {
+                turn.append(render[position + turn.count])
             }
-            state.pages[names[index]] = State.Page(fingerprint: fingerprints[index], parts: parts.count)
+            position += turn.count
+            let made = try await withThrowingTaskGroup(of: (Int, Tiles).self) { group in
+                for index in turn {
+                    group.addTask { [sheet, pages] in
+                        (index, sheet.tiles(of: pages[index], items: try await items(of: pages[index], in: repository)))
+                    }
+                }
+                var made: [(Int, Tiles)] = []
+                for try await tiles in group { made.append(tiles) }
+                return made.sorted { $0.0 < $1.0 }
+            }
+            for (index, tiles) in made {
+                let page = pages[index]
+                if index == 0 { firstTiles = tiles }
+                let parts = sheet.parts(tiles)
+                for part in 1...parts.count {
+                    let html = sheet.render(
+                        tiles, part: part, parts: parts, previous: index > 0 ? pages[index - 1] : nil,
+                        next: index + 1 < pages.count ? pages[index + 1] : nil)
+                    let name = pageName(source: page.source, page: page.page, part: part)
+                    guard let handle = FileHandle(.sheet, name) else {
+                        throw BackendError(.refused, "save", location: name, reason: "not a name of a sheet page")
+                    }
+                    batch.append(SaveRequest(handle, body: .bytes(Array(html.utf8))))
+                    batchSize += html.utf8.count
+                    if batch.count >= max(2, 2 * backend.properties.connections) || batchSize >= batchBytes { try await send() }
+                }
+                state.pages[names[index]] = State.Page(fingerprint: fingerprints[index], parts: parts.count)
+            }
         }
         try await send()
         pagesSaved?()

@@ -24,7 +24,7 @@ import FoundationEssentials
 /// No network, no JavaScript: inline CSS, images by relative links into `cache/`, lazy-loaded.
 /// All feed text is HTML-escaped; the only feed URL used as a link is a Pixabay page URL, and
 /// only an `http`/`https` one (`rel="noopener noreferrer"`); every other URL is shown as text.
-public struct ContactSheet {
+public struct ContactSheet: Sendable {
     /// The first page's file name inside OUT: `index.html`.
     public static let fileName = "index.html"
 
