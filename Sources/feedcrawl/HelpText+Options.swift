@@ -35,13 +35,24 @@ extension HelpText {
     static func fitted(_ text: String, width: Int = width) -> String {
         var out: [String] = []
         var paragraph: [Substring] = []
+        var usage: [Substring] = []
         func flush() {
+            if !usage.isEmpty {
+                out += synopsis(usage, width: width)
+                usage = []
+            }
             guard !paragraph.isEmpty else { return }
             out += wrap(paragraph.joined(separator: " "), width: width)
             paragraph = []
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             let indent = line.prefix { $0 == " " }.count
+            // The USAGE block: its first line and the indented lines after it.
+            if line.hasPrefix("USAGE:") || (!usage.isEmpty && indent > 0) {
+                if line.hasPrefix("USAGE:") { flush() }
+                usage.append(line)
+                continue
+            }
             let prose = indent == 0 && !line.isEmpty && !line.hasPrefix("USAGE:")
             if prose {
                 paragraph.append(line)
@@ -79,6 +90,65 @@ extension HelpText {
         }
         flush()
         return out.joined(separator: "\n")
+    }
+
+    /// A `USAGE:` block laid out for `width` columns: each of its forms (a line that starts with
+    /// `feedcrawl`, continued by the more indented lines after it) joined and wrapped anew, its
+    /// continuation lines under the first bracket after the command's words (`feedcrawl manifest
+    /// [--out DIR]` continues under `[--out`; past half the width, under the word after
+    /// `feedcrawl`), a bracketed group (`[--rate-limit N [--rate-window SECONDS]]`) kept on one
+    /// line when it fits one.
+    static func synopsis(_ lines: [Substring], width: Int) -> [String] {
+        var forms: [String] = []
+        for line in lines {
+            let text = line.hasPrefix("USAGE:") ? line.dropFirst(6) : line
+            let trimmed = text.drop { $0 == " " }
+            if trimmed.hasPrefix("feedcrawl") || forms.isEmpty {
+                forms.append(String(trimmed))
+            } else {
+                forms[forms.count - 1] += " " + trimmed
+            }
+        }
+        var out: [String] = []
+        for (index, form) in forms.enumerated() {
+            let prefix = index == 0 ? "USAGE: " : "       "
+            // Bracket groups: split at the spaces outside brackets and parentheses.
+            var groups: [String] = []
+            var depth = 0
+            var current = ""
+            for character in form {
+                if character == " " && depth == 0 {
+                    if !current.isEmpty { groups.append(current) }
+                    current = ""
+                    continue
+                }
+                if character == "[" || character == "(" { depth += 1 }
+                if character == "]" || character == ")" { depth = max(0, depth - 1) }
+                current.append(character)
+            }
+            if !current.isEmpty { groups.append(current) }
+            let words = groups.prefix { $0.first?.isLetter == true }.count
+            var hang = prefix.count + groups.prefix(words).reduce(0) { $0 + $1.count + 1 }
+            // Past half the width, under the word after `feedcrawl`.
+            if hang > width / 2 { hang = prefix.count + "feedcrawl ".count }
+            var line = prefix
+            var filled = 0
+            for group in groups {
+                // A group too long for a line of its own is cut at its spaces.
+                let pieces = group.count > width - hang ? group.split(separator: " ").map(String.init) : [group]
+                for piece in pieces {
+                    if filled > 0, line.count + 1 + piece.count > width {
+                        out.append(line)
+                        line = String(repeating: " ", count: hang)
+                        filled = 0
+                    }
+                    line += (filled > 0 ? " " : "") + piece
+                    filled += 1
+                }
+            }
+            out.append(line)
+        }
+        return out
     }
 
     /// How an option is named to people: `-q, --quiet` or `--pages N`.

@@ -79,6 +79,34 @@ struct OptionDeclarationTests {
         #expect(piped.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 || words(String($0)).count == 1 })
     }
 
+    /// Issue 35, point 5: a USAGE block keeps its shape at any width: each form wrapped anew,
+    /// its continuation lines under the first bracket after the command's words, a bracketed
+    /// group on one line (before, a narrow terminal broke it into lines indented 4, 27 and 31).
+    @Test func usageFormsWrapUnderTheirFirstBracket() async throws {
+        for columns in [80, 60] {
+            for topic in ["manifest", "forget", "merge", "demo-feed"] {
+                let help = try await BinaryRunner.run(["help", topic], environment: ["COLUMNS": "\(columns)"])
+                let usage = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }
+                var hang = 0
+                for line in usage {
+                    #expect(line.count <= columns, "\(topic) at \(columns): \(line)")
+                    if line.hasPrefix("USAGE: feedcrawl ") || line.hasPrefix("       feedcrawl ") {
+                        // Where its continuation lines start: after the command's words, or
+                        // past half the width, under the word after `feedcrawl`.
+                        let words = line.dropFirst(7).split(separator: " ").prefix { $0.first?.isLetter == true }
+                        hang = 7 + words.reduce(0) { $0 + $1.count + 1 }
+                        if hang > columns / 2 { hang = "USAGE: feedcrawl ".count }
+                        continue
+                    }
+                    let indent = line.prefix { $0 == " " }.count
+                    #expect(indent == hang, "\(topic) at \(columns): \(line)")
+                }
+            }
+        }
+        let demo = try await BinaryRunner.run(["help", "demo-feed"], environment: ["COLUMNS": "80"])
+        #expect(demo.stdout.contains("[--rate-limit N [--rate-window SECONDS]]"), "a bracketed group stays whole")
+    }
+
     /// Issue 35: `help TOPIC --man` is the topic's man page (as `help --man TOPIC`), every page
     /// is dated, and the main page's SEE ALSO names the pages the README installs.
     @Test func manPagesForTopicsEitherWayDatedAndNamed() async throws {
