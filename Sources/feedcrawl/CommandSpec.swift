@@ -101,8 +101,8 @@ extension CommandSpec {
                     throw Manifest.UsageError(description: "--status: \(error)")
                 }
             }),
-            .value("--source", "S", .options, defaultText: nil,
-                   "List items of source S, as the archive names its sources (repeatable); a name the archive "
+            .value("--source", "SOURCE", .options, defaultText: nil,
+                   "List items of source SOURCE, as the archive names its sources (repeatable; --sources lists them); a name the archive "
                        + "does not hold is an error that lists the ones it does.")
                 .bind(Manifest.filter { filter, _, text in filter.sources.insert(text) }),
             .value("--id", "ID", .options, defaultText: nil, "List the item with this id (repeatable).")
@@ -139,6 +139,9 @@ extension CommandSpec {
             .flag("--verify", .options,
                   "Re-read every cached file and report missing, corrupt, incomplete and orphaned files.")
                 .bind(Manifest.on { $0.verify = $1 }),
+            .flag("--sources", .options,
+                  "Print the names of the archive's sources, one a line (what --source takes; shell completion uses it).")
+                .bind(Manifest.on { $0.sources = $1 }),
             .flag("--repair", .options,
                   "With --verify: remove the corrupt, incomplete and orphaned files.").bind(Manifest.on { $0.repair = $1 }),
             helpOption.bind(Manifest.on { $0.help = $1 }),
@@ -165,8 +168,8 @@ extension CommandSpec {
                    "Forget items no run listed within DURATION (30d, 12h) before the archive's most recent run "
                        + "started; 0s: everything that run did not list.")
                 .bind(Forgetting.duration(\.rule.notListedFor)),
-            .value("--source", "S", .options, defaultText: nil,
-                   "Forget items of source S, as the archive names it (repeatable): a source removed or renamed "
+            .value("--source", "SOURCE", .options, defaultText: nil,
+                   "Forget items of source SOURCE, as the archive names it (repeatable; manifest --sources lists them): a source removed or renamed "
                        + "in the configuration.")
                 .bind(Forgetting { options, list, name, _ in options.rule.sources.insert(try list.value(for: name)) }),
             .value("--status", "S", .options, kind: .list, defaultText: nil, choices: ItemStatus.allCases.map(\.rawValue),

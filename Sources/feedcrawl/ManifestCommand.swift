@@ -38,6 +38,8 @@ enum ManifestCommand {
         var verify = false
         /// `--repair` (with `--verify`): remove what `--verify` found wrong.
         var repair = false
+        /// `--sources`: print the archive's source names, one a line.
+        var sources = false
         var help = false
     }
 
@@ -47,6 +49,9 @@ enum ManifestCommand {
         let options = try ArgumentList.read(given, command: .manifest, into: Options())
         if options.repair && !options.verify {
             throw CommandLineOptions.UsageError(description: "--repair goes with --verify (feedcrawl manifest --verify --repair)")
+        }
+        if options.sources && (options.verify || options.listing) {
+            throw CommandLineOptions.UsageError(description: "--sources prints the archive's source names; it takes no filter and no --verify")
         }
         if options.verify && options.listing {
             throw CommandLineOptions.UsageError(description: "--verify checks the whole cache; it takes no filter (--status, --source, --id, …)")
@@ -83,6 +88,10 @@ enum ManifestCommand {
             }
         }
         if exporting { await export(reader) }
+        if options.sources {
+            Console.write(reader.summary(errorLimit: 0).sources.map { TerminalText.sanitize($0.source) + "\n" }.joined())
+            await leave(.success)
+        }
         if options.verify { await verify(reader, format: options.format, repair: options.repair) }
         do {
             if options.listing {

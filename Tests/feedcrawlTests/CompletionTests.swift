@@ -139,6 +139,10 @@ struct CompletionTests {
                 }
                 return screen
             }
+            // An archive whose sources `--source` offers (`feedcrawl manifest --sources`).
+            let out = functions + "/out"
+            let crawl = try await BinaryRunner.run(["--pages", "1", "--out", out, "--quiet"])
+            #expect(crawl.status == 0, "\(crawl.stderr)")
             _ = try await tmux(["send-keys", "-t", session,
                           "fpath=(\(functions) $fpath); autoload -U compinit; compinit -u; PS1='> '", "Enter"])
             try await Task.sleep(for: .milliseconds(500))
@@ -149,6 +153,7 @@ struct CompletionTests {
                 ("feedcrawl help ", ["config", "demo-feed", "manifest", "merge"]),
                 ("feedcrawl manifest --format ", ["table", "json", "csv", "ndjson"]),
                 ("feedcrawl manifest --re", ["--repair"]),
+                ("feedcrawl forget --out \(out) --source ", ["launches", "pixabay"]),
             ]
             for (line, expected) in cases {
                 let screen = try await offered(after: line, showing: expected)

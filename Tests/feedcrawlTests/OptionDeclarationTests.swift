@@ -174,6 +174,43 @@ struct OptionDeclarationTests {
         #expect(result.stdout == "--metrics-file --metrics-push\n[]\nmanifest\nauto always\n", "\(result.stdout) \(result.stderr)")
     }
 
+    /// Issue 35: `manifest --sources` prints the archive's source names, and `--source`
+    /// (manifest, forget) completes from it in bash and fish (zsh: `CompletionTests`), with the
+    /// `--out` typed so far.
+    @Test func sourceValuesCompleteFromTheArchive() async throws {
+        let folder = BinaryRunner.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let out = folder + "/out"
+        let crawl = try await BinaryRunner.run(["--pages", "1", "--out", out, "--quiet"])
+        #expect(crawl.status == 0, "\(crawl.stderr)")
+        let sources = try await BinaryRunner.run(["manifest", "--sources", "--out", out])
+        #expect(sources.status == 0 && sources.stdout == "launches\npixabay\n", "\(sources.stdout) \(sources.stderr)")
+        let mixed = try await BinaryRunner.run(["manifest", "--sources", "--status", "failed", "--out", out])
+        #expect(mixed.status == 2 && mixed.stderr.contains("--sources"), "\(mixed.stderr)")
+
+        let bin = BinaryRunner.binaryPath
+        let bash = try Self.write(try await BinaryRunner.run(["completion", "bash"]).stdout)
+        let probe = """
+            source \(bash)
+            COMP_WORDS=(\(bin) manifest --out \(out) --source ''); COMP_CWORD=5; _feedcrawl; echo "[${COMPREPLY[*]}]"
+            COMP_WORDS=(\(bin) forget --json --out \(out) --source p); COMP_CWORD=6; _feedcrawl; echo "[${COMPREPLY[*]}]"
+            COMP_WORDS=(\(bin) manifest --out \(folder)/none --source ''); COMP_CWORD=5; _feedcrawl; echo "[${COMPREPLY[*]}]"
+            """
+        let offered = try await Self.run("/bin/bash", ["-c", probe])
+        #expect(offered.stdout == "[launches pixabay]\n[pixabay]\n[]\n", "\(offered.stdout) \(offered.stderr)")
+
+        // fish runs `feedcrawl` from PATH, as a user's shell does.
+        try FileManager.default.createSymbolicLink(atPath: folder + "/feedcrawl", withDestinationPath: bin)
+        let fish = try Self.write(try await BinaryRunner.run(["completion", "fish"]).stdout)
+        let child = try ChildProcess(
+            executable: "/usr/bin/fish", arguments: ["-c", "source \(fish); complete -C 'feedcrawl forget --out \(out) --source '"],
+            environment: ChildProcess.environment(["PATH": folder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]))
+        let exit = await child.exit(timeout: 30)
+        let names = String(decoding: exit.stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: "\t")[0] }
+        #expect(names == ["launches", "pixabay"], "\(names)")
+        // zsh: CompletionTests.zshCompletesEachSubcommandInARealShell.
+    }
+
     @Test func zshAndFishCompletionsNameEveryOption() async throws {
         let options = try await Self.declared()
         let zsh = try await BinaryRunner.run(["completion", "zsh"])
