@@ -15,7 +15,7 @@ import FeedCrawlSupport
 /// attempt is bounded (and `RetryPolicy.decide` waits for no retry past the deadline). The
 /// run's closing writes after the deadline go through a stack without it (`Backends.wrapped`
 /// with a policy that has no deadline).
-final class DeadlineBackend: Backend {
+final class DeadlineBackend: BackendWrapper {
     /// The backend wrapped.
     let base: any Backend
     /// When the run stops.
@@ -30,14 +30,6 @@ final class DeadlineBackend: Backend {
         self.deadline = deadline
         self.grace = grace
     }
-
-    var properties: BackendProperties { base.properties }
-
-    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
-        try base.reserve(handle)
-    }
-
-    func location(_ handle: FileHandle) -> String { base.location(handle) }
 
     /// Local and quick (no request), so not raced; after the deadline it fails at once.
     func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile {

@@ -4,7 +4,7 @@ import FeedCrawlSupport
 /// `report` ("would save OUT/archive/tables/….groups (1.2 KiB)", "would remove
 /// OUT/cache/ab/….jpg") and not done (a staged body is discarded); everything else (`load`,
 /// `stat`, `list`, `lock`, `stage`) goes to the base. For `feedcrawl forget --dry-run`.
-final class DryRunBackend: Backend {
+final class DryRunBackend: BackendWrapper {
     /// The backend wrapped.
     let base: any Backend
     /// Hears each save and remove not made.
@@ -14,18 +14,6 @@ final class DryRunBackend: Backend {
     init(_ base: any Backend, report: @escaping @Sendable (String) -> Void) {
         self.base = base
         self.report = report
-    }
-
-    var properties: BackendProperties { base.properties }
-
-    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
-        try base.reserve(handle)
-    }
-
-    func location(_ handle: FileHandle) -> String { base.location(handle) }
-
-    func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile {
-        try base.stage(handle)
     }
 
     func save(_ handle: FileHandle, staged: any StagedFile, options: SaveOptions) async throws(BackendError) {
@@ -52,24 +40,8 @@ final class DryRunBackend: Backend {
         return [BackendError?](repeating: nil, count: batch.count)
     }
 
-    func load(_ handle: FileHandle, range: Range<Int64>?, maxBytes: Int64) async throws(BackendError) -> [UInt8] {
-        try await base.load(handle, range: range, maxBytes: maxBytes)
-    }
-
-    func stat(_ handle: FileHandle) async throws(BackendError) -> FileInfo? {
-        try await base.stat(handle)
-    }
-
-    func list(_ kind: FileKind, prefix: String, _ page: ([FileInfo]) throws -> Void) async throws(BackendError) {
-        try await base.list(kind, prefix: prefix, page)
-    }
-
     func remove(_ handle: FileHandle) async throws(BackendError) {
         report("would remove \(location(handle))")
-    }
-
-    func lock(_ handle: FileHandle, mode: LockMode, holder: String) async throws(BackendError) -> any BackendLock {
-        try await base.lock(handle, mode: mode, holder: holder)
     }
 
     /// A size people read (`ByteSize.format`: `512 B`, `1.2 KiB`).

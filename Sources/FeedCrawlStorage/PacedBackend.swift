@@ -17,7 +17,7 @@ import FeedCrawlSupport
 ///
 /// In `Backends.wrapped` it sits inside the retries: `Retrying(Paced(Deadline(store)))`, so each
 /// retry attempt passes the gate again.
-final class PacedBackend: Backend {
+final class PacedBackend: BackendWrapper {
     /// The backend wrapped.
     let base: any Backend
     /// The gate every save passes (its pacer's state shows how the store is being paced).
@@ -29,18 +29,6 @@ final class PacedBackend: Backend {
     init(_ base: any Backend, initialInterval: Double = 0.02, clock: (@Sendable () -> Double)? = nil) {
         self.base = base
         gate = RequestGate(pacer: StorePacer(connections: base.properties.connections, initialInterval: initialInterval), clock: clock)
-    }
-
-    var properties: BackendProperties { base.properties }
-
-    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
-        try base.reserve(handle)
-    }
-
-    func location(_ handle: FileHandle) -> String { base.location(handle) }
-
-    func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile {
-        try base.stage(handle)
     }
 
     func save(_ handle: FileHandle, staged: any StagedFile, options: SaveOptions) async throws(BackendError) {
@@ -57,26 +45,6 @@ final class PacedBackend: Backend {
     func save(_ handle: FileHandle, bytes: [UInt8], options: SaveOptions) async throws(BackendError) {
         try await enter(handle)
         try await paced { () async throws(BackendError) in try await base.save(handle, bytes: bytes, options: options) }
-    }
-
-    func load(_ handle: FileHandle, range: Range<Int64>?, maxBytes: Int64) async throws(BackendError) -> [UInt8] {
-        try await base.load(handle, range: range, maxBytes: maxBytes)
-    }
-
-    func stat(_ handle: FileHandle) async throws(BackendError) -> FileInfo? {
-        try await base.stat(handle)
-    }
-
-    func list(_ kind: FileKind, prefix: String, _ page: ([FileInfo]) throws -> Void) async throws(BackendError) {
-        try await base.list(kind, prefix: prefix, page)
-    }
-
-    func remove(_ handle: FileHandle) async throws(BackendError) {
-        try await base.remove(handle)
-    }
-
-    func lock(_ handle: FileHandle, mode: LockMode, holder: String) async throws(BackendError) -> any BackendLock {
-        try await base.lock(handle, mode: mode, holder: holder)
     }
 
     func saveAll(_ batch: [SaveRequest]) async -> [BackendError?] {

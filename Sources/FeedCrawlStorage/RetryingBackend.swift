@@ -16,7 +16,7 @@ import FeedCrawlSupport
 ///
 /// In `Backends.wrapped` it is the outermost wrapper, `Retrying(Paced(Deadline(store)))`: each
 /// attempt passes the pacing gate again and is bounded by the deadline.
-final class RetryingBackend: Backend {
+final class RetryingBackend: BackendWrapper {
     /// The backend wrapped.
     let base: any Backend
     /// When to retry and how long to wait (the run's `--retries`, `--max-retry-wait`, `--deadline`).
@@ -30,18 +30,6 @@ final class RetryingBackend: Backend {
         self.base = base
         self.policy = policy
         self.jitter = jitter
-    }
-
-    var properties: BackendProperties { base.properties }
-
-    func reserve(_ handle: FileHandle) throws(BackendError) -> (any SpaceReservation)? {
-        try base.reserve(handle)
-    }
-
-    func location(_ handle: FileHandle) -> String { base.location(handle) }
-
-    func stage(_ handle: FileHandle) throws(BackendError) -> any StagedFile {
-        try base.stage(handle)
     }
 
     func save(_ handle: FileHandle, staged: any StagedFile, options: SaveOptions) async throws(BackendError) {
