@@ -91,7 +91,7 @@ extension CommandSpec {
     /// `feedcrawl manifest [options]`.
     static let manifest = CommandSpec(
         words: ["manifest"], summary: "Summarise, list or verify what a crawl left in OUT",
-        options: whereOUTIs(out: \ManifestCommand.Options.out, endpoint: \.s3Endpoint, config: \.config) + [
+        options: whereOUTIs(out: \ManifestCommand.Options.location.out, endpoint: \.location.s3Endpoint, config: \.location.config) + [
             .value("--status", "S", .options, kind: .list, defaultText: nil,
                    choices: ItemStatus.allCases.map(\.rawValue),
                    "List items with status S (comma-separated or repeated for several).").bind(Manifest.filter { filter, _, text in
@@ -163,7 +163,7 @@ extension CommandSpec {
     /// `feedcrawl forget [filters] [--dry-run] [--max-delete N|P%]`.
     static let forget = CommandSpec(
         words: ["forget"], summary: "Take items out of the archive, then the images nothing else names",
-        options: whereOUTIs(out: \ForgetCommand.Options.out, endpoint: \.s3Endpoint, config: \.config) + [
+        options: whereOUTIs(out: \ForgetCommand.Options.location.out, endpoint: \.location.s3Endpoint, config: \.location.config) + [
             .value("--not-listed-for", "DURATION", .options, defaultText: nil,
                    "Forget items no run listed within DURATION (30d, 12h) before the archive's most recent run "
                        + "started; 0s: everything that run did not list.")

@@ -1,5 +1,6 @@
 import FeedCrawlKit
 import Glibc
+import FeedCrawlSupport
 
 /// Writes lines to the standard streams without C's global `FILE*` variables.
 enum Console {
@@ -16,6 +17,14 @@ enum Console {
         err("feedcrawl: error: \(message)" + (command.map { "\nRun '\($0) --help' for usage." } ?? ""))
         if json { out(RunSummary.failureLine(exitStatus: ExitStatus.usage.rawValue, message: message)) }
         exit(ExitStatus.usage.rawValue)
+    }
+
+    /// Prints `feedcrawl: error: MESSAGE` (made safe for a terminal), and with `json` the
+    /// failure as a JSON line on stdout, then exits with `status`.
+    static func fail(_ message: String, status: ExitStatus, json: Bool) -> Never {
+        err("feedcrawl: error: \(TerminalText.sanitize(message))")
+        if json { out(RunSummary.failureLine(exitStatus: status.rawValue, message: message)) }
+        exit(status.rawValue)
     }
 
     /// What `make` returns; when it throws, its error as a usage error of `command`.

@@ -7,19 +7,8 @@ import FeedCrawlSupport
 /// given, then the images nothing else names (`Forget`).
 enum ForgetCommand {
     struct Options {
-        /// `--out` and `--config` as given (nil: not given).
-        var out: String?
-        var config: String?
-        /// OUT as resolved (`ArchiveLocation`): `--out`, `FEEDCRAWL_OUT`, the configuration's, `output`.
-        var outDirectory = "output"
-        /// `--s3-endpoint`, for an `s3://` OUT (then the configuration's).
-        var s3Endpoint: String?
-
-        /// Resolves `outDirectory` and `s3Endpoint` as the crawl would (`ArchiveLocation`).
-        mutating func locate(environment: [String: String]) throws {
-            (outDirectory, s3Endpoint) = try ArchiveLocation.resolve(
-                out: out, endpoint: s3Endpoint, config: config, environment: environment)
-        }
+        /// `--out`, `--config` and `--s3-endpoint`, and OUT as they resolve.
+        var location = ArchiveLocation()
         var rule = Forget.Rule()
         var dryRun = false
         var limit: ItemLimit?
@@ -33,7 +22,7 @@ enum ForgetCommand {
         let help = "feedcrawl forget"
         let options = Console.orUsageError(help: help) {
             var options = try ArgumentList.read(arguments, command: .forget, into: Options())
-            if !options.help { try options.locate(environment: ProcessInfo.processInfo.environment) }
+            if !options.help { try options.location.locate(environment: ProcessInfo.processInfo.environment) }
             return options
         }
         if options.help {
@@ -44,27 +33,27 @@ enum ForgetCommand {
             Console.usageError("forget needs a filter (--not-listed-for, --source, --status or --id); it never forgets "
                 + "everything", help: help)
         }
-        var forget = Forget(outDirectory: options.outDirectory, rule: options.rule)
+        var forget = Forget(outDirectory: options.location.outDirectory, rule: options.rule)
         forget.dryRun = options.dryRun
         forget.limit = options.limit
-        forget.objectStore = ManifestCommand.objectStore(out: options.outDirectory, endpoint: options.s3Endpoint, help: help)
+        forget.objectStore = ManifestCommand.objectStore(out: options.location.outDirectory, endpoint: options.location.s3Endpoint, help: help)
         let report: Forget.Report
         do {
             report = try await forget.run()
         } catch Crawler.SetupError.leaseHeld(let message) {
-            fail(message, status: .locked, json: options.json)
+            Console.fail(message, status: .locked, json: options.json)
         } catch Crawler.SetupError.locked(let path) {
-            fail("\(path) is held by a feedcrawl run or shard; forget when it has finished", status: .locked, json: options.json)
+            Console.fail("\(path) is held by a feedcrawl run or shard; forget when it has finished", status: .locked, json: options.json)
         } catch Crawler.SetupError.damagedManifest(let damage) {
-            fail(damage.description, status: .damagedManifest, json: options.json)
+            Console.fail(damage.description, status: .damagedManifest, json: options.json)
         } catch let error as Forget.NoArchive {
-            fail(error.description, status: .usage, json: options.json)
+            Console.fail(error.description, status: .usage, json: options.json)
         } catch {
-            fail("\(error)", status: .itemsFailed, json: options.json)
+            Console.fail("\(error)", status: .itemsFailed, json: options.json)
         }
         let unknown = options.rule.sources.subtracting(report.sources).sorted()
         if !unknown.isEmpty {
-            fail("no source \(unknown.map { "'\($0)'" }.joined(separator: ", ")) in this archive; its sources: "
+            Console.fail("no source \(unknown.map { "'\($0)'" }.joined(separator: ", ")) in this archive; its sources: "
                 + (report.sources.isEmpty ? "none" : report.sources.joined(separator: ", ")), status: .usage, json: options.json)
         }
         var status: ExitStatus = report.refused == nil && report.storageProblem == nil ? .success : .itemsFailed
@@ -119,11 +108,5 @@ enum ForgetCommand {
         json += ",\"leftoversRemoved\":\(report.leftoversRemoved)"
         json += ",\"storageProblem\":" + (report.storageProblem.map(JSONText.quoted) ?? "null")
         return json + ",\"exitStatus\":\(status.rawValue)}"
-    }
-
-    private static func fail(_ message: String, status: ExitStatus, json: Bool) -> Never {
-        Console.err("feedcrawl: error: \(TerminalText.sanitize(message))")
-        if json { Console.out(RunSummary.failureLine(exitStatus: status.rawValue, message: message)) }
-        exit(status.rawValue)
     }
 }

@@ -19,19 +19,8 @@ enum ManifestCommand {
     }
 
     struct Options {
-        /// `--out` and `--config` as given (nil: not given).
-        var out: String?
-        var config: String?
-        /// OUT as resolved (`ArchiveLocation`): `--out`, `FEEDCRAWL_OUT`, the configuration's, `output`.
-        var outDirectory = "output"
-        /// `--s3-endpoint`, for an `s3://` OUT (then the configuration's).
-        var s3Endpoint: String?
-
-        /// Resolves `outDirectory` and `s3Endpoint` as the crawl would (`ArchiveLocation`).
-        mutating func locate(environment: [String: String]) throws {
-            (outDirectory, s3Endpoint) = try ArchiveLocation.resolve(
-                out: out, endpoint: s3Endpoint, config: config, environment: environment)
-        }
+        /// `--out`, `--config` and `--s3-endpoint`, and OUT as they resolve.
+        var location = ArchiveLocation()
         var filter = ItemFilter()
         var listing = false
         var format = InspectionFormat.table
@@ -66,7 +55,7 @@ enum ManifestCommand {
         let command = exporting ? "feedcrawl manifest export" : "feedcrawl manifest"
         let options = Console.orUsageError(help: command) {
             var options = exporting ? try ArgumentList.read(given, command: .export, into: Options()) : try parse(given)
-            if !options.help { try options.locate(environment: ProcessInfo.processInfo.environment) }
+            if !options.help { try options.location.locate(environment: ProcessInfo.processInfo.environment) }
             return options
         }
         if options.help {
@@ -79,7 +68,7 @@ enum ManifestCommand {
             if let pid = runningPID(options) {
                 Console.err("feedcrawl: note: a run is in progress (pid \(pid)): including the \(pages) it has journaled so far "
                     + "(it commits the archive when it finishes)")
-            } else if options.outDirectory.lowercased().hasPrefix("s3:") {
+            } else if options.location.isObjectStore {
                 Console.err("feedcrawl: note: including \(pages) a run in progress or an unfinished run journaled "
                     + "(the next run names them in the archive)")
             } else {
@@ -133,10 +122,10 @@ enum ManifestCommand {
     /// opening it had to do is said on stderr. Leaves with 2 (no archive, a bad `--out`), 65 (a
     /// damaged root, nothing to fall back on) or 1 (a store that fails).
     static func open(_ options: Options, help: String) async -> ArchiveReader {
-        let objectStore = objectStore(out: options.outDirectory, endpoint: options.s3Endpoint, help: help)
+        let objectStore = objectStore(out: options.location.outDirectory, endpoint: options.location.s3Endpoint, help: help)
         let reader: ArchiveReader
         do {
-            reader = try await ArchiveReader.open(outDirectory: options.outDirectory, objectStore: objectStore, network: .init())
+            reader = try await ArchiveReader.open(outDirectory: options.location.outDirectory, objectStore: objectStore, network: .init())
         } catch .damaged(let damage) {
             await leave(.damagedManifest, error: TerminalText.sanitize(damage.description))
         } catch .empty(let path) {
@@ -146,7 +135,7 @@ enum ManifestCommand {
             }
             await leave(.usage, error: "no archive at \(TerminalText.sanitize(path)) (has feedcrawl run with this --out?)")
         } catch {
-            await leave(.itemsFailed, error: "cannot read \(TerminalText.sanitize(options.outDirectory)): \(TerminalText.sanitize("\(error)"))")
+            await leave(.itemsFailed, error: "cannot read \(TerminalText.sanitize(options.location.outDirectory)): \(TerminalText.sanitize("\(error)"))")
         }
         archive = reader
         if let conversion = reader.conversion { Console.err("feedcrawl: \(TerminalText.sanitize(conversion))") }
@@ -172,8 +161,8 @@ enum ManifestCommand {
     /// The pid of the run holding a folder OUT's lock (its lock file records it while it runs),
     /// or nil: none, or OUT in object storage (its lease names a host, not a pid here).
     static func runningPID(_ options: Options) -> Int32? {
-        guard !options.outDirectory.lowercased().hasPrefix("s3:") else { return nil }
-        return RunLock.livePID(path: CacheLayout(outDirectory: options.outDirectory).lockPath)
+        guard !options.location.isObjectStore else { return nil }
+        return RunLock.livePID(path: CacheLayout(outDirectory: options.location.outDirectory).lockPath)
     }
 
     /// `feedcrawl manifest export`: the whole archive as one version-2 manifest document on

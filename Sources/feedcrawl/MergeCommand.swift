@@ -30,15 +30,15 @@ enum MergeCommand {
         do {
             report = try await merge.run()
         } catch Crawler.SetupError.leaseHeld(let message) {
-            fail(message, status: .locked, json: options.ux.json)
+            Console.fail(message, status: .locked, json: options.ux.json)
         } catch Crawler.SetupError.locked(let path) {
             let pid = RunLock.livePID(path: path).map { " (pid \($0))" } ?? ""
-            fail("\(path) is held by a feedcrawl run or shard\(pid); merge when they have finished", status: .locked, json: options.ux.json)
+            Console.fail("\(path) is held by a feedcrawl run or shard\(pid); merge when they have finished", status: .locked, json: options.ux.json)
         } catch let error as ShardMerge.NothingToMerge {
-            fail("\(error)", status: .usage, json: options.ux.json)
+            Console.fail("\(error)", status: .usage, json: options.ux.json)
         } catch {
             // OUT (a folder or a store) could not be read, written or reached: the merge failed.
-            fail("\(error)", status: .itemsFailed, json: options.ux.json)
+            Console.fail("\(error)", status: .itemsFailed, json: options.ux.json)
         }
         var status: ExitStatus = report.complete ? .success : .itemsFailed
         if report.storageProblem != nil { status = .itemsFailed }
@@ -75,12 +75,6 @@ enum MergeCommand {
         } else if !(options.ux.quiet && status == .success) {
             Console.err(TerminalText.sanitize(summary))
         }
-        exit(status.rawValue)
-    }
-
-    private static func fail(_ message: String, status: ExitStatus, json: Bool) -> Never {
-        Console.err("feedcrawl: error: \(TerminalText.sanitize(message))")
-        if json { Console.out(RunSummary.failureLine(exitStatus: status.rawValue, message: message)) }
         exit(status.rawValue)
     }
 
