@@ -73,20 +73,7 @@ extension HelpText {
                     + line[gap.upperBound...].prefix { $0 == " " }.count
                 if column < width / 2 { (start, hang) = (column, column) }
             }
-            var current = String(line.prefix(start))
-            var room = width - start
-            var filled = 0
-            for word in line.dropFirst(start).split(separator: " ") {
-                if filled > 0, filled + 1 + word.count > room {
-                    out.append(current)
-                    current = String(repeating: " ", count: hang)
-                    room = width - hang
-                    filled = 0
-                }
-                current += (filled > 0 ? " " : "") + word
-                filled += (filled > 0 ? 1 : 0) + word.count
-            }
-            out.append(current)
+            out += fill(line.dropFirst(start).split(separator: " "), lead: String(line.prefix(start)), hang: hang, width: width)
         }
         flush()
         return out.joined(separator: "\n")
@@ -131,22 +118,9 @@ extension HelpText {
             var hang = prefix.count + groups.prefix(words).reduce(0) { $0 + $1.count + 1 }
             // Past half the width, under the word after `feedcrawl`.
             if hang > width / 2 { hang = prefix.count + "feedcrawl ".count }
-            var line = prefix
-            var filled = 0
-            for group in groups {
-                // A group too long for a line of its own is cut at its spaces.
-                let pieces = group.count > width - hang ? group.split(separator: " ").map(String.init) : [group]
-                for piece in pieces {
-                    if filled > 0, line.count + 1 + piece.count > width {
-                        out.append(line)
-                        line = String(repeating: " ", count: hang)
-                        filled = 0
-                    }
-                    line += (filled > 0 ? " " : "") + piece
-                    filled += 1
-                }
-            }
-            out.append(line)
+            // A group too long for a line of its own is cut at its spaces.
+            let pieces = groups.flatMap { $0.count > width - hang ? $0.split(separator: " ").map(String.init) : [$0] }
+            out += fill(pieces, lead: prefix, hang: hang, width: width)
         }
         return out
     }
@@ -170,19 +144,26 @@ extension HelpText {
 
     /// `text` cut into lines of at most `width` characters (a longer word stays whole).
     static func wrap(_ text: String, width: Int) -> [String] {
+        fill(text.split(separator: " "), width: width)
+    }
+
+    /// `words` laid out in lines of at most `width` characters, one space apart (a longer word
+    /// stays whole): the first line starts with `lead` (default none), the others with `hang`
+    /// spaces (default 0). No lines for no words.
+    static func fill<Word: StringProtocol>(_ words: [Word], lead: String = "", hang: Int = 0, width: Int) -> [String] {
         var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ") {
-            if line.isEmpty {
-                line = String(word)
-            } else if line.count + 1 + word.count <= width {
-                line += " " + word
-            } else {
+        var line = lead
+        var filled = false
+        for word in words {
+            if filled, line.count + 1 + word.count > width {
                 lines.append(line)
-                line = String(word)
+                line = String(repeating: " ", count: hang)
+                filled = false
             }
+            line += (filled ? " " : "") + word
+            filled = true
         }
-        if !line.isEmpty { lines.append(line) }
+        if filled { lines.append(line) }
         return lines
     }
 
