@@ -17,9 +17,20 @@ struct GroupEntry: Codable, Sendable, Equatable {
     var items: Int
     /// The SHA-256 (hex) of the page body it was listed from; nil when unknown (converted from a
     /// version-2 manifest): such a group never settles.
-    var digest: String?
+    var digest: String? {
+        get { storedDigest?.text }
+        set { storedDigest = newValue.map(CompactHex.init) }
+    }
     /// The hash of what the run asked of the page (`GroupRecipe`); nil when unknown.
-    var recipe: String?
+    var recipe: String? {
+        get { storedRecipe?.text }
+        set { storedRecipe = newValue.map(CompactHex.init) }
+    }
+    // `digest`, `recipe` and `request` as kept (`CompactHex`: a table of any size holds them in
+    // 32 bytes each, not in a string's allocation).
+    private var storedDigest: CompactHex?
+    private var storedRecipe: CompactHex?
+    private var storedRequest: CompactHex?
     /// Start of the run that wrote it, and of the last run that listed it (its items'
     /// `lastSeen`), in milliseconds since 1970.
     var firstListed: Int64
@@ -30,8 +41,8 @@ struct GroupEntry: Codable, Sendable, Equatable {
     /// Whether one of its images needs work every run (`failed`, `rejected`, `cancelled`).
     var retry: Bool
     /// Its effective items by status, and their images by status, as they read now.
-    var counts: [String: Int]
-    var images: [String: Int]
+    var counts: StatusTally
+    var images: StatusTally
     /// Positions of its items that a newer group lists (the newest listing wins), sorted.
     var shadowed: [Int]?
     /// The most common error texts of its items and images (at most `errorLimit`), with counts:
@@ -40,7 +51,10 @@ struct GroupEntry: Codable, Sendable, Equatable {
     /// The request its page was fetched with (`FeedRequestIdentity.hash`) and when its body was
     /// fetched (seconds since 1970), so a kept page younger than `--page-ttl` is known unchanged
     /// without being read; what paging needs of it (`PageListing.paging`).
-    var request: String?
+    var request: String? {
+        get { storedRequest?.text }
+        set { storedRequest = newValue.map(CompactHex.init) }
+    }
     var fetched: Double?
     var paging: String?
     /// Whether a later group holds a newer record of a file one of its images names (the URL
@@ -49,8 +63,9 @@ struct GroupEntry: Codable, Sendable, Equatable {
     var stale: Bool? = nil
 
     enum CodingKeys: String, CodingKey {
-        case number = "g", source, page, segment, offset, length, items, digest, recipe, firstListed, lastListed
-        case oldestFetch, retry, counts, images, shadowed, errors, request, fetched, paging, stale
+        case number = "g", source, page, segment, offset, length, items, storedDigest = "digest", storedRecipe = "recipe"
+        case firstListed, lastListed, oldestFetch, retry, counts, images, shadowed, errors, storedRequest = "request", fetched
+        case paging, stale
     }
 
     /// Error texts kept per group.
@@ -114,7 +129,7 @@ struct GroupEntry: Codable, Sendable, Equatable {
     }
 
     /// Adds (`sign` 1) or takes out (-1) `item` and its images in the counts.
-    static func add(_ item: ManifestItem, to counts: inout [String: Int], images: inout [String: Int], sign: Int) {
+    static func add(_ item: ManifestItem, to counts: inout StatusTally, images: inout StatusTally, sign: Int) {
         counts[item.status.rawValue, default: 0] += sign
         if counts[item.status.rawValue] == 0 { counts.removeValue(forKey: item.status.rawValue) }
         for image in item.images {
@@ -129,11 +144,23 @@ extension GroupEntry {
     /// `segment`, with its `items`: their counts, whether one needs work, the oldest stored
     /// image, the common errors.
     init(header: GroupHeader, segment: String, offset: Int64, length: Int64, items: [ManifestItem]) {
-        self.init(
-            number: header.number, source: header.source, page: header.page, segment: segment, offset: offset,
-            length: length, items: items.count, digest: header.digest, recipe: header.recipe,
-            firstListed: header.listed, lastListed: header.listed, oldestFetch: nil, retry: false, counts: [:],
-            images: [:], shadowed: nil, errors: nil, request: header.request, fetched: header.fetched, paging: header.paging)
+        number = header.number
+        source = header.source
+        page = header.page
+        self.segment = segment
+        self.offset = offset
+        self.length = length
+        self.items = items.count
+        firstListed = header.listed
+        lastListed = header.listed
+        retry = false
+        counts = [:]
+        images = [:]
+        fetched = header.fetched
+        paging = header.paging
+        digest = header.digest
+        recipe = header.recipe
+        request = header.request
         var errors: [String: Int] = [:]
         for item in items {
             Self.add(item, to: &counts, images: &images, sign: 1)
@@ -168,12 +195,54 @@ struct GroupTable: Sendable, Equatable {
 
     /// The table in `bytes` (one entry a line).
     static func decode(_ bytes: [UInt8]) throws -> GroupTable {
-        let decoder = JSONDecoder()
-        var entries: [GroupEntry] = []
-        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            entries.append(try decoder.decode(GroupEntry.self, from: Data(line)))
+        var reader = Reader()
+        try reader.read(bytes)
+        return try reader.finish()
+    }
+
+    /// Reads a table a piece at a time (`Repository` loads it in ranges of 4 MiB), so a table of
+    /// any size is never held whole as bytes beside its entries. Groups of one segment share
+    /// its name's string.
+    struct Reader {
+        private var entries: [GroupEntry] = []
+        private var segments = Set<String>()
+        /// The start of a line whose end has not been read yet.
+        private var rest: [UInt8] = []
+        private let decoder = JSONDecoder()
+
+        /// Reads the next `bytes` of the table.
+        mutating func read(_ bytes: [UInt8]) throws {
+            var start = 0
+            while let end = bytes[start...].firstIndex(of: 0x0A) {
+                if rest.isEmpty {
+                    try add(bytes[start..<end])
+                } else {
+                    rest += bytes[start..<end]
+                    try add(rest[...])
+                    rest = []
+                }
+                start = end + 1
+            }
+            rest += bytes[start...]
         }
-        return GroupTable(entries: entries)
+
+        /// The table read (its last line may lack its newline).
+        mutating func finish() throws -> GroupTable {
+            if !rest.isEmpty { try add(rest[...]) }
+            rest = []
+            return GroupTable(entries: entries)
+        }
+
+        private mutating func add(_ line: ArraySlice<UInt8>) throws {
+            guard !line.isEmpty else { return }
+            var entry = try decoder.decode(GroupEntry.self, from: Data(line))
+            if let known = segments.firstIndex(of: entry.segment) {
+                entry.segment = segments[known]
+            } else {
+                segments.insert(entry.segment)
+            }
+            entries.append(entry)
+        }
     }
 
     /// The table as saved.

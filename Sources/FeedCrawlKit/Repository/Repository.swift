@@ -138,10 +138,23 @@ final class Repository: @unchecked Sendable {
         return roots
     }
 
+    /// How much of the group table one load reads (4 MiB).
+    static let tableRange: Int64 = 4 << 20
+
     private static func loadTable(_ backend: any Backend, root: RepositoryRoot) async throws -> GroupTable {
         guard let name = root.groups, let handle = FileHandle(.archive, name) else { return GroupTable() }
-        let bytes = try await backend.load(handle, range: nil, maxBytes: maxTableBytes)
-        return try GroupTable.decode(bytes)
+        // In ranges: a table of 50,000 groups is 26 MB of text.
+        guard let size = try await backend.stat(handle)?.size, size <= maxTableBytes else {
+            return try GroupTable.decode(try await backend.load(handle, range: nil, maxBytes: maxTableBytes))
+        }
+        var reader = GroupTable.Reader()
+        var offset: Int64 = 0
+        while offset < size {
+            let end = min(size, offset + tableRange)
+            try reader.read(try await backend.load(handle, range: offset..<end, maxBytes: end - offset))
+            offset = end
+        }
+        return try reader.finish()
     }
 
     /// With no root and no copy: the groups of every segment, the newest listing of each page

@@ -43,6 +43,7 @@ final class RunJournal: @unchecked Sendable {
     private var written: [Written] = []
     private var files: [RepositoryRoot.Segment] = []
     private var sequence = 0
+    private var named: (sequence: Int, name: String) = (-1, "")
     private var nextNumber: UInt32
     private let step: UInt32
     private var lastFlush = ContinuousClock.now
@@ -189,7 +190,10 @@ final class RunJournal: @unchecked Sendable {
     /// The number the next group would get.
     var nextGroup: UInt32 { lock.withLock { nextNumber } }
 
+    /// The name of the journal file being filled, made once per file (every entry of its groups
+    /// shares the one string).
     private var currentName: String {
-        "journal/\(state)\(run)-\(String(sequence)).ndjson"
+        if named.sequence != sequence { named = (sequence, "journal/\(state)\(run)-\(String(sequence)).ndjson") }
+        return named.name
     }
 }
