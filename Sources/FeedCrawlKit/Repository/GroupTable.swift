@@ -247,15 +247,27 @@ struct GroupTable: Sendable, Equatable {
 
     /// The table as saved.
     func encoded() throws -> [UInt8] {
+        var out: [UInt8] = []
+        try encode { out += $0 }
+        return out
+    }
+
+    /// The table as saved, handed to `emit` in pieces of about `piece` bytes (default 1 MiB), so
+    /// a table of any size is never held whole as text (`Repository` stages it as it goes).
+    func encode(piece: Int = 1 << 20, _ emit: ([UInt8]) throws -> Void) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var out: [UInt8] = []
-        out.reserveCapacity(entries.count * 320)
+        out.reserveCapacity(piece + 4096)
         for entry in entries {
             out += try encoder.encode(entry)
             out.append(0x0A)
+            if out.count >= piece {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
-        return out
+        if !out.isEmpty { try emit(out) }
     }
 
     var count: Int { entries.count }

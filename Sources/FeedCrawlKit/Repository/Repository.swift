@@ -646,7 +646,7 @@ final class Repository: @unchecked Sendable {
             next.segments = next.segments.filter { !merged.replaced.contains($0.name) } + [merged.segment]
         }
         let table = self.table
-        next.groups = try await saveArchiveFile(try table.encoded(), extension: "groups")
+        next.groups = try await saveArchiveFile(extension: "groups") { try table.encode($0) }
         next.totals.sources = table.totals
         // What the old root named and the new one does not is retired now; a retired file is
         // removed once no kept copy of a root can name it (nor a shard's root).
@@ -762,12 +762,31 @@ final class Repository: @unchecked Sendable {
         return rewrite ? [name] : current + [name]
     }
 
-    /// Saves `bytes` as `archive/tables/<sha256>.<extension>` and returns its name.
-    private func saveArchiveFile(_ bytes: [UInt8], extension ext: String) async throws -> String {
-        let name = "tables/" + SHA256.hex(bytes) + "." + ext
-        if let handle = FileHandle(.archive, name) {
-            try await backend.save(handle, bytes: bytes, options: SaveOptions(sha256: SHA256.hash(bytes)))
+    /// Saves what `write` hands its `emit` as `tables/<its SHA-256>.<ext>` and returns that name.
+    private func saveArchiveFile(extension ext: String, _ write: (_ emit: ([UInt8]) throws -> Void) throws -> Void) async throws -> String {
+        // Staged as it is written (a folder: a `.part` file beside the tables), hashed on the way,
+        // then saved under its name.
+        guard let scratch = FileHandle(.archive, "tables/" + String(repeating: "0", count: 64) + "." + ext) else {
+            throw BackendError(.refused, "save", location: "tables/", reason: "no file name for a .\(ext) table")
         }
+        let staged = try backend.stage(scratch)
+        var hash = SHA256()
+        do {
+            try write { piece in
+                hash.update(piece)
+                try piece.withUnsafeBytes { try staged.write($0) }
+            }
+        } catch {
+            staged.discard()
+            throw error
+        }
+        let digest = hash.finalize()
+        let name = "tables/" + digest.hexString + "." + ext
+        guard let handle = FileHandle(.archive, name) else {
+            staged.discard()
+            throw BackendError(.refused, "save", location: name, reason: "not a table name")
+        }
+        try await backend.save(handle, staged: staged, options: SaveOptions(sha256: digest))
         return name
     }
 

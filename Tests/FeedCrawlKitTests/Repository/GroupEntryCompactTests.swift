@@ -56,6 +56,11 @@ import Testing
             try reader.read(Array(bytes[cut...]))
             #expect(try reader.finish() == table, "cut at \(cut)")
         }
+        // Written in pieces (`Repository` stages the table as it goes): the same text.
+        var pieces: [[UInt8]] = []
+        try table.encode(piece: 100) { pieces.append($0) }
+        let whole = try table.encoded()
+        #expect(pieces.count == 2 && pieces.joined().elementsEqual(whole))
         let written = String(decoding: try table.encoded(), as: UTF8.self).split(separator: "\n").map(String.init)
         func fields(_ text: String) throws -> TableLineFields { try JSONDecoder().decode(TableLineFields.self, from: Data(text.utf8)) }
         #expect(try written.map(fields).sorted { $0.g < $1.g } == [try fields(line), try fields(second)])
