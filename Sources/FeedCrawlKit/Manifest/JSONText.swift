@@ -38,6 +38,13 @@ public struct JSONText {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    /// Starts an object member whose key is text (escaped as a string is).
+    mutating func key(_ key: String) {
+        separate()
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
     /// Starts an array element: the separator.
     public mutating func element() {
         separate()

@@ -46,25 +46,32 @@ extension ContactSheet {
         var source: String
         /// The feed page's number.
         var page: Int
+        /// Its groups in the table, newest first: a slice of the table's entries (no copy; a
+        /// sheet of 50,000 feed pages held 20 MB of copies), groups without an effective item
+        /// included.
+        var entries: ArraySlice<GroupEntry>
         /// Its live groups with an effective item, newest first (at least one).
-        var groups: [GroupEntry]
+        var groups: [GroupEntry] { entries.filter { $0.liveItems > 0 } }
 
         /// Its first part's name (`pageName`).
         var name: String { ContactSheet.pageName(source: source, page: page) }
         /// Effective items on it.
-        var items: Int { groups.reduce(0) { $0 + $1.liveItems } }
+        var items: Int { entries.reduce(0) { $0 + $1.liveItems } }
     }
 
     /// The feed pages of `table`, in its order (source, page), each with its live groups newest
     /// first; groups without an effective item are left out, and pages left without a group.
     static func feedPages(_ table: GroupTable) -> [FeedPage] {
         var pages: [FeedPage] = []
-        for entry in table.entries where entry.liveItems > 0 {
-            if let last = pages.last, last.source == entry.source, last.page == entry.page {
-                pages[pages.count - 1].groups.append(entry)
-            } else {
-                pages.append(FeedPage(source: entry.source, page: entry.page, groups: [entry]))
-            }
+        let entries = table.entries
+        var start = entries.startIndex
+        while start < entries.endIndex {
+            let first = entries[start]
+            var end = start + 1
+            while end < entries.endIndex, entries[end].source == first.source, entries[end].page == first.page { end += 1 }
+            let page = FeedPage(source: first.source, page: first.page, entries: entries[start..<end])
+            if page.entries.contains(where: { $0.liveItems > 0 }) { pages.append(page) }
+            start = end
         }
         return pages
     }
