@@ -520,7 +520,7 @@ final class Repository: @unchecked Sendable {
     /// (`FeedItem.isSyntheticID`, no image), and a new listing of the page lists whatever is there
     /// now (the element whole, under its id, or a placeholder again). Reads only the earlier
     /// groups of those pages that hold a rejected item (a placeholder is one).
-    func supersedePlaceholders(_ written: [GroupEntry], except: Set<UInt32>) async throws {
+    func supersedePlaceholders(_ written: some Sequence<GroupEntry>, except: Set<UInt32>) async throws {
         var pages = Set<String>()
         for page in written where pages.insert(page.source + "\u{1F}" + String(page.page)).inserted {
             let earlier = lock.withLock { groupTable.groups(source: page.source, page: page.page) }
@@ -573,13 +573,13 @@ final class Repository: @unchecked Sendable {
     ) async throws -> Committed {
         let written = journal?.groups ?? []
         let mine = Set(written.map(\.entry.number)).union(lock.withLock { joined })
-        lock.withLock { groupTable.put(all: written.map(\.entry)) }
+        lock.withLock { groupTable.put(all: written.lazy.map(\.entry)) }
         let itemRuns = (journal?.itemKeys.sortedRuns() ?? []) + adoptedItems.sortedRuns()
         let fileRuns = (journal?.fileKeys.sortedRuns() ?? []) + adoptedFiles.sortedRuns()
         let newItems = (journal?.itemKeys.count ?? 0) + adoptedItems.count
         let newFiles = (journal?.fileKeys.count ?? 0) + adoptedFiles.count
         try await shadow(try await shadowing(itemRuns, newCount: newItems, mine: mine))
-        try await supersedePlaceholders(written.map(\.entry), except: Set(written.map(\.entry.number)))
+        try await supersedePlaceholders(written.lazy.map(\.entry), except: Set(written.map(\.entry.number)))
         let dead = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
         let listedHere = mine.union(lock.withLock { relisted })
