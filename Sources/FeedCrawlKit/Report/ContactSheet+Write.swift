@@ -28,37 +28,66 @@ extension ContactSheet {
     /// sheet page (by its first part's name), the fingerprint of what it shows and how many
     /// parts it has. A page whose fingerprint is unchanged, and whose parts are all there, is not
     /// rendered again.
-    struct State: Codable, Equatable, Sendable {
+    struct State: Equatable, Sendable {
         /// What the state keeps of one feed page's sheet page.
-        struct Page: Codable, Equatable, Sendable {
+        struct Page: Equatable, Sendable {
             /// `ContactSheet.fingerprint` of what the page shows (64 hex digits, kept in 32 bytes).
             var fingerprint: CompactHex
             /// Its parts (at least 1).
             var parts: Int
         }
 
+        /// One feed page's sheet page: its first part's name and what the state keeps of it.
+        struct Entry: Equatable, Sendable {
+            var name: String
+            var page: Page
+        }
+
         /// The state's own format (1).
         var format = 1
-        /// Each feed page's sheet page, by its first part's name; default none.
-        var pages: [String: Page] = [:]
+        /// Each feed page's sheet page, in name order (as saved; one entry a name); default
+        /// none. An array, not a dictionary: at 50,000 pages the dictionary held 12 MB.
+        private(set) var entries: [Entry] = []
+
+        /// A state of `entries` in any order (of one name, the last wins).
+        init(_ entries: [Entry] = []) {
+            self.entries = entries
+            if zip(entries, entries.dropFirst()).contains(where: { !($0.name < $1.name) }) {
+                var sorted: [Entry] = []
+                for entry in entries.enumerated().sorted(by: { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }).map(\.element) {
+                    if sorted.last?.name == entry.name { sorted.removeLast() }
+                    sorted.append(entry)
+                }
+                self.entries = sorted
+            }
+        }
+
+        /// What the state keeps of the sheet page named `name`, or nil.
+        subscript(name: String) -> Page? {
+            var low = 0, high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if entries[mid].name < name { low = mid + 1 } else { high = mid }
+            }
+            return low < entries.count && entries[low].name == name ? entries[low].page : nil
+        }
 
         /// The state as saved (sorted keys, one line), written as it goes (`JSONText`): a sheet
         /// of 50,000 pages took `JSONEncoder` 20 MB of intermediate objects.
         func encoded() throws -> [UInt8] {
-            var json = JSONText(capacity: pages.count * 120 + 32)
+            var json = JSONText(capacity: entries.count * 120 + 32)
             json.beginObject()
             json.key("format")
             json.int(format)
             json.key("pages")
             json.beginObject()
-            for name in pages.keys.sorted() {
-                let page = pages[name]!
-                json.key(name)
+            for entry in entries {
+                json.key(entry.name)
                 json.beginObject()
                 json.key("fingerprint")
-                json.string(page.fingerprint.text)
+                json.string(entry.page.fingerprint.text)
                 json.key("parts")
-                json.int(page.parts)
+                json.int(entry.page.parts)
                 json.endObject()
             }
             json.endObject()
@@ -66,12 +95,70 @@ extension ContactSheet {
             return json.bytes + [0x0A]
         }
 
-        /// The state in `bytes`, or nil when it is not one (damaged, another format): every page
-        /// is then rendered again.
+        /// The state in `bytes`, or nil when it is not one (damaged, another format, or not as
+        /// `encoded` writes it): every page is then rendered again. Read as it is written, with
+        /// no tree of values: `JSONDecoder` took 38 MB for a state of 50,000 pages.
         static func decode(_ bytes: [UInt8]) -> State? {
-            guard let state = try? JSONDecoder().decode(State.self, from: Data(bytes)), state.format == 1 else { return nil }
-            return state
+            var text = StateText(bytes: bytes)
+            guard text.take("{\"format\":1,\"pages\":{") else { return nil }
+            var entries: [Entry] = []
+            entries.reserveCapacity(bytes.count / 110)
+            if !text.take("}") {
+                repeat {
+                    guard let name = text.string(), text.take(":{\"fingerprint\":"), let fingerprint = text.string(),
+                          text.take(",\"parts\":"), let parts = text.integer(), text.take("}")
+                    else { return nil }
+                    entries.append(Entry(name: name, page: Page(fingerprint: CompactHex(fingerprint), parts: parts)))
+                } while text.take(",")
+                guard text.take("}") else { return nil }
+            }
+            guard text.take("}"), text.atEnd else { return nil }
+            return State(entries)
         }
+    }
+
+    /// A cursor over the state's text, as `State.encoded` writes it.
+    private struct StateText {
+        let bytes: [UInt8]
+        var at = 0
+
+        /// Whether `literal` comes next (it is then passed).
+        mutating func take(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard bytes.count - at >= count else { return false }
+            let matches = literal.withUTF8Buffer { bytes[at..<(at + count)].elementsEqual($0) }
+            if matches { at += count }
+            return matches
+        }
+
+        /// A JSON string; one with escapes is read by `JSONDecoder`.
+        mutating func string() -> String? {
+            guard at < bytes.count, bytes[at] == 0x22 else { return nil }
+            var end = at + 1
+            var escaped = false
+            while end < bytes.count, bytes[end] != 0x22 {
+                if bytes[end] == 0x5C { escaped = true; end += 1 }
+                end += 1
+            }
+            guard end < bytes.count else { return nil }
+            defer { at = end + 1 }
+            if !escaped { return String(decoding: bytes[(at + 1)..<end], as: UTF8.self) }
+            return try? JSONDecoder().decode(String.self, from: Data(bytes[at...end]))
+        }
+
+        /// A count: 1 to 9 digits.
+        mutating func integer() -> Int? {
+            var value = 0, digits = 0
+            while at < bytes.count, (0x30...0x39).contains(bytes[at]), digits < 9 {
+                value = value * 10 + Int(bytes[at] - 0x30)
+                at += 1
+                digits += 1
+            }
+            return digits > 0 ? value : nil
+        }
+
+        /// Whether the text ends here (a newline allowed).
+        var atEnd: Bool { at == bytes.count || (at == bytes.count - 1 && bytes[at] == 0x0A) }
     }
 
     /// What `write` did.
@@ -149,7 +236,7 @@ extension ContactSheet {
             CompactHex(sheet.fingerprint(
                 pages[index], previous: index > 0 ? pages[index - 1] : nil, next: index + 1 < pages.count ? pages[index + 1] : nil))
         }
-        let old = await loadState(backend)
+        var old = await loadState(backend)
         var present = Set<String>()
         var leftovers: [FileHandle] = []
         try await backend.list(.sheet, prefix: "") { page in
@@ -158,22 +245,25 @@ extension ContactSheet {
             }
         }
 
-        var state = State()
+        // Each feed page's parts: kept from the old state, or counted when it is rendered.
+        var partCounts = [Int](repeating: 0, count: pages.count)
         var render: [Int] = []
         for index in pages.indices {
-            let name = names[index]
-            if let kept = old?.pages[name], kept.fingerprint == fingerprints[index], kept.parts >= 1,
+            if let kept = old?[names[index]], kept.fingerprint == fingerprints[index], kept.parts >= 1,
                (1...kept.parts).allSatisfy({ present.contains(pageName(source: pages[index].source, page: pages[index].page, part: $0)) }) {
-                state.pages[name] = kept
+                partCounts[index] = kept.parts
             } else {
                 render.append(index)
             }
         }
         var written = Written(pages: pages.count, rendered: render.count)
-        if var interim = old, render.contains(where: { interim.pages[names[$0]] != nil }) {
-            for index in render { interim.pages.removeValue(forKey: names[index]) }
-            try await backend.save(stateHandle, bytes: try interim.encoded(), options: SaveOptions())
+        if let interim = old, render.contains(where: { interim[names[$0]] != nil }) {
+            let rendered = Set(render.map { names[$0] })
+            try await backend.save(stateHandle, bytes: try State(interim.entries.filter { !rendered.contains($0.name) }).encoded(), options: SaveOptions())
         }
+        // Every page kept, and no other in the old state: the state would be saved as it is.
+        let stateUnchanged = render.isEmpty && old?.entries.count == pages.count
+        old = nil
 
         var batch: [SaveRequest] = []
         var batchSize = 0
@@ -221,12 +311,13 @@ extension ContactSheet {
                     batchSize += html.utf8.count
                     if batch.count >= max(2, 2 * backend.properties.connections) || batchSize >= batchBytes { try await send() }
                 }
-                state.pages[names[index]] = State.Page(fingerprint: fingerprints[index], parts: parts.count)
+                partCounts[index] = parts.count
             }
         }
         try await send()
         pagesSaved?()
-        if old != state || !render.isEmpty {
+        if !stateUnchanged {
+            let state = State(pages.indices.map { State.Entry(name: names[$0], page: State.Page(fingerprint: fingerprints[$0], parts: partCounts[$0])) })
             try await backend.save(stateHandle, bytes: try state.encoded(), options: SaveOptions())
         }
 
@@ -239,7 +330,8 @@ extension ContactSheet {
 
         var kept = Set([fileName])
         for (index, page) in pages.enumerated() {
-            for part in 1...(state.pages[names[index]]?.parts ?? 1) {
+            kept.insert(names[index])
+            for part in 1...max(1, partCounts[index]) where part > 1 {
                 kept.insert(pageName(source: page.source, page: page.page, part: part))
             }
         }
