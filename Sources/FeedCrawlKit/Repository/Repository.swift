@@ -147,7 +147,7 @@ final class Repository: @unchecked Sendable {
         guard let size = try await backend.stat(handle)?.size, size <= maxTableBytes else {
             return try GroupTable.decode(try await backend.load(handle, range: nil, maxBytes: maxTableBytes))
         }
-        var reader = GroupTable.Reader()
+        var reader = GroupTable.Reader(expectedBytes: size)
         var offset: Int64 = 0
         while offset < size {
             let end = min(size, offset + tableRange)
