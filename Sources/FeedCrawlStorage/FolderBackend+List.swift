@@ -55,19 +55,30 @@ extension FolderBackend {
             }
             return
         }
-        let infos = try await io.run { () throws(BackendError) -> [FileInfo] in
+        // Names first, then each page's `stat`s: a sheet of 50,000 pages listed as one array
+        // of `FileInfo` held 6 MB beside the names.
+        let paths = try await io.run { () throws(BackendError) -> [String] in
             try Self.walk(kind, prefix: prefix, in: root)
         }
         var start = 0
-        while start < infos.count {
-            let end = min(start + Self.pageSize, infos.count)
-            try deliver(Array(infos[start..<end]))
+        while start < paths.count {
+            let end = min(start + Self.pageSize, paths.count)
+            let names = paths[start..<end]
+            try deliver(try await io.run { () throws(BackendError) -> [FileInfo] in
+                names.compactMap { path in
+                    guard let handle = FileHandle.classify(path) else { return nil }
+                    var info = Glibc.stat()
+                    guard fstatat(root.fd, path, &info, 0) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+                    return FileInfo(handle: handle, size: Int64(info.st_size), modified: Self.seconds(info.st_mtim))
+                }
+            })
             start = end
         }
     }
 
     /// Files of `kind` (not images) whose names start with `prefix`, each `stat`ed.
-    private static func walk(_ kind: FileKind, prefix: String, in root: FolderRoot) throws(BackendError) -> [FileInfo] {
+    /// The paths under OUT of the files of `kind` whose name starts with `prefix`.
+    private static func walk(_ kind: FileKind, prefix: String, in root: FolderRoot) throws(BackendError) -> [String] {
         // The folder the prefix names (`journal/` of `journal/a-`), within the kind's folder.
         let named = prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
         let start: String
@@ -84,7 +95,7 @@ extension FolderBackend {
             if let first = named.split(separator: "/").first, ["cache", "archive", "pages"].contains(first) { return [] }
             start = named
         }
-        var found: [FileInfo] = []
+        var found: [String] = []
         // OUT's top level is read alone; every other folder with what is below it.
         var folders = [start]
         while let folder = folders.popLast() {
@@ -95,9 +106,7 @@ extension FolderBackend {
                     continue
                 }
                 guard let handle = FileHandle.classify(path), handle.kind == kind, handle.name.hasPrefix(prefix) else { continue }
-                var info = Glibc.stat()
-                guard fstatat(root.fd, path, &info, 0) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-                found.append(FileInfo(handle: handle, size: Int64(info.st_size), modified: seconds(info.st_mtim)))
+                found.append(path)
             }
         }
         return found
