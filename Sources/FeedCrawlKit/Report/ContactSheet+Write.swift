@@ -27,8 +27,10 @@ extension ContactSheet {
     /// The fingerprints of the sheet pages a run wrote (`OUT/.sheet.json`): for each feed page's
     /// sheet page (by its first part's name), the fingerprint of what it shows and how many
     /// parts it has. A page whose fingerprint is unchanged, and whose parts are all there, is not
-    /// rendered again.
-    struct State: Equatable, Sendable {
+    /// rendered again. Written (`encode`) and read (`read`) a page at a time: `write` keeps what
+    /// it says of each feed page beside the page, never a dictionary of names (at 50,000 pages,
+    /// `JSONDecoder` and its dictionary took 50 MB).
+    enum State {
         /// What the state keeps of one feed page's sheet page.
         struct Page: Equatable, Sendable {
             /// `ContactSheet.fingerprint` of what the page shows (64 hex digits, kept in 32 bytes).
@@ -43,42 +45,13 @@ extension ContactSheet {
             var page: Page
         }
 
-        /// The state's own format (1).
-        var format = 1
-        /// Each feed page's sheet page, in name order (as saved; one entry a name); default
-        /// none. An array, not a dictionary: at 50,000 pages the dictionary held 12 MB.
-        private(set) var entries: [Entry] = []
-
-        /// A state of `entries` in any order (of one name, the last wins).
-        init(_ entries: [Entry] = []) {
-            self.entries = entries
-            if zip(entries, entries.dropFirst()).contains(where: { !($0.name < $1.name) }) {
-                var sorted: [Entry] = []
-                for entry in entries.enumerated().sorted(by: { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }).map(\.element) {
-                    if sorted.last?.name == entry.name { sorted.removeLast() }
-                    sorted.append(entry)
-                }
-                self.entries = sorted
-            }
-        }
-
-        /// What the state keeps of the sheet page named `name`, or nil.
-        subscript(name: String) -> Page? {
-            var low = 0, high = entries.count
-            while low < high {
-                let mid = (low + high) / 2
-                if entries[mid].name < name { low = mid + 1 } else { high = mid }
-            }
-            return low < entries.count && entries[low].name == name ? entries[low].page : nil
-        }
-
-        /// The state as saved (sorted keys, one line), written as it goes (`JSONText`): a sheet
-        /// of 50,000 pages took `JSONEncoder` 20 MB of intermediate objects.
-        func encoded() throws -> [UInt8] {
+        /// A state of `entries` (in name order, one a name) as saved: sorted keys, one line,
+        /// written as it goes (`JSONText`; `JSONEncoder` took 20 MB of intermediate objects).
+        static func encode(_ entries: some Collection<Entry>) -> [UInt8] {
             var json = JSONText(capacity: entries.count * 120 + 32)
             json.beginObject()
             json.key("format")
-            json.int(format)
+            json.int(1)
             json.key("pages")
             json.beginObject()
             for entry in entries {
@@ -95,25 +68,67 @@ extension ContactSheet {
             return json.bytes + [0x0A]
         }
 
-        /// The state in `bytes`, or nil when it is not one (damaged, another format, or not as
-        /// `encoded` writes it): every page is then rendered again. Read as it is written, with
-        /// no tree of values: `JSONDecoder` took 38 MB for a state of 50,000 pages.
-        static func decode(_ bytes: [UInt8]) -> State? {
+        /// Hands each page of the state in `bytes` to `each`, in the order saved, and says whether
+        /// `bytes` was a state: false when it is damaged, of another format, or not as `encode`
+        /// writes it (every page is then rendered again; what `each` was given is not vouched
+        /// for). Read as it is written, with no tree of values: `JSONDecoder` took 38 MB for a
+        /// state of 50,000 pages.
+        @discardableResult
+        static func read(_ bytes: [UInt8], _ each: (String, Page) -> Void) -> Bool {
             var text = StateText(bytes: bytes)
-            guard text.take("{\"format\":1,\"pages\":{") else { return nil }
-            var entries: [Entry] = []
-            entries.reserveCapacity(bytes.count / 110)
+            guard text.take("{\"format\":1,\"pages\":{") else { return false }
             if !text.take("}") {
                 repeat {
                     guard let name = text.string(), text.take(":{\"fingerprint\":"), let fingerprint = text.string(),
                           text.take(",\"parts\":"), let parts = text.integer(), text.take("}")
-                    else { return nil }
-                    entries.append(Entry(name: name, page: Page(fingerprint: CompactHex(fingerprint), parts: parts)))
+                    else { return false }
+                    each(name, Page(fingerprint: CompactHex(fingerprint), parts: parts))
                 } while text.take(",")
-                guard text.take("}") else { return nil }
+                guard text.take("}") else { return false }
             }
-            guard text.take("}"), text.atEnd else { return nil }
-            return State(entries)
+            return text.take("}") && text.atEnd
+        }
+    }
+
+    /// The feed pages' sheet pages by name: which feed page, and which of its parts, a name is.
+    /// The names are the feed pages' own (`FeedPage.name`), looked up in name order, so that a
+    /// sheet of 50,000 pages keeps no dictionary or set of names beside them.
+    struct PageNames {
+        /// Each feed page's first part's name, in feed page order.
+        let names: [String]
+        /// The feed pages by name.
+        let order: [Int]
+        private let pages: [FeedPage]
+
+        init(_ pages: [FeedPage]) {
+            self.pages = pages
+            let names = pages.map(\.name)
+            self.names = names
+            order = names.indices.sorted { names[$0] < names[$1] }
+        }
+
+        /// The feed page whose first part is named `name`.
+        func page(named name: String) -> Int? {
+            var low = 0, high = order.count
+            while low < high {
+                let mid = (low + high) / 2
+                if names[order[mid]] < name { low = mid + 1 } else { high = mid }
+            }
+            return low < order.count && names[order[low]] == name ? order[low] : nil
+        }
+
+        /// The feed page and part named `name` (`pageName`), or nil when it is none of theirs.
+        func part(named name: String) -> (page: Int, part: Int)? {
+            if let page = page(named: name) { return (page, 1) }
+            // `index-<token>-p<n>-<part>.html`: the part's number, then the first part's name.
+            guard name.hasSuffix(".html") else { return nil }
+            let stem = name.utf8.dropLast(5)
+            guard let dash = stem.lastIndex(of: UInt8(ascii: "-")),
+                  let part = Int(String(decoding: stem[stem.index(after: dash)...], as: UTF8.self)), part > 1,
+                  let page = page(named: String(decoding: stem[..<dash], as: UTF8.self) + ".html"),
+                  ContactSheet.pageName(source: pages[page].source, page: pages[page].page, part: part) == name
+            else { return nil }
+            return (page, part)
         }
     }
 
@@ -231,17 +246,40 @@ extension ContactSheet {
         var sheet = ContactSheet(run: run, linkBase: Self.linkBase(linkBase), pageItems: pageItems, pageBytes: pageBytes)
         sheet.forgot = repository.root.forgot
         let pages = feedPages(repository.table)
-        let names = pages.map(\.name)
+        let byName = PageNames(pages)
+        let names = byName.names
         let fingerprints = pages.indices.map { index in
             CompactHex(sheet.fingerprint(
                 pages[index], previous: index > 0 ? pages[index - 1] : nil, next: index + 1 < pages.count ? pages[index + 1] : nil))
         }
-        var old = await loadState(backend)
-        var present = Set<String>()
+        // What the old state kept of each feed page, and how many pages it named.
+        var old = [State.Page?](repeating: nil, count: pages.count)
+        var oldCount: Int?
+        if let bytes = try? await backend.load(stateHandle, range: nil, maxBytes: maxStateBytes) {
+            var count = 0
+            if State.read(bytes, { name, page in
+                count += 1
+                if let index = byName.page(named: name) { old[index] = page }
+            }) {
+                oldCount = count
+            } else {
+                old = [State.Page?](repeating: nil, count: pages.count)
+            }
+        }
+        // The parts there are, by feed page (`page << 32 | part`); files of the sheet's kind that
+        // are no feed page's part; staged bodies a killed run left.
+        var present = Set<Int>()
+        var strays: [String] = []
         var leftovers: [FileHandle] = []
         try await backend.list(.sheet, prefix: "") { page in
             for info in page {
-                if info.handle.isPartial { leftovers.append(info.handle) } else { present.insert(info.handle.name) }
+                if info.handle.isPartial {
+                    leftovers.append(info.handle)
+                } else if let (index, part) = byName.part(named: info.handle.name) {
+                    present.insert(index << 32 | part)
+                } else if info.handle.name != fileName {
+                    strays.append(info.handle.name)
+                }
             }
         }
 
@@ -249,21 +287,28 @@ extension ContactSheet {
         var partCounts = [Int](repeating: 0, count: pages.count)
         var render: [Int] = []
         for index in pages.indices {
-            if let kept = old?[names[index]], kept.fingerprint == fingerprints[index], kept.parts >= 1,
-               (1...kept.parts).allSatisfy({ present.contains(pageName(source: pages[index].source, page: pages[index].page, part: $0)) }) {
+            if let kept = old[index], kept.fingerprint == fingerprints[index], kept.parts >= 1,
+               (1...kept.parts).allSatisfy({ present.contains(index << 32 | $0) }) {
                 partCounts[index] = kept.parts
             } else {
                 render.append(index)
             }
         }
+        /// The state of the pages with a count of parts, in name order.
+        func state() -> [UInt8] {
+            State.encode(byName.order.lazy.filter { partCounts[$0] > 0 }.map {
+                State.Entry(name: names[$0], page: State.Page(fingerprint: fingerprints[$0], parts: partCounts[$0]))
+            })
+        }
         var written = Written(pages: pages.count, rendered: render.count)
-        if let interim = old, render.contains(where: { interim[names[$0]] != nil }) {
-            let rendered = Set(render.map { names[$0] })
-            try await backend.save(stateHandle, bytes: try State(interim.entries.filter { !rendered.contains($0.name) }).encoded(), options: SaveOptions())
+        if render.contains(where: { old[$0] != nil }) {
+            // The pages kept: what the old state said of them (the pages no feed page has now
+            // are left out; they are removed at the end).
+            try await backend.save(stateHandle, bytes: state(), options: SaveOptions())
         }
         // Every page kept, and no other in the old state: the state would be saved as it is.
-        let stateUnchanged = render.isEmpty && old?.entries.count == pages.count
-        old = nil
+        let stateUnchanged = render.isEmpty && oldCount == pages.count
+        old = []
 
         var batch: [SaveRequest] = []
         var batchSize = 0
@@ -317,8 +362,7 @@ extension ContactSheet {
         try await send()
         pagesSaved?()
         if !stateUnchanged {
-            let state = State(pages.indices.map { State.Entry(name: names[$0], page: State.Page(fingerprint: fingerprints[$0], parts: partCounts[$0])) })
-            try await backend.save(stateHandle, bytes: try state.encoded(), options: SaveOptions())
+            try await backend.save(stateHandle, bytes: state(), options: SaveOptions())
         }
 
         if firstTiles == nil, let first = pages.first {
@@ -328,14 +372,12 @@ extension ContactSheet {
         try await backend.save(FileHandle(.sheet, fileName)!, bytes: Array(index.utf8), options: SaveOptions())
         written.saved.append(fileName)
 
-        var kept = Set([fileName])
-        for (index, page) in pages.enumerated() {
-            kept.insert(names[index])
-            for part in 1...max(1, partCounts[index]) where part > 1 {
-                kept.insert(pageName(source: page.source, page: page.page, part: part))
-            }
+        // Strays, and parts past a feed page's count.
+        var gone = strays
+        for key in present where key & 0xFFFF_FFFF > max(1, partCounts[key >> 32]) {
+            gone.append(pageName(source: pages[key >> 32].source, page: pages[key >> 32].page, part: key & 0xFFFF_FFFF))
         }
-        for name in present.subtracting(kept).sorted() {
+        for name in gone.sorted() {
             guard let handle = FileHandle(.sheet, name) else { continue }
             try await backend.remove(handle)
             written.removed.append(name)
@@ -358,11 +400,6 @@ extension ContactSheet {
         return items
     }
 
-    /// The state a run saved, or nil when there is none or it cannot be read.
-    static func loadState(_ backend: any Backend) async -> State? {
-        guard let bytes = try? await backend.load(stateHandle, range: nil, maxBytes: maxStateBytes) else { return nil }
-        return State.decode(bytes)
-    }
 }
 
 extension ContactSheet {
