@@ -181,8 +181,15 @@ final class RunJournal: @unchecked Sendable {
     /// The first flush error, if any.
     var problem: BackendError? { lock.withLock { failure } }
 
-    /// Groups saved so far (after the last `flush`, every group appended).
+    /// Groups saved so far (after the last `flush`, every group appended); none once a commit
+    /// has put them in the table (`releaseGroups`).
     var groups: [Written] { lock.withLock { written } }
+
+    /// Lets the groups saved so far go: a commit has put them in the group table, which holds
+    /// them from now on (`item` then finds none of them).
+    func releaseGroups() {
+        lock.withLock { written = [] }
+    }
 
     /// Journal files saved so far.
     var segments: [RepositoryRoot.Segment] { lock.withLock { files } }
