@@ -13,10 +13,10 @@ extension Repository {
     ) async throws -> Repository {
         do {
             return try await open(backend, state: state)
-        } catch let older as OlderManifest {
+        } catch is OlderManifest {
             let converted: String
             do {
-                converted = try await convert(backend, state: state, version: older.version)
+                converted = try await convert(backend, state: state)
             } catch let error as ManifestStore.Error {
                 // The old manifest does not parse: damaged, like a root that does not (nothing
                 // was written: its items are all read before the first group is saved).
@@ -30,13 +30,13 @@ extension Repository {
         }
     }
 
-    /// Converts the version-`version` manifest at `state` (and the journal a killed run of that
+    /// Converts the version-1 or version-2 manifest at `state` (and the journal a killed run of that
     /// release left: `manifest.journal`, or the object store's `journal/…`) into format 3: its
     /// items become groups by source, page and `lastSeen` (the listing each was last seen in),
     /// each with every fact as the old manifest recorded it, so nothing is fetched again. The
     /// old manifest is kept beside the new root as `manifest.v<version>.json`; the old journal
     /// is removed once the new root is saved. Returns what happened, for the run's messages.
-    static func convert(_ backend: any Backend, state: String, version: Int) async throws -> String {
+    static func convert(_ backend: any Backend, state: String) async throws -> String {
         let rootHandle = rootHandle(state: state)
         let scratch = try ScratchFolder()
         // The old manifest, copied locally a range at a time (read in order, then by place).
@@ -44,6 +44,7 @@ extension Repository {
         let size = try await copy(backend, rootHandle, to: manifestPath)
         guard let reader = try ManifestReader.open(path: manifestPath) else { return "" }
         let header = try ManifestReader.header(path: manifestPath)
+        let version = (header ?? reader.header).version
         let variants = ManifestItemV1.Variants(options: header?.run?.options ?? [:])
         // A killed run's journal: newer than the manifest, its items win.
         var journalItems: [ManifestItem] = []

@@ -75,9 +75,14 @@ final class Repository: @unchecked Sendable {
             let bytes = try await backend.load(handle, range: nil, maxBytes: maxRootBytes)
             switch try RepositoryRoot.decode(bytes) {
             case .root(let found): root = found
-            case .manifest(let version):
-                throw OlderManifest(version: version)
+            case .manifest:
+                throw OlderManifest()
             }
+        } catch let error as BackendError where error.kind == .refused {
+            // Larger than any root: an earlier release's manifest (671 MB at 1,000,000 items),
+            // which `convert` reads as a stream (and finds damaged when it is not one).
+            guard let size = try await backend.stat(handle)?.size, size > maxRootBytes else { throw error }
+            throw OlderManifest()
         } catch let error as BackendError where error.kind == .notFound {
             root = nil
         } catch let damage as DamagedRoot {
@@ -107,9 +112,7 @@ final class Repository: @unchecked Sendable {
     }
 
     /// A version-1 or version-2 manifest where the root should be: the caller converts it.
-    struct OlderManifest: Error {
-        var version: Int
-    }
+    struct OlderManifest: Error {}
 
     /// Largest root read (16 MiB).
     static let maxRootBytes: Int64 = 16 << 20

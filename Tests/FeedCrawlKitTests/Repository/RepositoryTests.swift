@@ -228,7 +228,10 @@ import Testing
         #expect(repository.settleIfUnchanged(source: "pixabay", page: 1, digest: "d0", recipe: "r", run: Self.run2, ttl: 86_400) != nil)
     }
 
-    @Test func aVersionTwoManifestIsConvertedWithEveryFactKept() async throws {
+    /// Also one larger than any root (a version-2 manifest of 1,000,000 items is 671 MB): here
+    /// padded with blanks past `maxRootBytes`.
+    @Test(arguments: [0, Int(Repository.maxRootBytes)])
+    func aVersionTwoManifestIsConvertedWithEveryFactKept(padding: Int) async throws {
         let backend = Backends.memory()
         var old = Manifest(generatedAt: Date(timeIntervalSince1970: 1_700_000_000))
         old.run = RunRecord(startedAt: Date(timeIntervalSince1970: 1_700_000_000))
@@ -240,7 +243,8 @@ import Testing
         c.lastSeen = Date(timeIntervalSince1970: 1_700_000_000)
         old.items = [a, b, c]
         let bytes = ManifestStore.encode(old)
-        try await backend.save(Repository.rootHandle(state: ""), bytes: bytes, options: SaveOptions())
+        let padded = [bytes[0]] + [UInt8](repeating: 0x20, count: padding) + bytes.dropFirst()
+        try await backend.save(Repository.rootHandle(state: ""), bytes: padded, options: SaveOptions())
         let said = Locked<[String]>([])
         let repository = try await Repository.openConverting(backend, state: "") { note in said.withLock { $0.append(note) } }
         #expect(said.withLock { $0.count } == 1)
@@ -249,6 +253,18 @@ import Testing
         try await repository.forEachItem { items.append($0) }
         #expect(items == old.sortedItems)
         #expect(try await backend.stat(FileHandle(.state, "manifest.v2.json")!) != nil)
+    }
+
+    /// A file where the root should be that is larger than any root and no manifest either is
+    /// damaged, not converted into an empty archive.
+    @Test func aRootLargerThanAnyAndNoManifestIsDamaged() async throws {
+        let backend = Backends.memory()
+        let bytes = Array("{".utf8) + [UInt8](repeating: 0x20, count: Int(Repository.maxRootBytes)) + Array("\"a\": 1}".utf8)
+        try await backend.save(Repository.rootHandle(state: ""), bytes: bytes, options: SaveOptions())
+        await #expect(throws: DamagedRoot.self) {
+            _ = try await Repository.openConverting(backend, state: "") { _ in }
+        }
+        #expect(try await backend.stat(Repository.rootHandle(state: ""))?.size == Int64(bytes.count), "left as it was")
     }
 }
 
