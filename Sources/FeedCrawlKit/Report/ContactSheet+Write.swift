@@ -132,7 +132,7 @@ extension ContactSheet {
         }
     }
 
-    /// A cursor over the state's text, as `State.encoded` writes it.
+    /// A cursor over the state's text, as `State.encode` writes it.
     private struct StateText {
         let bytes: [UInt8]
         var at = 0

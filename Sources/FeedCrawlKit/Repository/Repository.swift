@@ -575,14 +575,15 @@ final class Repository: @unchecked Sendable {
         forgetting: ForgetPlan? = nil
     ) async throws -> Committed {
         var written = journal?.groups ?? []
-        let mine = Set(written.map(\.entry.number)).union(lock.withLock { joined })
+        let writtenNumbers = Set(written.map(\.entry.number))
+        let mine = writtenNumbers.union(lock.withLock { joined })
         lock.withLock { groupTable.put(all: written.lazy.map(\.entry)) }
         let itemRuns = (journal?.itemKeys.sortedRuns() ?? []) + adoptedItems.sortedRuns()
         let fileRuns = (journal?.fileKeys.sortedRuns() ?? []) + adoptedFiles.sortedRuns()
         let newItems = (journal?.itemKeys.count ?? 0) + adoptedItems.count
         let newFiles = (journal?.fileKeys.count ?? 0) + adoptedFiles.count
         try await shadow(try await shadowing(itemRuns, newCount: newItems, mine: mine))
-        try await supersedePlaceholders(written.lazy.map(\.entry), except: Set(written.map(\.entry.number)))
+        try await supersedePlaceholders(written.lazy.map(\.entry), except: writtenNumbers)
         // The journal's groups are the table's now: let them go before the tables are saved and
         // the sheet is written (at 10 million items, 24 MB held twice).
         written = []
