@@ -53,7 +53,7 @@ public enum AddressClass: Sendable, Equatable {
     /// Classifies a numeric IPv4 or IPv6 address (`"169.254.169.254"`, `"::1"`, `"fe80::1%eth0"`;
     /// the zone after `%` is ignored); `nil` when `text` is not one.
     public static func of(numericHost text: String) -> AddressClass? {
-        let host = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? text
+        let host = text.utf8.firstIndex(of: UInt8(ascii: "%")).map { String(text[..<$0]) } ?? text
         var v4 = in_addr()
         if inet_pton(AF_INET, host, &v4) == 1 {
             return ipv4(UInt32(bigEndian: v4.s_addr))

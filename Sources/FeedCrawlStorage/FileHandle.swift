@@ -153,7 +153,7 @@ package struct FileHandle: Hashable, Sendable, CustomStringConvertible {
     private static func stagedName(_ name: String) -> String? {
         guard name.hasSuffix(partialSuffix) else { return nil }
         let stem = name.dropLast(partialSuffix.utf8.count)
-        guard let dot = stem.lastIndex(of: "."), stem.distance(from: dot, to: stem.endIndex) == 13,
+        guard let dot = stem.utf8.lastIndex(of: UInt8(ascii: ".")), stem.utf8.distance(from: dot, to: stem.endIndex) == 13,
               isLowerHex(stem[stem.index(after: dot)...]) else { return nil }
         return String(stem[..<dot])
     }
@@ -204,12 +204,12 @@ package struct FileHandle: Hashable, Sendable, CustomStringConvertible {
         }
         var part = 1
         // `-<part>` at the end (a page is `-p<page>`: the two cannot be confused).
-        if let dash = stem.lastIndex(of: "-"), let found = number(stem[stem.index(after: dash)...]) {
+        if let dash = stem.utf8.lastIndex(of: UInt8(ascii: "-")), let found = number(stem[stem.index(after: dash)...]) {
             guard found >= 2 else { return nil }
             part = found
             stem = stem[..<dash]
         }
-        guard let dash = stem.lastIndex(of: "-") else { return nil }
+        guard let dash = stem.utf8.lastIndex(of: UInt8(ascii: "-")) else { return nil }
         let pageText = stem[stem.index(after: dash)...]
         guard pageText.first == "p", let page = number(pageText.dropFirst()) else { return nil }
         let source = stem[..<dash]
@@ -284,7 +284,7 @@ package enum ImageExtension {
 
     /// The media type of a name's extension, or nil.
     package static func mimeType(of name: String) -> String? {
-        guard let dot = name.lastIndex(of: ".") else { return nil }
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
         return types[String(name[name.index(after: dot)...])]
     }
 }

@@ -80,7 +80,7 @@ extension FolderBackend {
     /// The paths under OUT of the files of `kind` whose name starts with `prefix`.
     private static func walk(_ kind: FileKind, prefix: String, in root: FolderRoot) throws(BackendError) -> [String] {
         // The folder the prefix names (`journal/` of `journal/a-`), within the kind's folder.
-        let named = prefix.lastIndex(of: "/").map { String(prefix[..<$0]) } ?? ""
+        let named = prefix.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(prefix[..<$0]) } ?? ""
         let start: String
         switch kind {
         case .image:

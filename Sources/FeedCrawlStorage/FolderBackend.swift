@@ -253,7 +253,9 @@ final class FolderBackend: Backend {
 
     /// The folder a path under OUT is in (`""`: OUT itself).
     static func folder(of relative: String) -> String {
-        guard let slash = relative.lastIndex(of: "/") else { return "" }
+        // Bytes, not characters: a `Character` search walks grapheme clusters backwards, which
+        // cost 24,000 instructions an image (callgrind, W5).
+        guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "" }
         return String(relative[..<slash])
     }
 

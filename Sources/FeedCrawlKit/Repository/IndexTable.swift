@@ -42,7 +42,7 @@ struct IndexEntry: Sendable, Equatable {
     static let extensions = ["jpg", "png", "gif", "webp"]
 
     static func extensionCode(_ file: String) -> Int {
-        guard let dot = file.lastIndex(of: ".") else { return 0 }
+        guard let dot = file.utf8.lastIndex(of: UInt8(ascii: ".")) else { return 0 }
         return (extensions.firstIndex(of: String(file[file.index(after: dot)...])) ?? -1) + 1
     }
 
