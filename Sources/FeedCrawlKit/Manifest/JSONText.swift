@@ -95,28 +95,56 @@ public struct JSONText {
     public mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
-            // First pass: how many bytes the escapes add (`\"`, `\\`, `\n`: one; `\u00xx`: five).
-            var extra = 0
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                switch byte {
-                case 0x0A, 0x0D, 0x09, 0x08, 0x0C, UInt8(ascii: "\""), UInt8(ascii: "\\"): extra += 1
-                default: extra += 5
-                }
-            }
-            bytes.append(UInt8(ascii: "\""))
-            if extra == 0 {
+            // Most strings (names, URLs, ids) need no escape: say so eight bytes at a time.
+            guard Self.needsEscape(utf8) else {
+                bytes.append(UInt8(ascii: "\""))
                 bytes.append(contentsOf: utf8)
                 bytes.append(UInt8(ascii: "\""))
                 return
             }
+            // First pass: how many bytes the escapes add (`\"`, `\\`, `\n`: one; `\u00xx`: five).
+            // Words with nothing to escape are passed over whole (a kept page body is ~100 KB).
+            let raw = UnsafeRawPointer(utf8.baseAddress!)
+            let count = utf8.count
+            var extra = 0
+            var i = 0
+            while i < count {
+                if i + 8 <= count {
+                    // Up to the first byte to escape: all of the word, when it has none.
+                    let clean = Self.cleanPrefix(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    i += clean
+                    if clean == 8 { continue }
+                }
+                switch utf8[i] {
+                case 0x0A, 0x0D, 0x09, 0x08, 0x0C, UInt8(ascii: "\""), UInt8(ascii: "\\"): extra += 1
+                case 0..<0x20: extra += 5
+                default: break
+                }
+                i += 1
+            }
+            bytes.append(UInt8(ascii: "\""))
             // Second pass writes straight into room made at the end (a page body is ~100 KB with
             // thousands of quotes: appending escape by escape was most of a page-cache write).
             let start = bytes.count
             bytes.append(contentsOf: repeatElement(0, count: utf8.count + extra))
             bytes.withUnsafeMutableBufferPointer { out in
                 let hex: StaticString = "0123456789abcdef"
+                let target = UnsafeMutableRawPointer(out.baseAddress!)
                 var o = start
-                for byte in utf8 {
+                var i = 0
+                while i < count {
+                    if i + 8 <= count {
+                        // The word is stored whole and its clean bytes kept (the room left is at
+                        // least the 8 bytes input has left, so the store stays inside it).
+                        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                        let clean = Self.cleanPrefix(word)
+                        target.storeBytes(of: word, toByteOffset: o, as: UInt64.self)
+                        i += clean
+                        o += clean
+                        if clean == 8 { continue }
+                    }
+                    let byte = utf8[i]
+                    i += 1
                     guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
                         out[o] = byte
                         o += 1
@@ -143,6 +171,49 @@ public struct JSONText {
             }
             bytes.append(UInt8(ascii: "\""))
         }
+    }
+
+    /// Whether `utf8` holds a byte a JSON string must escape (below 0x20, `"` or `\\`), eight
+    /// bytes a step.
+    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = utf8.count
+        var i = 0
+        if let base = utf8.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while i + 8 <= count {
+                if wordNeedsEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
+                i += 8
+            }
+        }
+        while i < count {
+            let byte = utf8[i]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Whether one of the eight bytes of `w` must be escaped.
+    @inline(__always)
+    static func wordNeedsEscape(_ w: UInt64) -> Bool { escapeBits(w) != 0 }
+
+    /// How many of the eight bytes of `w` (in memory order) come before the first that must be
+    /// escaped: 8 when none must.
+    @inline(__always)
+    static func cleanPrefix(_ w: UInt64) -> Int { escapeBits(UInt64(littleEndian: w)).trailingZeroBitCount >> 3 }
+
+    /// The high bit of each byte of `w` that must be escaped, exact up to the first such byte
+    /// (a borrow may mark bytes after it). A byte is below `n` (n <= 128) when the high bit of
+    /// `(w - n * ones) & ~w` is set, and equal to `c` when the byte of `w ^ (c * ones)` is zero.
+    /// `cleanPrefix` reads the word little-endian: the first byte in memory is the lowest.
+    @inline(__always)
+    static func escapeBits(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (0x22 &* ones)
+        let backslash = w ^ (0x5C &* ones)
+        let below = (w &- 0x20 &* ones) & ~w
+        return (below | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
     }
 
     /// A date as a quoted ISO-8601 UTC timestamp with whole seconds (rounded down), as

@@ -35,6 +35,15 @@ struct JSONTextTests {
         var json = JSONText()
         json.string(Self.nasty)
         #expect(json.bytes == Array(try encoder.encode(Self.nasty)))
+        // A kept page body: long, with a quote every few bytes (escapes found a word at a time).
+        var body = "{\"hits\":["
+        for n in 0..<400 {
+            body += "{\"id\":\(n),\"tags\":\"a, b\\\\c\",\"u\":\"https://x/\(n).jpg\"\(n % 7 == 0 ? "\n" : "")},"
+        }
+        body += "\u{1}]}"
+        var page = JSONText()
+        page.string(body)
+        #expect(page.bytes == Array(try encoder.encode(body)))
     }
 
     @Test func integersMatchTheEncoder() throws {
