@@ -72,7 +72,7 @@ struct StatusTally: Sendable, Equatable, Codable, Sequence, ExpressibleByDiction
     }
 
     private static func slot(_ key: String) -> Int? {
-        ItemStatus(rawValue: key).flatMap { ItemStatus.allCases.firstIndex(of: $0) }
+        ItemStatus(rawValue: key)?.tallySlot
     }
 
     /// The count of `key`; nil when it is 0. Setting nil or 0 removes it.
@@ -96,6 +96,12 @@ struct StatusTally: Sendable, Equatable, Codable, Sequence, ExpressibleByDiction
     subscript(key: String, default defaultValue: @autoclosure () -> Int) -> Int {
         get { self[key] ?? defaultValue() }
         set { self[key] = newValue }
+    }
+
+    /// Adds `delta` to the count of a status this version knows (no text looked up).
+    mutating func add(_ status: ItemStatus, _ delta: Int) {
+        let slot = status.tallySlot
+        known[slot] = Int32(clamping: Int(known[slot]) + delta)
     }
 
     /// Takes `key`'s count out and returns it (nil when there was none).
@@ -124,5 +130,20 @@ struct StatusTally: Sendable, Equatable, Codable, Sequence, ExpressibleByDiction
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(Dictionary(map { ($0.key, $0.value) }, uniquingKeysWith: +))
+    }
+}
+
+extension ItemStatus {
+    /// Its counter in a `StatusTally`: its place in `allCases`.
+    fileprivate var tallySlot: Int {
+        switch self {
+        case .downloaded: 0
+        case .fresh: 1
+        case .revalidated: 2
+        case .failed: 3
+        case .rejected: 4
+        case .noImage: 5
+        case .cancelled: 6
+        }
     }
 }

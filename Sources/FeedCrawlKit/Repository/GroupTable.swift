@@ -130,12 +130,8 @@ struct GroupEntry: Codable, Sendable, Equatable {
 
     /// Adds (`sign` 1) or takes out (-1) `item` and its images in the counts.
     static func add(_ item: ManifestItem, to counts: inout StatusTally, images: inout StatusTally, sign: Int) {
-        counts[item.status.rawValue, default: 0] += sign
-        if counts[item.status.rawValue] == 0 { counts.removeValue(forKey: item.status.rawValue) }
-        for image in item.images {
-            images[image.status.rawValue, default: 0] += sign
-            if images[image.status.rawValue] == 0 { images.removeValue(forKey: image.status.rawValue) }
-        }
+        counts.add(item.status, sign)
+        for image in item.images { images.add(image.status, sign) }
     }
 }
 

@@ -36,6 +36,20 @@ import Testing
         #expect(tally.isEmpty && tally == [:])
     }
 
+    /// Counting by case (`add`) and by name reach the same counter for every status, in and out.
+    @Test func statusTallyCountsByCaseAsByName() {
+        for status in ItemStatus.allCases {
+            var byCase = StatusTally()
+            byCase.add(status, 2)
+            var byName = StatusTally()
+            byName[status.rawValue, default: 0] += 2
+            #expect(byCase == byName && byCase[status.rawValue] == 2, "\(status)")
+            #expect(Array(byCase.map(\.key)) == [status.rawValue])
+            byCase.add(status, -2)
+            #expect(byCase.isEmpty, "\(status)")
+        }
+    }
+
     /// A table line as this version's predecessor wrote it reads back, and is written again,
     /// with the same fields and values.
     @Test func aGroupTableLineRoundTrips() throws {
