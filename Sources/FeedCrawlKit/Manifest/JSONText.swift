@@ -111,7 +111,7 @@ public struct JSONText {
             while i < count {
                 if i + 8 <= count {
                     // Up to the first byte to escape: all of the word, when it has none.
-                    let clean = Self.cleanPrefix(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    let clean = ByteWords.cleanPrefix(ByteWords.jsonSpecial(ByteWords.load(raw, i)))
                     i += clean
                     if clean == 8 { continue }
                 }
@@ -137,7 +137,7 @@ public struct JSONText {
                         // The word is stored whole and its clean bytes kept (the room left is at
                         // least the 8 bytes input has left, so the store stays inside it).
                         let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                        let clean = Self.cleanPrefix(word)
+                        let clean = ByteWords.cleanPrefix(ByteWords.jsonSpecial(UInt64(littleEndian: word)))
                         target.storeBytes(of: word, toByteOffset: o, as: UInt64.self)
                         i += clean
                         o += clean
@@ -181,7 +181,7 @@ public struct JSONText {
         if let base = utf8.baseAddress {
             let raw = UnsafeRawPointer(base)
             while i + 8 <= count {
-                if wordNeedsEscape(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) { return true }
+                if ByteWords.jsonSpecial(ByteWords.load(raw, i)) != 0 { return true }
                 i += 8
             }
         }
@@ -191,29 +191,6 @@ public struct JSONText {
             i += 1
         }
         return false
-    }
-
-    /// Whether one of the eight bytes of `w` must be escaped.
-    @inline(__always)
-    static func wordNeedsEscape(_ w: UInt64) -> Bool { escapeBits(w) != 0 }
-
-    /// How many of the eight bytes of `w` (in memory order) come before the first that must be
-    /// escaped: 8 when none must.
-    @inline(__always)
-    static func cleanPrefix(_ w: UInt64) -> Int { escapeBits(UInt64(littleEndian: w)).trailingZeroBitCount >> 3 }
-
-    /// The high bit of each byte of `w` that must be escaped, exact up to the first such byte
-    /// (a borrow may mark bytes after it). A byte is below `n` (n <= 128) when the high bit of
-    /// `(w - n * ones) & ~w` is set, and equal to `c` when the byte of `w ^ (c * ones)` is zero.
-    /// `cleanPrefix` reads the word little-endian: the first byte in memory is the lowest.
-    @inline(__always)
-    static func escapeBits(_ w: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quote = w ^ (0x22 &* ones)
-        let backslash = w ^ (0x5C &* ones)
-        let below = (w &- 0x20 &* ones) & ~w
-        return (below | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
     }
 
     /// A date as a quoted ISO-8601 UTC timestamp with whole seconds (rounded down), as

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Testing
 @testable import FeedCrawlKit
 
@@ -29,6 +30,27 @@ struct FeedJSONReaderTests {
             .int(1), .int(0), .string("x"), .double(2.5), .double(-1000), .bool(true), .bool(false), .null, .object, .array,
             .int(.max), .int(.min), .double(9223372036854775808), .double(.infinity), .string("Aé😀\n/"),
         ])
+    }
+
+    /// Strings are scanned eight bytes at a time up to the first quote, backslash, control or
+    /// non-ASCII byte: such a byte at every position of a word, and at the end of the body, must
+    /// read (or be refused) as `JSONDecoder` reads it.
+    @Test func stringsReadAsTheDecoderReadsThemWhereverTheirSpecialBytesFall() throws {
+        let specials = ["\\\"", "\\\\", "\\n", "\\u00e9", "é", "😀", "\n", "\u{1}", "\"", "/"]
+        for special in specials {
+            for before in 0..<18 {
+                for after in [0, 1, 7, 8, 9] {
+                    let body = "[\"" + String(repeating: "a", count: before) + special + String(repeating: "b", count: after) + "\"]"
+                    let expected = try? JSONDecoder().decode([String].self, from: Data(body.utf8))
+                    switch Self.values(body) {
+                    case .success(let read):
+                        #expect(expected.map { $0.map { FeedLooseValue.string($0) } } == read, "\(body.debugDescription)")
+                    case .failure:
+                        #expect(expected == nil, "\(body.debugDescription) refused, JSONDecoder reads it")
+                    }
+                }
+            }
+        }
     }
 
     @Test func nonASCIIAndBOMAreRead() throws {

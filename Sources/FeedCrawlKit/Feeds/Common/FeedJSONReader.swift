@@ -370,7 +370,15 @@ struct FeedJSONReader {
     private mutating func scanString(decode: Bool = true) throws -> Key {
         position += 1
         let start = position
+        let raw = UnsafeRawPointer(bytes.baseAddress)
         while position < bytes.count {
+            // Up to the first quote, backslash, control or non-ASCII byte, eight at a time.
+            if let raw, position + 8 <= bytes.count {
+                let word = ByteWords.load(raw, position)
+                let clean = ByteWords.cleanPrefix(ByteWords.jsonSpecial(word) | (word & ByteWords.highs))
+                position += clean
+                if clean == 8 { continue }
+            }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 position += 1
