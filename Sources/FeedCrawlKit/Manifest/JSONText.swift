@@ -95,16 +95,14 @@ public struct JSONText {
     public mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
-            // Most strings (names, URLs, ids) need no escape: say so eight bytes at a time.
-            guard Self.needsEscape(utf8) else {
+            guard let base = utf8.baseAddress else {
                 bytes.append(UInt8(ascii: "\""))
-                bytes.append(contentsOf: utf8)
                 bytes.append(UInt8(ascii: "\""))
                 return
             }
             // First pass: how many bytes the escapes add (`\"`, `\\`, `\n`: one; `\u00xx`: five).
             // Words with nothing to escape are passed over whole (a kept page body is ~100 KB).
-            let raw = UnsafeRawPointer(utf8.baseAddress!)
+            let raw = UnsafeRawPointer(base)
             let count = utf8.count
             var extra = 0
             var i = 0
@@ -121,6 +119,13 @@ public struct JSONText {
                 default: break
                 }
                 i += 1
+            }
+            // Most strings (names, URLs, ids) need no escape: copied whole.
+            guard extra > 0 else {
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return
             }
             bytes.append(UInt8(ascii: "\""))
             // Second pass writes straight into room made at the end (a page body is ~100 KB with
@@ -171,26 +176,6 @@ public struct JSONText {
             }
             bytes.append(UInt8(ascii: "\""))
         }
-    }
-
-    /// Whether `utf8` holds a byte a JSON string must escape (below 0x20, `"` or `\\`), eight
-    /// bytes a step.
-    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = utf8.count
-        var i = 0
-        if let base = utf8.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while i + 8 <= count {
-                if ByteWords.jsonSpecial(ByteWords.load(raw, i)) != 0 { return true }
-                i += 8
-            }
-        }
-        while i < count {
-            let byte = utf8[i]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
-            i += 1
-        }
-        return false
     }
 
     /// A date as a quoted ISO-8601 UTC timestamp with whole seconds (rounded down), as
