@@ -135,10 +135,14 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` while the child runs (never to a reaped pid that may have been reused).
-    public func send(_ signal: Int32) {
+    /// Returns what happened, for a test's failure message: "sent", "kill: errno N", or
+    /// "already reaped".
+    @discardableResult
+    public func send(_ signal: Int32) -> String {
         lock.lock()
         defer { lock.unlock() }
-        if waitStatus == nil { kill(pid, signal) }
+        guard waitStatus == nil else { return "already reaped" }
+        return kill(pid, signal) == 0 ? "sent" : "kill: errno \(errno)"
     }
 
     /// What the child wrote to stdout so far.

@@ -54,9 +54,14 @@ struct CrashRecoveryTests {
             defer { out.remove() }
             let process = try BinaryProcess(feed.arguments(out: out.path), environment: feed.environment)
             #expect(await waitUntil { FileManager.default.fileExists(atPath: out.path + "/.lock") })
-            process.send(SIGKILL)
+            // What the pid was when it was signalled: once (in 25 full runs) the run went on to
+            // its end as if no signal had reached it.
+            let before = (try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8)) ?? "no /proc entry"
+            let sent = process.send(SIGKILL)
             let exit = await process.exit()
-            #expect(exit.signaled && exit.status == SIGKILL, "status \(exit.status); stderr: \(exit.stderr)")
+            #expect(
+                exit.signaled && exit.status == SIGKILL,
+                "pid \(process.pid) (\(before.prefix(60))): \(sent); status \(exit.status); stderr: \(exit.stderr)")
             try await rerunAndCheck(feed, out)
         }
     }

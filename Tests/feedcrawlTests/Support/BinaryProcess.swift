@@ -29,7 +29,9 @@ final class BinaryProcess: @unchecked Sendable {
     /// What the process wrote to stderr so far.
     var stderrSoFar: String { String(decoding: child.stderrSoFar, as: UTF8.self) }
 
-    func send(_ signal: Int32) {
+    /// Sends `signal` while it runs; says what happened ("sent", "kill: errno N", "already reaped").
+    @discardableResult
+    func send(_ signal: Int32) -> String {
         child.send(signal)
     }
 
