@@ -211,7 +211,7 @@ extension ContactSheetPagesTests {
         let expected = SheetFixture.expected(manifest, pageItems: 3)
         #expect(try await SheetFixture.pages(backend) == expected)
         #expect(Set(written.removed) == ["index-4.html", "index-12.html", "index-pixabay-p99.html", "index-pixabay-p1.html.0123456789ab.part"])
-        #expect(written.saved.last == "index.html")
+        #expect(written.saved == expected.count)
         let listed = TestDirectory.list(dir.path)
         #expect(listed.filter { $0.hasPrefix("index") }.sorted() == (expected.keys + ["index-notes.html"]).sorted())
         #expect(listed.contains(".sheet.json"))
