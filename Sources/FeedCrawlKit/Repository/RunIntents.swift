@@ -24,7 +24,8 @@ final class RunIntents: @unchecked Sendable {
     private let saving = AsyncLock()
     // Guarded by `lock`.
     private var waiting: [UInt8] = []
-    private var saved: [FileHandle] = []
+    /// Files saved or tried: `stem` + 1 to `sequence` (a number is taken only by a save; one
+    /// that failed left no file). Numbers, not handles: a cold 10M run saves 50,000.
     private var sequence = 0
 
     /// The intents of the run named `run` (its journal's name) on `state` (`""`, or a shard's
@@ -47,6 +48,7 @@ final class RunIntents: @unchecked Sendable {
         defer { saving.unlock() }
         // Empty: a save made while this call waited took these keys too.
         let (bytes, name): ([UInt8], String) = lock.withLock {
+            guard !waiting.isEmpty else { return ([], "") }
             defer { waiting = [] }
             sequence += 1
             return (waiting, stem + String(sequence))
@@ -59,12 +61,16 @@ final class RunIntents: @unchecked Sendable {
             lock.withLock { waiting = bytes + waiting }
             throw error
         }
-        lock.withLock { saved.append(handle) }
     }
 
     /// Removes this run's intent files (its images are named by the committed root now).
     func removeAll() async {
-        for handle in lock.withLock({ saved }) { try? await backend.remove(handle) }
+        let count = lock.withLock { sequence }
+        guard count > 0 else { return }
+        for number in 1...count {
+            guard let handle = FileHandle(.archive, stem + String(number)) else { continue }
+            try? await backend.remove(handle)
+        }
     }
 
     /// The intent files on `backend` (all of them: OUT's runs' and shards'), listed before this
