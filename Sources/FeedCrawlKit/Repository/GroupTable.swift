@@ -353,21 +353,28 @@ struct GroupTable: Sendable, Equatable {
         return a.number > b.number
     }
 
-    /// Adds or replaces many groups (of one number, the last given wins), sorting once. In place:
-    /// a run's 50,000 new groups are not copied on the way in.
-    mutating func put<New: Collection<GroupEntry>>(all new: New) {
+    /// Adds or replaces many groups (of one number, the last given wins), sorting once, and
+    /// leaves `new` empty. An empty table takes `new`'s storage as it is (a cold run's 50,000
+    /// groups are not copied on the way in).
+    mutating func put(all new: inout [GroupEntry]) {
         guard new.count > 1 else {
             if let entry = new.first { put(entry) }
+            new = []
             return
         }
-        entries.reserveCapacity(entries.count + new.count)
-        for entry in new {
-            if let index = byNumber[entry.number] {
-                entries[index] = entry
-            } else {
-                byNumber[entry.number] = entries.count
-                entries.append(entry)
+        if entries.isEmpty, Set(new.lazy.map(\.number)).count == new.count {
+            swap(&entries, &new)
+        } else {
+            entries.reserveCapacity(entries.count + new.count)
+            for entry in new {
+                if let index = byNumber[entry.number] {
+                    entries[index] = entry
+                } else {
+                    byNumber[entry.number] = entries.count
+                    entries.append(entry)
+                }
             }
+            new = []
         }
         sort()
     }
@@ -406,9 +413,25 @@ struct GroupTable: Sendable, Equatable {
     }
 
     private mutating func sort() {
-        // A table read back is in order already; sorting costs a buffer of half of it.
+        // A table read back is in order already. Otherwise the positions are sorted and the
+        // entries moved into place cycle by cycle: `Array.sort` of the entries themselves takes
+        // a buffer of half of them (9 MB at 50,000 groups, at a cold run's peak).
         if zip(entries, entries.dropFirst()).contains(where: { !Self.precedes($0, $1) }) {
-            entries.sort(by: Self.precedes)
+            var order = Array(entries.indices)
+            order.sort { Self.precedes(entries[$0], entries[$1]) }
+            // `order[i]` is where the entry that belongs at `i` is now.
+            for start in order.indices where order[start] != start {
+                let held = entries[start]
+                var at = start
+                while order[at] != start {
+                    let from = order[at]
+                    entries[at] = entries[from]
+                    order[at] = at
+                    at = from
+                }
+                entries[at] = held
+                order[at] = at
+            }
         }
         byNumber = Dictionary(uniqueKeysWithValues: entries.enumerated().map { ($1.number, $0) })
     }

@@ -518,14 +518,28 @@ final class Repository: @unchecked Sendable {
         return (files, bytes, stale)
     }
 
-    /// Shadows the placeholders of the earlier listings of the pages `written` lists again: an
+    /// The feed pages `groups` list, each once, in the table's order.
+    static func distinctPages(_ groups: [GroupEntry]) -> [(source: String, page: Int)] {
+        var pages = groups.map { (source: $0.source, page: $0.page) }
+        pages.sort { a, b in
+            if a.source != b.source { return ManifestItem.compareBytes(a.source.utf8, b.source.utf8) ?? 0 < 0 }
+            return a.page < b.page
+        }
+        var distinct: [(source: String, page: Int)] = []
+        for page in pages where distinct.last.map({ $0.source != page.source || $0.page != page.page }) ?? true {
+            distinct.append(page)
+        }
+        return distinct
+    }
+
+    /// Shadows the placeholders of the earlier listings of the pages `written` lists again (each
+    /// once, `distinctPages`): an
     /// element a feed page listed without a usable id is recorded under its place on the page
     /// (`FeedItem.isSyntheticID`, no image), and a new listing of the page lists whatever is there
     /// now (the element whole, under its id, or a placeholder again). Reads only the earlier
     /// groups of those pages that hold a rejected item (a placeholder is one).
-    func supersedePlaceholders(_ written: some Sequence<GroupEntry>, except: Set<UInt32>) async throws {
-        var pages = Set<String>()
-        for page in written where pages.insert(page.source + "\u{1F}" + String(page.page)).inserted {
+    func supersedePlaceholders(_ written: [(source: String, page: Int)], except: Set<UInt32>) async throws {
+        for page in written {
             let earlier = lock.withLock { groupTable.groups(source: page.source, page: page.page) }
                 .filter { !except.contains($0.number) && $0.liveItems > 0 && ($0.counts[ItemStatus.rejected.rawValue] ?? 0) > 0 }
             for entry in earlier {
@@ -574,20 +588,23 @@ final class Repository: @unchecked Sendable {
         journal: RunJournal?, run: RunRecord?, generatedAt: Date, capBytes: Int64? = nil, protectedSince: Int64 = 0,
         forgetting: ForgetPlan? = nil
     ) async throws -> Committed {
-        var written = journal?.groups ?? []
-        let writtenNumbers = Set(written.map(\.entry.number))
+        // The journal's groups move into the table (no second copy of them; at 50,000 feed
+        // pages each copy is 19 MB).
+        let writtenNumbers: Set<UInt32>
+        let writtenPages: [(source: String, page: Int)]
+        do {
+            var written = journal?.takeGroups() ?? []
+            writtenNumbers = Set(written.lazy.map(\.number))
+            writtenPages = Self.distinctPages(written)
+            lock.withLock { groupTable.put(all: &written) }
+        }
         let mine = writtenNumbers.union(lock.withLock { joined })
-        lock.withLock { groupTable.put(all: written.lazy.map(\.entry)) }
         let itemRuns = (journal?.itemKeys.sortedRuns() ?? []) + adoptedItems.sortedRuns()
         let fileRuns = (journal?.fileKeys.sortedRuns() ?? []) + adoptedFiles.sortedRuns()
         let newItems = (journal?.itemKeys.count ?? 0) + adoptedItems.count
         let newFiles = (journal?.fileKeys.count ?? 0) + adoptedFiles.count
         try await shadow(try await shadowing(itemRuns, newCount: newItems, mine: mine))
-        try await supersedePlaceholders(written.lazy.map(\.entry), except: writtenNumbers)
-        // The journal's groups are the table's now: let them go before the tables are saved and
-        // the sheet is written (at 10 million items, 24 MB held twice).
-        written = []
-        journal?.releaseGroups()
+        try await supersedePlaceholders(writtenPages, except: writtenNumbers)
         let dead = lock.withLock { groupTable.removeDead() }
         var listed: [String: RepositoryRoot.SourceTotals] = [:]
         let listedHere = mine.union(lock.withLock { relisted })

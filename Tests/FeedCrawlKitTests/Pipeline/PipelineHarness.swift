@@ -96,8 +96,7 @@ final class PipelineHarness: @unchecked Sendable {
     /// Every item of every group the journal saved, in journal order, read back from the files.
     func journaledItems() async throws -> [ManifestItem] {
         var items: [ManifestItem] = []
-        for group in journal.groups {
-            let entry = group.entry
+        for entry in journal.groups {
             let handle = try #require(FileHandle(.archive, entry.segment))
             let bytes = try await backend.load(handle, range: entry.offset..<(entry.offset + entry.length), maxBytes: entry.length)
             items += try GroupCodec.decode(bytes).items

@@ -79,6 +79,39 @@ import Testing
         func fields(_ text: String) throws -> TableLineFields { try JSONDecoder().decode(TableLineFields.self, from: Data(text.utf8)) }
         #expect(try written.map(fields).sorted { $0.g < $1.g } == [try fields(line), try fields(second)])
     }
+
+    /// Groups put in at once end in the table's order (source, page, newest first), whether the
+    /// table was empty (it takes their storage) or not, the sort moving entries cycle by cycle.
+    @Test func groupsPutAtOnceEndInTheTablesOrder() throws {
+        let line = #"{"counts":{"downloaded":3},"firstListed":1,"g":1,"images":{"downloaded":3},"items":3,"lastListed":1,"length":10,"offset":0,"page":1,"retry":false,"segment":"journal/a.ndjson","source":"pixabay"}"#
+        let template = try #require(try GroupTable.decode(Array(line.utf8)).entry(1))
+        var random = TestRandom(seed: 0x5EED_7AB1E)
+        func groups(_ numbers: Range<UInt32>) -> [GroupEntry] {
+            numbers.map { number in
+                var entry = template
+                entry.number = number
+                entry.source = ["pixabay", "launches", "a-b", "pixabay2"][Int(random.next() % 4)]
+                entry.page = Int(random.next() % 40)
+                entry.firstListed = Int64(random.next() % 5)
+                entry.lastListed = entry.firstListed + Int64(random.next() % 3)
+                return entry
+            }
+        }
+        func order(_ entries: [GroupEntry]) -> [UInt32] { entries.sorted(by: GroupTable.precedes).map(\.number) }
+        for size in [2, 3, 17, 500] {
+            var table = GroupTable()
+            var first = groups(0..<UInt32(size))
+            let expected = order(first)
+            table.put(all: &first)
+            #expect(first.isEmpty)
+            #expect(table.entries.map(\.number) == expected, "size \(size)")
+            var more = groups(UInt32(size)..<UInt32(2 * size))
+            let all = order(table.entries + more)
+            table.put(all: &more)
+            #expect(more.isEmpty && table.entries.map(\.number) == all, "size \(size), added")
+            for number in [0, UInt32(size), UInt32(2 * size - 1)] { #expect(table.entry(number)?.number == number) }
+        }
+    }
 }
 
 /// A table line's fields, compared by value whatever their order in the text.

@@ -42,7 +42,7 @@ import Testing
         // group once, in order.
         let second = try journal.append(source: "pixabay", page: 2, digest: nil, recipe: nil, items: [Self.item("2", page: 2)])
         try await journal.flush()
-        #expect(journal.groups.map(\.entry.number) == [first.number, second.number])
+        #expect(journal.groups.map(\.number) == [first.number, second.number])
         #expect(journal.segments.count == 2)
         var numbers: [UInt32] = []
         for segment in journal.segments {
